@@ -1,0 +1,34 @@
+# confbot: `make run` starts the product on its embedded defaults, `make test` runs the tests.
+PYTHON ?= python3
+VENV := .venv
+BIN := $(VENV)/bin
+STAMP := $(VENV)/.installed
+
+.PHONY: run test lint bge test-bge benchmarks clean
+
+$(STAMP): pyproject.toml
+	$(PYTHON) -m venv $(VENV)
+	$(BIN)/pip install --quiet --upgrade pip
+	$(BIN)/pip install --quiet -e ".[dev]"
+	touch $(STAMP)
+
+run: $(STAMP)
+	$(BIN)/confbot demo
+
+lint: $(STAMP)
+	$(BIN)/ruff check .
+	$(BIN)/ruff format --check .
+
+test: lint
+	$(BIN)/pytest -q
+
+# Optional BGE-M3 / BGE reranker support. FlagEmbedding asks for an unpinned torch, so torch
+# is pinned in the same command (a CPU build of 2.13.0; any other request pulls CUDA wheels).
+bge: $(STAMP)
+	$(BIN)/pip install --quiet "torch==2.13.0" "FlagEmbedding>=1.3"
+
+test-bge: bge
+	$(BIN)/pytest -q -m bge
+
+clean:
+	rm -rf $(VENV) .pytest_cache .ruff_cache

@@ -1,0 +1,1 @@
+"""confbot surfaces (CLI, Slack, web) and the wiring of core and connectors."""

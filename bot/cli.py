@@ -1,0 +1,143 @@
+"""The `confbot` command. Each subcommand imports its heavy modules only when it runs."""
+
+from __future__ import annotations
+
+import argparse
+import logging
+import sys
+
+from core.settings import Settings, SettingsError, describe, parse_overrides
+
+
+def _settings(args: argparse.Namespace) -> Settings:
+    return Settings.load(overrides=parse_overrides(getattr(args, "config", None) or []))
+
+
+def _add_config_option(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument(
+        "--config",
+        action="append",
+        metavar="KEY=VALUE",
+        help="override a setting (repeatable); see `confbot settings`",
+    )
+
+
+def cmd_settings(args: argparse.Namespace) -> int:
+    """Print every setting with its environment variable, default and help."""
+    for name, env, default, help_text in describe():
+        print(f"{name}\n    {env} (default: {default!r})\n    {help_text}")
+    return 0
+
+
+def cmd_eval(args: argparse.Namespace) -> int:
+    """Run the benchmark (see bot/evaluate.py)."""
+    from bot.evaluate import run
+
+    return run(args, _settings(args))
+
+
+def cmd_sync(args: argparse.Namespace) -> int:
+    """Pull changed pages into the index and print a summary per space (see connectors/sync.py)."""
+    from connectors.sync import SpaceSync, make_source, spaces_to_sync
+    from core.db import upgrade
+    from core.embeddings import make_embedder
+    from core.index import EvidenceIndex
+
+    settings = _settings(args)
+    upgrade(settings.sqlalchemy_url)
+    source = make_source(settings, args.source, args.path)
+    spaces = spaces_to_sync(settings, source, args.space or ())
+    for name, error in getattr(source, "failures", []):
+        print(f"unreadable file skipped: {name}: {error}", file=sys.stderr)
+    sync = SpaceSync(settings, EvidenceIndex(settings, make_embedder(settings)), source)
+    stopped = False
+    for space in spaces:
+        report = sync.run(space, full=args.full, progress=sys.stderr.isatty())
+        print(report.summary())
+        stopped |= report.error is not None
+    return 1 if stopped else 0
+
+
+def cmd_worker(args: argparse.Namespace) -> int:
+    """Sync every configured space on its schedule until SIGTERM or SIGINT."""
+    from connectors.schedule import Worker
+    from core.db import upgrade
+
+    settings = _settings(args)
+    upgrade(settings.sqlalchemy_url)
+    Worker.from_settings(settings).serve_forever()
+    return 0
+
+
+def build_parser() -> argparse.ArgumentParser:
+    """The argument parser with every subcommand."""
+    parser = argparse.ArgumentParser(prog="confbot", description=__doc__)
+    parser.add_argument("-v", "--verbose", action="store_true", help="log debug messages")
+    sub = parser.add_subparsers(dest="command", required=True)
+
+    p = sub.add_parser("settings", help="list all settings and their environment variables")
+    p.set_defaults(func=cmd_settings)
+
+    # Subcommands register below, one block each.
+    p = sub.add_parser("eval", help="run the ConfQuestions benchmark")
+    p.add_argument("--data", required=True, help="benchmark folder (documents/, conversations.json)")
+    p.add_argument("--conversations", help="conversations file (default: DATA/conversations.json)")
+    p.add_argument(
+        "--questions", choices=("completed", "raw", "conversational"), default="completed"
+    )
+    p.add_argument("--lang", choices=("en", "de", "both"), default="both")
+    p.add_argument(
+        "--ablation", choices=("context", "linearizer", "indexing", "retriever"),
+        help="print one ablation table instead of the sliced figures",
+    )
+    p.add_argument("--json", metavar="OUT", help="write the figures (and per-question records)")
+    _add_config_option(p)
+    p.set_defaults(func=cmd_eval)
+
+    p = sub.add_parser("sync", help="pull changed wiki pages into the index")
+    p.add_argument(
+        "--space",
+        action="append",
+        metavar="KEY",
+        help="space to sync (repeatable; default: sync_spaces, or every space of a files source)",
+    )
+    p.add_argument(
+        "--full",
+        action="store_true",
+        help="re-read and re-index every page and list the space, ignoring the cursor",
+    )
+    p.add_argument(
+        "--source",
+        choices=("confluence", "files"),
+        help="where pages come from (default: sync_source)",
+    )
+    p.add_argument(
+        "--path", metavar="DIR", help="folder of the files source (default: sync_files_path)"
+    )
+    _add_config_option(p)
+    p.set_defaults(func=cmd_sync)
+
+    p = sub.add_parser("worker", help="sync each space on its schedule (sync_schedule)")
+    _add_config_option(p)
+    p.set_defaults(func=cmd_worker)
+
+    return parser
+
+
+def main(argv: list[str] | None = None) -> int:
+    """Entry point of the `confbot` console script."""
+    parser = build_parser()
+    args = parser.parse_args(argv)
+    logging.basicConfig(
+        level=logging.DEBUG if args.verbose else logging.INFO,
+        format="%(asctime)s %(levelname)s %(name)s: %(message)s",
+    )
+    try:
+        return args.func(args) or 0
+    except SettingsError as exc:
+        print(f"confbot: configuration error: {exc}", file=sys.stderr)
+        return 2
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,1 @@
+"""confbot connectors: bring pages in from Confluence or files and keep the index in step."""

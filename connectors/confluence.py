@@ -1,0 +1,346 @@
+"""Confluence Cloud and Data Center/Server through atlassian-python-api.
+
+Authentication, the base URL and headers are the library's (`atlassian.Confluence`): Cloud
+with the account email and an API token (basic auth), Data Center with a personal access
+token (bearer). Paging and retries are ours: the library's `cql()` paging stops after one
+page in some versions, and its Retry-After handling sleeps as long as the server says. So
+the library's own backoff and Retry-After sleeps are switched off, every call goes through
+`ConfluenceClient.get_json` (bounded retry), and search results are paged here: by the
+`_links.next` cursor on Cloud, by `start`/`limit` on Server, until exhausted.
+
+REST v1 endpoints used (same paths on Cloud under `/wiki` and on Data Center):
+- `GET rest/api/content/search?cql=...&expand=...`: changed pages and the space listing;
+- `GET rest/api/content/{id}?expand=...`: one page (retries, repairs, deletion checks);
+- `GET rest/api/content/{id}/restriction/byOperation/read`: read restrictions of an
+  ancestor (a page's own restrictions come with it through `expand`).
+
+The last-updated time and author are read from `version.when` and `version.by`, which both
+APIs return with `expand=version` (the same values as `history.lastUpdated`, so `history` is
+not expanded). Cloud users have `displayName`/`publicName`/`accountId`, no `username`; Data
+Center users have `displayName` and `username`.
+"""
+
+from __future__ import annotations
+
+import logging
+import math
+import time
+from collections.abc import Iterator
+from datetime import UTC, datetime, timedelta
+from email.utils import parsedate_to_datetime
+from typing import Any
+from urllib.parse import urlparse
+
+import requests
+
+from connectors.source import Batch, Fetched, Listed
+from core.pages import Page
+from core.settings import Settings
+
+log = logging.getLogger(__name__)
+
+RESTRICTIONS_EXPAND = "restrictions.read.restrictions.user,restrictions.read.restrictions.group"
+CONTENT_EXPAND = f"body.storage,version,ancestors,metadata.labels,space,{RESTRICTIONS_EXPAND}"
+LISTING_EXPAND = "version,ancestors"
+LISTING_LIMIT = 200
+"""Pages asked for per listing request; without bodies servers allow large pages."""
+
+RETRY_STATUSES = frozenset({429, 500, 502, 503, 504})
+
+
+class ConfluenceError(RuntimeError):
+    """A Confluence request failed for good (a 4xx, or retries or the deadline exhausted)."""
+
+
+def is_cloud(settings: Settings) -> bool:
+    """Whether the settings point at Confluence Cloud (explicit, or a *.atlassian.net host)."""
+    if settings.confluence_cloud is not None:
+        return settings.confluence_cloud
+    host = urlparse(settings.confluence_url).hostname or ""
+    return host == "atlassian.net" or host.endswith(".atlassian.net")
+
+
+def cql_date(moment: datetime) -> str:
+    """A CQL date literal (`yyyy-MM-dd HH:mm`, minute precision) for an aware datetime, in UTC."""
+    return moment.astimezone(UTC).strftime("%Y-%m-%d %H:%M")
+
+
+def cql_string(value: str) -> str:
+    """A double-quoted CQL string literal."""
+    return '"' + value.replace("\\", "\\\\").replace('"', '\\"') + '"'
+
+
+def changes_cql(space: str, since: datetime | None) -> str:
+    """CQL for the pages of `space` modified at or after `since` (all pages when None)."""
+    cql = f"space = {cql_string(space)} and type = page"
+    if since is not None:
+        cql += f" and lastmodified >= {cql_string(cql_date(since))}"
+    return cql + " order by lastmodified asc"
+
+
+def listing_cql(space: str) -> str:
+    """CQL for every current page of `space`, oldest first (a stable order while paging)."""
+    return f"space = {cql_string(space)} and type = page order by created asc"
+
+
+def retry_after_seconds(value: str | None, maximum: float) -> float | None:
+    """A Retry-After header (delta-seconds or HTTP-date) in seconds, clamped to [0, maximum];
+    None when absent or unreadable."""
+    if not value:
+        return None
+    try:
+        seconds = float(value)
+    except ValueError:
+        try:
+            when = parsedate_to_datetime(value)
+        except (TypeError, ValueError):
+            return None
+        if when.tzinfo is None:
+            when = when.replace(tzinfo=UTC)
+        seconds = (when - datetime.now(UTC)).total_seconds()
+    if not math.isfinite(seconds):
+        return maximum
+    return min(max(seconds, 0.0), maximum)
+
+
+def _restricted(restrictions: dict[str, Any]) -> bool:
+    """Whether a `restrictions` object (`{"user": {...}, "group": {...}}`) names anyone."""
+    for kind in ("user", "group"):
+        entry = restrictions.get(kind) or {}
+        if entry.get("results") or entry.get("size"):
+            return True
+    return False
+
+
+def page_restricted(content: dict[str, Any]) -> bool:
+    """Whether a content object expanded with `RESTRICTIONS_EXPAND` has read restrictions."""
+    read = (content.get("restrictions") or {}).get("read") or {}
+    return _restricted(read.get("restrictions") or {})
+
+
+def page_from_content(content: dict[str, Any], base_url: str) -> Page:
+    """A `Page` from a content object expanded with `CONTENT_EXPAND`; `url` is its web UI link."""
+    version = content["version"]
+    by = version.get("by") or {}
+    author = (
+        by.get("displayName") or by.get("publicName") or by.get("username") or by.get("accountId")
+    )
+    labels = ((content.get("metadata") or {}).get("labels") or {}).get("results") or []
+    webui = (content.get("_links") or {}).get("webui", "")
+    body = content["body"]["storage"]["value"]
+    if not isinstance(body, str):
+        raise ValueError(f"body.storage.value is {type(body).__name__}, not text")
+    return Page(
+        id=str(content["id"]),
+        space=content["space"]["key"],
+        title=content["title"],
+        url=base_url.rstrip("/") + webui if webui else "",
+        body=body,
+        body_format="storage",
+        version=int(version["number"]),
+        updated_at=version.get("when", ""),
+        author=author or "",
+        ancestors=tuple(str(a["id"]) for a in content.get("ancestors") or ()),
+        labels=tuple(label["name"] for label in labels),
+    )
+
+
+class ConfluenceClient:
+    """REST calls through the library's session, with bounded retry and our own paging."""
+
+    def __init__(self, settings: Settings):
+        from atlassian import Confluence
+
+        url = settings.require("confluence_url").rstrip("/")
+        token = settings.require("confluence_token")
+        self.cloud = is_cloud(settings)
+        if self.cloud and not urlparse(url).path:
+            url += "/wiki"
+        # The library's Retry-After sleeps and backoff are off: get_json retries, bounded.
+        common = {
+            "timeout": settings.confluence_timeout,
+            "backoff_and_retry": False,
+            "retry_with_header": False,
+        }
+        if self.cloud:
+            user = settings.require("confluence_user")
+            self.api = Confluence(url, username=user, password=token, cloud=True, **common)
+        elif settings.confluence_user:
+            self.api = Confluence(
+                url, username=settings.confluence_user, password=token, cloud=False, **common
+            )
+        else:
+            self.api = Confluence(url, token=token, cloud=False, **common)
+        self.url = url
+        self.max_retries = settings.confluence_max_retries
+        self.backoff = settings.confluence_backoff
+        self.retry_after_max = settings.confluence_retry_after_max
+        self.deadline = settings.confluence_deadline
+        self.requests = 0
+        self.retries = 0
+
+    def get_json(self, path: str, params: dict[str, Any] | None = None) -> dict[str, Any] | None:
+        """GET `path` (relative to the base URL) as JSON; None on 404.
+
+        429 waits for Retry-After (clamped to `confluence_retry_after_max`, or the backoff
+        when absent); 5xx, connection errors and unreadable bodies back off exponentially;
+        at most `confluence_max_retries` retries within `confluence_deadline` seconds.
+        Other 4xx fail at once.
+        """
+        started = time.monotonic()
+        attempt = 0
+        while True:
+            self.requests += 1
+            wait: float | None = None
+            try:
+                response = self.api.get(path, params=params, advanced_mode=True)
+            except requests.RequestException as exc:
+                problem = f"{type(exc).__name__}: {exc}"
+            else:
+                status = response.status_code
+                if status == 404:
+                    return None
+                if status < 400:
+                    try:
+                        return response.json()
+                    except ValueError as exc:
+                        problem = f"unreadable JSON: {exc}"
+                elif status in RETRY_STATUSES:
+                    problem = f"HTTP {status}"
+                    if status == 429:
+                        wait = retry_after_seconds(
+                            response.headers.get("Retry-After"), self.retry_after_max
+                        )
+                else:
+                    raise ConfluenceError(
+                        f"GET {path}: HTTP {status} {response.reason}: {response.text[:200]}"
+                    )
+            if wait is None:
+                wait = self.backoff * 2**attempt
+            attempt += 1
+            if attempt > self.max_retries:
+                raise ConfluenceError(f"GET {path}: {problem}; gave up after {attempt} tries")
+            if time.monotonic() - started + wait > self.deadline:
+                raise ConfluenceError(
+                    f"GET {path}: {problem}; a retry would pass the {self.deadline:g} s deadline"
+                )
+            log.info("GET %s: %s; retrying in %.2f s", path, problem, wait)
+            self.retries += 1
+            time.sleep(wait)
+
+    def search(self, cql: str, expand: str, limit: int) -> Iterator[dict[str, Any]]:
+        """Every response page of a CQL content search, following the pagination to the end."""
+        path = "rest/api/content/search"
+        params: dict[str, Any] | None = {"cql": cql, "expand": expand, "limit": limit}
+        start = 0
+        while True:
+            data = self.get_json(path, params)
+            if data is None:
+                raise ConfluenceError(f"GET {path}: HTTP 404 (is the base URL right?)")
+            results = data.get("results") or []
+            yield data
+            links = data.get("_links") or {}
+            if not results:
+                return
+            if self.cloud:
+                if not links.get("next"):
+                    return
+                path, params = self._relative(links["next"], links.get("context", "")), None
+            else:
+                if len(results) < int(data.get("limit") or limit) and not links.get("next"):
+                    return
+                start += len(results)
+                params = {"cql": cql, "expand": expand, "limit": limit, "start": start}
+
+    def _relative(self, link: str, context: str) -> str:
+        """A `_links.next` link as a path relative to our base URL (never another host)."""
+        parsed = urlparse(link)
+        path = parsed.path + (f"?{parsed.query}" if parsed.query else "")
+        for prefix in (urlparse(self.url).path.rstrip("/"), context.rstrip("/")):
+            if prefix and path.startswith(prefix + "/"):
+                path = path[len(prefix) :]
+                break
+        return path.lstrip("/")
+
+    def content(self, page_id: str, expand: str) -> dict[str, Any] | None:
+        """One content object by id, or None when it does not exist."""
+        return self.get_json(f"rest/api/content/{page_id}", {"expand": expand})
+
+    def read_restricted(self, page_id: str) -> bool:
+        """Whether a page has read restrictions of its own."""
+        data = self.get_json(
+            f"rest/api/content/{page_id}/restriction/byOperation/read",
+            {"expand": "restrictions.user,restrictions.group"},
+        )
+        return bool(data) and _restricted(data.get("restrictions") or {})
+
+
+class ConfluenceSource:
+    """Pages of Confluence spaces for the sync (one instance per sync run).
+
+    Read restrictions: a page's own come with it (`expand=restrictions.read...`), each
+    ancestor's are asked once per run from `restriction/byOperation/read`, since view
+    restrictions are inherited. Nothing is asked when `sync_skip_restricted` is off.
+    """
+
+    def __init__(self, settings: Settings, client: ConfluenceClient | None = None):
+        self.client = client or ConfluenceClient(settings)
+        self.page_size = settings.confluence_page_size
+        self.overlap = timedelta(minutes=settings.sync_overlap_minutes)
+        self.skip_restricted = settings.sync_skip_restricted
+        self._ancestor_restricted: dict[str, bool] = {}
+
+    def changes(self, space: str, since: datetime | None) -> Iterator[Batch]:
+        """Pages of `space` modified since `since` minus the overlap window, oldest first.
+
+        The window reaches `sync_overlap_minutes` back because CQL compares minutes in the
+        API user's time zone; pages seen twice are recognized as unchanged by the sync.
+        """
+        cql = changes_cql(space, since - self.overlap if since is not None else None)
+        for data in self.client.search(cql, CONTENT_EXPAND, self.page_size):
+            base = (data.get("_links") or {}).get("base") or self.client.url
+            batch = Batch(pages=[], total=data.get("totalSize"))
+            for item in data.get("results") or []:
+                try:
+                    fetched = Fetched(page_from_content(item, base), self._restricted(item))
+                except (KeyError, TypeError, ValueError, ConfluenceError) as exc:
+                    page_id = str(item.get("id", "?"))
+                    log.warning("page %s: %r; retried next run", page_id, exc)
+                    batch.failures.append((page_id, repr(exc)))
+                    continue
+                batch.pages.append(fetched)
+            yield batch
+
+    def fetch(self, page_id: str) -> Fetched | None:
+        """One page with its body; None when it is gone, trashed or archived."""
+        item = self.client.content(page_id, CONTENT_EXPAND)
+        if item is None or item.get("status", "current") != "current":
+            return None
+        base = (item.get("_links") or {}).get("base") or self.client.url
+        return Fetched(page_from_content(item, base), self._restricted(item))
+
+    def listing(self, space: str) -> dict[str, Listed]:
+        """Every current page of `space` (id, version, title, ancestors), without bodies."""
+        out: dict[str, Listed] = {}
+        for data in self.client.search(listing_cql(space), LISTING_EXPAND, LISTING_LIMIT):
+            for item in data.get("results") or []:
+                out[str(item["id"])] = Listed(
+                    id=str(item["id"]),
+                    version=int(item["version"]["number"]),
+                    title=item.get("title", ""),
+                    ancestors=tuple(str(a["id"]) for a in item.get("ancestors") or ()),
+                )
+        return out
+
+    def _restricted(self, item: dict[str, Any]) -> bool:
+        if not self.skip_restricted:
+            return False
+        if page_restricted(item):
+            return True
+        for ancestor in item.get("ancestors") or ():
+            ancestor_id = str(ancestor["id"])
+            if ancestor_id not in self._ancestor_restricted:
+                self._ancestor_restricted[ancestor_id] = self.client.read_restricted(ancestor_id)
+            if self._ancestor_restricted[ancestor_id]:
+                return True
+        return False

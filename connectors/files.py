@@ -1,0 +1,143 @@
+"""Pages from a folder: ConfQuestions JSON files or a Confluence HTML export.
+
+For demos, benchmarks and air-gapped use. Every `*.json` and `*.html` file under the folder
+is read (recursively):
+- JSON in the ConfQuestions format: keys `id`, `title`, `url`, `space`, `date`, `content`
+  (the page body, storage-format markup). The page id is the number in the url's
+  `/pages/<id>/` when present, else the file's `id`.
+- Confluence HTML export pages (body_format `view`): the title from `#title-text` (else
+  `<title>`) without its "Space name : " prefix, the body from `#main-content`, the page id
+  from the file name (`Title_12345.html` or `12345.html`), the space from the folder name,
+  the ancestors from the breadcrumb links. The export's `index.html` is a generated page
+  list, not a page, and is skipped.
+
+A file that cannot be read is logged and reported as a failure; the others go on.
+Files carry no version, so every page has version 1 and the sync tells edits apart by a
+digest of the content.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+import re
+from collections.abc import Iterator
+from datetime import datetime
+from pathlib import Path
+
+from lxml import etree, html
+
+from connectors.source import Batch, Fetched, Listed
+from core.pages import Page
+
+log = logging.getLogger(__name__)
+
+_PAGE_ID_IN_URL = re.compile(r"/pages/(\d+)(?:/|$)")
+_PAGE_ID_IN_NAME = re.compile(r"(?:^|_)(\d+)$")
+
+
+def json_page(path: Path) -> Page:
+    """A page from one ConfQuestions JSON file (raises ValueError or KeyError when malformed)."""
+    record = json.loads(path.read_text(encoding="utf-8"))
+    if not isinstance(record, dict):
+        raise ValueError("not a JSON object")
+    url = str(record.get("url") or "")
+    match = _PAGE_ID_IN_URL.search(url)
+    page_id = match.group(1) if match else str(record["id"])
+    return Page(
+        id=page_id,
+        space=str(record["space"]),
+        title=str(record["title"]),
+        url=url,
+        body=str(record["content"]),
+        body_format="storage",
+        updated_at=str(record.get("date") or ""),
+    )
+
+
+def html_export_page(path: Path) -> Page:
+    """A page from one Confluence HTML export file (raises ValueError when it has no body)."""
+    document = html.fromstring(path.read_bytes())
+    main = document.get_element_by_id("main-content", None)
+    if main is None:
+        raise ValueError("no #main-content element")
+    crumbs = document.xpath('//*[@id="breadcrumbs"]//a')
+    space_name = crumbs[0].text_content().strip() if crumbs else ""
+    heading = document.get_element_by_id("title-text", None)
+    title_el = heading if heading is not None else document.find(".//title")
+    title = " ".join((title_el.text_content() if title_el is not None else "").split())
+    if space_name and title.startswith(f"{space_name} : "):
+        title = title[len(space_name) + 3 :]
+    ancestors = []
+    for link in crumbs[1:]:
+        match = _PAGE_ID_IN_NAME.search(Path(link.get("href", "")).stem)
+        if match:
+            ancestors.append(match.group(1))
+    match = _PAGE_ID_IN_NAME.search(path.stem)
+    return Page(
+        id=match.group(1) if match else path.stem,
+        space=path.parent.name,
+        title=title or path.stem,
+        url=path.resolve().as_uri(),
+        body=etree.tostring(main, encoding="unicode", method="html"),
+        body_format="view",
+        ancestors=tuple(ancestors),
+    )
+
+
+def read_page(path: Path) -> Page:
+    """A page from a JSON or HTML file, by extension."""
+    if path.suffix.lower() == ".json":
+        return json_page(path)
+    return html_export_page(path)
+
+
+class FilesSource:
+    """Every page in a folder, read once when the source is made (one instance per run)."""
+
+    def __init__(self, folder: str | Path):
+        self.folder = Path(folder).expanduser()
+        if not self.folder.is_dir():
+            raise FileNotFoundError(f"no such folder: {self.folder}")
+        self.pages: dict[str, Page] = {}
+        self.failures: list[tuple[str, str]] = []
+        """(file name, error) for files that could not be read."""
+        paths = [
+            p
+            for p in sorted(self.folder.rglob("*"))
+            if p.suffix.lower() in (".json", ".html", ".htm") and p.name.lower() != "index.html"
+        ]
+        for path in paths:
+            try:
+                page = read_page(path)
+            except (OSError, ValueError, KeyError, TypeError, etree.LxmlError) as exc:
+                log.warning("%s skipped: %r", path, exc)
+                self.failures.append((path.name, repr(exc)))
+                continue
+            if page.id in self.pages:
+                log.warning("%s skipped: page id %s also in another file", path, page.id)
+                self.failures.append((path.name, f"duplicate page id {page.id}"))
+                continue
+            self.pages[page.id] = page
+
+    def spaces(self) -> list[str]:
+        """The spaces that have pages, sorted."""
+        return sorted({p.space for p in self.pages.values()})
+
+    def changes(self, space: str, since: datetime | None) -> Iterator[Batch]:
+        """Every page of `space` (files carry no reliable modification time), in one batch."""
+        pages = [Fetched(p) for p in self.pages.values() if p.space == space]
+        yield Batch(pages=pages, total=len(pages))
+
+    def fetch(self, page_id: str) -> Fetched | None:
+        """One page by id, or None when no file holds it."""
+        page = self.pages.get(page_id)
+        return Fetched(page) if page else None
+
+    def listing(self, space: str) -> dict[str, Listed]:
+        """Every page of `space`, by id."""
+        return {
+            p.id: Listed(id=p.id, version=p.version, title=p.title, ancestors=p.ancestors)
+            for p in self.pages.values()
+            if p.space == space
+        }

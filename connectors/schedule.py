@@ -1,0 +1,152 @@
+"""The sync worker: an APScheduler job per space, interval or cron, in a SQL job store.
+
+Jobs live in the `apscheduler_jobs` table of the state database (created by migration
+`0002_sync_state`), so a restarted worker keeps each space's next run time; a job is
+replaced only when its schedule setting changed. `max_instances=1` and `coalesce=True`
+mean a space never has two runs at once and missed runs collapse into one; a single
+executor thread keeps one writer on the index at a time. Shutdown (SIGTERM, SIGINT) stops
+scheduling, asks a running sync to stop at its next batch boundary (its state is then
+consistent) and waits for it.
+"""
+
+from __future__ import annotations
+
+import logging
+import signal
+import threading
+from datetime import UTC, datetime, timedelta
+
+from connectors.sync import SpaceSync, SyncReport, make_source, parse_interval, spaces_to_sync
+from core.embeddings import Embedder
+from core.index import EvidenceIndex
+from core.settings import Settings
+
+log = logging.getLogger(__name__)
+
+JOB_PREFIX = "sync:"
+
+
+def parse_schedule(spec: str):
+    """An APScheduler trigger for a schedule setting: an interval (`15m`, `2h`) or a 5-field
+    cron expression (`0 3 * * *`, in the worker's local time zone)."""
+    from apscheduler.triggers.cron import CronTrigger
+    from apscheduler.triggers.interval import IntervalTrigger
+
+    if len(spec.split()) == 5:
+        return CronTrigger.from_crontab(spec)
+    try:
+        interval = parse_interval(spec)
+    except ValueError:
+        raise ValueError(
+            f"schedule {spec!r} is neither an interval (15m) nor a 5-field cron (0 3 * * *)"
+        ) from None
+    if interval <= timedelta(0):
+        raise ValueError(f"schedule {spec!r}: the interval must be positive")
+    return IntervalTrigger(seconds=interval.total_seconds())
+
+
+_worker: Worker | None = None
+
+
+def run_space(space: str) -> None:
+    """The job function (stored by reference in the job store): sync `space` in this
+    process's running worker."""
+    if _worker is None:
+        raise RuntimeError("no sync worker is running in this process")
+    _worker.sync(space)
+
+
+class Worker:
+    """Schedules and runs the syncs of every configured space into one index."""
+
+    def __init__(self, settings: Settings, index: EvidenceIndex):
+        from apscheduler.executors.pool import ThreadPoolExecutor
+        from apscheduler.jobstores.sqlalchemy import SQLAlchemyJobStore
+        from apscheduler.schedulers.background import BackgroundScheduler
+
+        from core.db import engine_for
+
+        self.settings = settings
+        self.index = index
+        self.stop = threading.Event()
+        self.reports: dict[str, SyncReport] = {}
+        """The last report of each space."""
+        self.runs = 0
+        """Sync runs finished since the worker started."""
+        self.scheduler = BackgroundScheduler(
+            jobstores={"default": SQLAlchemyJobStore(engine=engine_for(settings.sqlalchemy_url))},
+            executors={"default": ThreadPoolExecutor(max_workers=1)},
+            job_defaults={"max_instances": 1, "coalesce": True, "misfire_grace_time": None},
+        )
+
+    @classmethod
+    def from_settings(cls, settings: Settings, embedder: Embedder | None = None) -> Worker:
+        """A worker on the index the settings name (embedder built from them unless given)."""
+        from core.embeddings import make_embedder
+
+        return cls(settings, EvidenceIndex(settings, embedder or make_embedder(settings)))
+
+    def schedules(self) -> dict[str, str]:
+        """Schedule spec per space: `sync_schedules`, else `sync_schedule`."""
+        spaces = spaces_to_sync(self.settings, make_source(self.settings))
+        return {s: self.settings.sync_schedules.get(s, self.settings.sync_schedule) for s in spaces}
+
+    def start(self) -> None:
+        """Start the scheduler with one job per space; a job whose schedule is unchanged
+        keeps its stored next run time, a new or changed one runs now."""
+        global _worker
+        wanted = {JOB_PREFIX + s: (s, parse_schedule(spec)) for s, spec in self.schedules().items()}
+        _worker = self
+        self.scheduler.start(paused=True)
+        for job in self.scheduler.get_jobs():
+            if job.id.startswith(JOB_PREFIX) and job.id not in wanted:
+                log.info("removing the job of space %s (no longer configured)", job.id)
+                job.remove()
+        for job_id, (space, trigger) in wanted.items():
+            job = self.scheduler.get_job(job_id)
+            if job is not None and str(job.trigger) == str(trigger):
+                continue
+            self.scheduler.add_job(
+                run_space,
+                trigger,
+                args=[space],
+                id=job_id,
+                name=f"sync {space}",
+                replace_existing=True,
+                next_run_time=datetime.now(UTC),
+            )
+        self.scheduler.resume()
+        for job in self.scheduler.get_jobs():
+            log.info("%s: %s, next run %s", job.name, job.trigger, job.next_run_time)
+
+    def sync(self, space: str) -> SyncReport:
+        """One sync run of `space` (what each job does)."""
+        source = make_source(self.settings)
+        report = SpaceSync(self.settings, self.index, source, self.stop).run(space)
+        log.info("sync %s", report.summary())
+        self.reports[space] = report
+        self.runs += 1
+        return report
+
+    def shutdown(self) -> None:
+        """Stop scheduling, let a running sync stop at its next batch and wait for it."""
+        global _worker
+        self.stop.set()
+        if self.scheduler.running:
+            self.scheduler.shutdown(wait=True)
+        _worker = None
+
+    def serve_forever(self) -> None:
+        """Run until SIGTERM or SIGINT, then shut down gracefully."""
+        done = threading.Event()
+
+        def request_stop(signum, _frame) -> None:
+            log.info("%s received: stopping", signal.Signals(signum).name)
+            done.set()
+
+        for signum in (signal.SIGTERM, signal.SIGINT):
+            signal.signal(signum, request_stop)
+        self.start()
+        while not done.wait(1.0):
+            pass
+        self.shutdown()

@@ -1,0 +1,61 @@
+"""What a page source hands to the sync, and the protocol both sources meet.
+
+Two sources exist: `connectors.confluence.ConfluenceSource` (the REST API) and
+`connectors.files.FilesSource` (a folder of exported pages).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+from datetime import datetime
+from typing import Protocol
+
+from core.pages import Page
+
+
+@dataclass(frozen=True)
+class Fetched:
+    """A page with its body, and whether it or an ancestor has read restrictions."""
+
+    page: Page
+    restricted: bool = False
+
+
+@dataclass(frozen=True)
+class Listed:
+    """A page as a listing sees it: no body, enough to spot edits and moves."""
+
+    id: str
+    version: int
+    title: str = ""
+    ancestors: tuple[str, ...] = ()
+
+
+@dataclass
+class Batch:
+    """One response's worth of changed pages, oldest change first.
+
+    `failures` are (page id, error) pairs for results that could not be turned into a
+    `Page`; `total` is the source's estimate of all changes in this run, when it knows.
+    """
+
+    pages: list[Fetched]
+    failures: list[tuple[str, str]] = field(default_factory=list)
+    total: int | None = None
+
+
+class PageSource(Protocol):
+    """Where the sync reads pages from."""
+
+    def changes(self, space: str, since: datetime | None) -> Iterator[Batch]:
+        """Pages of `space` modified at or after `since` (all when None), oldest first."""
+        ...
+
+    def fetch(self, page_id: str) -> Fetched | None:
+        """One page by id, or None when it no longer exists."""
+        ...
+
+    def listing(self, space: str) -> dict[str, Listed]:
+        """Every current page of `space`, by id."""
+        ...

@@ -1,0 +1,65 @@
+"""Sync state in the SQL database: a cursor per space and what is indexed per page.
+
+The tables are created by migration `0002_sync_state`. A page's row is written only after
+its evidences are in the index, and a space's cursor only moves together with the rows of
+the pages up to it, so a sync killed at any point resumes without gaps or duplicates.
+"""
+
+from __future__ import annotations
+
+import json
+from datetime import UTC, datetime
+
+from sqlalchemy import Boolean, DateTime, Integer, String, Text
+from sqlalchemy.orm import Mapped, mapped_column
+
+from core.db import Base
+
+
+def utcnow() -> datetime:
+    """The current time, timezone-aware UTC."""
+    return datetime.now(UTC)
+
+
+class SyncSpace(Base):
+    """One synced space: the change cursor and when its pages were last listed."""
+
+    __tablename__ = "sync_spaces"
+
+    space: Mapped[str] = mapped_column(String(255), primary_key=True)
+    cursor: Mapped[str | None] = mapped_column(String(64), default=None)
+    """ISO 8601 last-modified time of the newest page whose change is recorded."""
+    listed_at: Mapped[datetime | None] = mapped_column(DateTime(timezone=True), default=None)
+    """When the space's page ids were last listed (deletions, moves)."""
+    last_run_at: Mapped[datetime | None] = mapped_column(DateTime(timezone=True), default=None)
+    last_report: Mapped[str | None] = mapped_column(Text, default=None)
+    """The summary of the last finished run, as JSON."""
+
+
+class SyncPage(Base):
+    """One page seen by the sync: the version and content digest in the index, or why not."""
+
+    __tablename__ = "sync_pages"
+
+    page_id: Mapped[str] = mapped_column(String(255), primary_key=True)
+    space: Mapped[str] = mapped_column(String(255), index=True)
+    title: Mapped[str] = mapped_column(Text, default="")
+    version: Mapped[int | None] = mapped_column(Integer, default=None)
+    """The Confluence version in the index; None when the page is not indexed."""
+    digest: Mapped[str | None] = mapped_column(String(64), default=None)
+    """SHA-256 of what the page's evidences were built from; None when not indexed."""
+    ancestors: Mapped[str] = mapped_column(Text, default="[]")
+    """JSON list of ancestor page ids, root first."""
+    updated_at: Mapped[str] = mapped_column(String(64), default="")
+    restricted: Mapped[bool] = mapped_column(Boolean, default=False)
+    """The page (or an ancestor) has read restrictions, so it is skipped."""
+    error: Mapped[str | None] = mapped_column(Text, default=None)
+    """Why the last attempt failed; set means the page is retried on the next run."""
+    attempts: Mapped[int] = mapped_column(Integer, default=0)
+    """Failed attempts since the page was last indexed."""
+    synced_at: Mapped[datetime | None] = mapped_column(DateTime(timezone=True), default=None)
+
+    @property
+    def ancestor_ids(self) -> tuple[str, ...]:
+        """`ancestors` decoded."""
+        return tuple(json.loads(self.ancestors or "[]"))

@@ -1,0 +1,411 @@
+"""One sync run per space: pull changes, extract, contextualize, index, record the state.
+
+A run has three steps:
+1. pages that failed on an earlier run are fetched again by id;
+2. pages changed since the space's cursor are read oldest first, batch by batch; a page
+   whose content digest is unchanged is not re-indexed (a new version with the same
+   content, or a move, only updates the page record); read-restricted pages are skipped
+   and removed from the index if they were in it;
+3. when due (`sync_listing_interval`, or `--full`), every current page id of the space is
+   listed: pages that vanished are removed (each confirmed by a fetch first, so a listing
+   that raced an edit never deletes a live page), pages whose version or ancestors differ
+   from the state are fetched again (a move does not change `lastmodified`, and offset
+   paging can skip a page edited mid-run).
+
+Idempotent and resumable: after each batch the evidences are written first, then in one
+transaction the batch's page rows and the cursor (the newest `updated_at` of the batch).
+A run killed at any point leaves rows only for pages whose evidences are in the index, so
+the next run re-indexes whatever was written but not recorded (an upsert replaces the
+page's evidences) and nothing is duplicated or lost. A page that fails is recorded with
+its error, does not hold the cursor back, and is retried in step 1 of the next run.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import hashlib
+import json
+import logging
+import re
+import threading
+import time
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from datetime import UTC, datetime, timedelta
+
+from sqlalchemy import select
+
+from connectors.source import Fetched, PageSource
+from connectors.state import SyncPage, SyncSpace, utcnow
+from core.contextualize import ContextOptions
+from core.db import session_factory
+from core.index import EvidenceIndex, IndexReport
+from core.pages import Page
+from core.settings import Settings, SettingsError
+
+log = logging.getLogger(__name__)
+
+_INTERVAL = re.compile(r"^\s*(\d+(?:\.\d+)?)\s*([smhd])\s*$")
+_UNITS = {"s": 1, "m": 60, "h": 3600, "d": 86400}
+
+
+def parse_interval(text: str) -> timedelta:
+    """A duration like `30s`, `15m`, `2h`, `1d` (or `0`) as a timedelta."""
+    if text.strip() == "0":
+        return timedelta(0)
+    match = _INTERVAL.match(text)
+    if not match:
+        raise ValueError(f"{text!r} is not an interval: a number and s, m, h or d (like 15m)")
+    return timedelta(seconds=float(match.group(1)) * _UNITS[match.group(2)])
+
+
+def parse_time(text: str | None) -> datetime | None:
+    """An ISO 8601 time as an aware datetime (UTC when it has no offset); None if unreadable."""
+    if not text:
+        return None
+    try:
+        moment = datetime.fromisoformat(text.replace("Z", "+00:00"))
+    except ValueError:
+        return None
+    return moment if moment.tzinfo else moment.replace(tzinfo=UTC)
+
+
+def content_digest(page: Page) -> str:
+    """SHA-256 of what a page's evidences are built from (id, space, title, url, body).
+
+    Version, author, ancestors and labels are not in it: a change of those alone updates the
+    page record without re-extracting or re-embedding.
+    """
+    parts = [page.id, page.space, page.title, page.url, page.body_format, page.body]
+    return hashlib.sha256(json.dumps(parts).encode("utf-8")).hexdigest()
+
+
+@dataclass
+class SyncReport:
+    """What one run did to one space.
+
+    `added`/`updated`: pages (re-)indexed; `moved`: page records updated without
+    re-indexing (a move, or a new version with the same content); `skipped`: read-restricted
+    pages; `failed`: pages to retry next run; `error`: why the run stopped early, if it did.
+    """
+
+    space: str
+    added: int = 0
+    updated: int = 0
+    moved: int = 0
+    unchanged: int = 0
+    deleted: int = 0
+    skipped: int = 0
+    failed: int = 0
+    listed: bool = False
+    seconds: float = 0.0
+    failures: list[tuple[str, str]] = field(default_factory=list)
+    error: str | None = None
+
+    def summary(self) -> str:
+        """One line for people."""
+        line = (
+            f"{self.space}: {self.added} added, {self.updated} updated, {self.deleted} deleted,"
+            f" {self.skipped} skipped, {self.failed} failed"
+            f" ({self.moved} moved, {self.unchanged} unchanged; {self.seconds:.1f} s)"
+        )
+        return line + (f"; stopped early: {self.error}" if self.error else "")
+
+
+class _Progress:
+    """A pages-done/total bar on a terminal (tqdm), nothing otherwise."""
+
+    def __init__(self, space: str, enabled: bool):
+        self._bar = None
+        if enabled:
+            from tqdm import tqdm
+
+            self._bar = tqdm(desc=space, unit="page", total=None, dynamic_ncols=True)
+
+    def update(self, done: int, total: int | None = None) -> None:
+        if self._bar is None:
+            return
+        if total is not None and total != self._bar.total:
+            self._bar.total = total
+            self._bar.refresh()
+        self._bar.update(done)
+
+    def close(self) -> None:
+        if self._bar is not None:
+            self._bar.close()
+
+
+class SpaceSync:
+    """Runs syncs of spaces from one source into one index (one instance per run)."""
+
+    def __init__(
+        self,
+        settings: Settings,
+        index: EvidenceIndex,
+        source: PageSource,
+        stop: threading.Event | None = None,
+    ):
+        self.settings = settings
+        self.index = index
+        self.source = source
+        self.options = ContextOptions.from_settings(settings)
+        self.listing_every = parse_interval(settings.sync_listing_interval)
+        self.sessions = session_factory(settings.sqlalchemy_url)
+        self.stop = stop or threading.Event()
+
+    def run(self, space: str, full: bool = False, progress: bool = False) -> SyncReport:
+        """Sync one space; `full` re-reads and re-indexes every page and lists the space.
+
+        Errors of the source (Confluence unreachable, retries exhausted) end the run early
+        with `report.error` set; what was recorded before stays and the next run goes on.
+        """
+        started = time.monotonic()
+        report = SyncReport(space)
+        bar = _Progress(space, progress)
+        try:
+            self._run(space, full, report, bar)
+        except Exception as exc:  # the source failed: keep what is recorded, report why
+            log.exception("sync of space %s stopped", space)
+            report.error = f"{type(exc).__name__}: {exc}"
+        finally:
+            bar.close()
+        report.seconds = time.monotonic() - started
+        with self.sessions() as db:
+            state = db.get(SyncSpace, space)
+            if state is not None:
+                state.last_run_at = utcnow()
+                state.last_report = json.dumps(dataclasses.asdict(report))
+                db.commit()
+        return report
+
+    def _run(self, space: str, full: bool, report: SyncReport, bar: _Progress) -> None:
+        with self.sessions() as db:
+            state = db.get(SyncSpace, space)
+            if state is None:
+                state = SyncSpace(space=space)
+                db.add(state)
+                db.commit()
+            cursor, listed_at = state.cursor, state.listed_at
+            retry = list(
+                db.scalars(
+                    select(SyncPage.page_id).where(
+                        SyncPage.space == space, SyncPage.error.is_not(None)
+                    )
+                )
+            )
+        indexed = self.index.page_ids(space)
+        if retry:
+            log.info("space %s: retrying %d page(s) that failed before", space, len(retry))
+            self._refetch(space, retry, report, indexed, full)
+            bar.update(len(retry))
+
+        since = None if full else parse_time(cursor)
+        for batch in self.source.changes(space, since):
+            if self.stop.is_set():
+                report.error = "stopped"
+                return
+            self._apply(space, batch.pages, batch.failures, report, indexed, full, cursor=True)
+            total = batch.total + len(retry) if batch.total is not None else None
+            bar.update(len(batch.pages) + len(batch.failures), total)
+
+        if listed_at is not None and listed_at.tzinfo is None:
+            listed_at = listed_at.replace(tzinfo=UTC)  # SQLite drops the offset
+        due = listed_at is None or utcnow() - listed_at >= self.listing_every
+        if (full or due) and not self.stop.is_set():
+            self._reconcile(space, report, indexed, full)
+
+    def _apply(
+        self,
+        space: str,
+        fetched: Sequence[Fetched],
+        failures: Sequence[tuple[str, str]],
+        report: SyncReport,
+        indexed: set[str],
+        full: bool,
+        cursor: bool = False,
+    ) -> None:
+        """Index one batch, then record its pages (and the cursor) in one transaction."""
+        ids = [f.page.id for f in fetched] + [page_id for page_id, _ in failures]
+        with self.sessions() as db:
+            rows = {
+                r.page_id: r for r in db.scalars(select(SyncPage).where(SyncPage.page_id.in_(ids)))
+            }
+
+            def row_for(page_id: str) -> SyncPage:
+                if page_id not in rows:
+                    rows[page_id] = SyncPage(page_id=page_id, space=space, attempts=0)
+                    db.add(rows[page_id])
+                return rows[page_id]
+
+            to_index: list[tuple[Page, str]] = []
+            for item in fetched:
+                page, row = item.page, row_for(item.page.id)
+                if item.restricted:
+                    if page.id in indexed:
+                        self.index.delete_page(page.id)
+                        indexed.discard(page.id)
+                    _record(row, page, digest=None, restricted=True)
+                    report.skipped += 1
+                    continue
+                digest = content_digest(page)
+                if not full and row.error is None and row.digest == digest and page.id in indexed:
+                    if (row.version, row.ancestor_ids, row.updated_at) != (
+                        page.version,
+                        page.ancestors,
+                        page.updated_at,
+                    ):
+                        self.index.update_page_record(page)
+                        report.moved += 1
+                    else:
+                        report.unchanged += 1
+                    _record(row, page, digest=digest)
+                    continue
+                to_index.append((page, digest))
+
+            result = (
+                self.index.index_pages([p for p, _ in to_index], self.options)
+                if to_index
+                else IndexReport()
+            )
+            errors = dict(result.failed)
+            for page, digest in to_index:
+                row = rows[page.id]
+                if page.id in errors:
+                    _fail(row, errors[page.id], report)
+                    continue
+                if page.id in indexed:
+                    report.updated += 1
+                else:
+                    report.added += 1
+                    indexed.add(page.id)
+                _record(row, page, digest=digest)
+            for page_id, error in failures:
+                _fail(row_for(page_id), error, report)
+
+            if cursor:
+                state = db.get(SyncSpace, space)
+                times = [parse_time(f.page.updated_at) for f in fetched]
+                newest = max((t for t in times if t is not None), default=None)
+                if newest is not None:
+                    current = parse_time(state.cursor)
+                    if current is None or newest > current:
+                        state.cursor = newest.isoformat()
+            db.commit()
+
+    def _refetch(
+        self, space: str, page_ids: Sequence[str], report: SyncReport, indexed: set[str], full: bool
+    ) -> None:
+        """Fetch pages by id and apply them; pages gone from the space are removed."""
+        batch_size = max(1, self.settings.confluence_page_size)
+        for start in range(0, len(page_ids), batch_size):
+            if self.stop.is_set():
+                return
+            fetched, failures, gone = [], [], []
+            for page_id in page_ids[start : start + batch_size]:
+                try:
+                    item = self.source.fetch(page_id)
+                except Exception as exc:  # one page's failure never stops the sync
+                    log.warning("page %s: fetch failed: %r; retried next run", page_id, exc)
+                    failures.append((page_id, repr(exc)))
+                    continue
+                if item is None or item.page.space != space:
+                    gone.append(page_id)  # deleted, or moved to a space whose sync adds it
+                else:
+                    fetched.append(item)
+            self._remove(gone, report, indexed)
+            self._apply(space, fetched, failures, report, indexed, full)
+
+    def _remove(self, page_ids: Sequence[str], report: SyncReport, indexed: set[str]) -> None:
+        """Remove pages from the index, then from the state."""
+        if not page_ids:
+            return
+        for page_id in page_ids:
+            self.index.delete_page(page_id)
+            indexed.discard(page_id)
+        with self.sessions() as db:
+            for row in db.scalars(select(SyncPage).where(SyncPage.page_id.in_(page_ids))):
+                db.delete(row)
+            db.commit()
+        report.deleted += len(page_ids)
+        log.info("removed %d page(s): %s", len(page_ids), ", ".join(page_ids[:10]))
+
+    def _reconcile(self, space: str, report: SyncReport, indexed: set[str], full: bool) -> None:
+        """List the space: confirm and remove vanished pages, re-fetch edited or moved ones."""
+        listed = self.source.listing(space)
+        with self.sessions() as db:
+            rows = {
+                r.page_id: r for r in db.scalars(select(SyncPage).where(SyncPage.space == space))
+            }
+        vanished = sorted((set(rows) | indexed) - set(listed))
+        stale = sorted(
+            page_id
+            for page_id, item in listed.items()
+            if page_id not in rows
+            or (
+                rows[page_id].error is None
+                and (
+                    rows[page_id].version != item.version
+                    or rows[page_id].ancestor_ids != item.ancestors
+                )
+            )
+        )
+        if vanished or stale:
+            log.info(
+                "space %s listing: %d vanished, %d to re-fetch", space, len(vanished), len(stale)
+            )
+        self._refetch(space, vanished + stale, report, indexed, full)
+        if self.stop.is_set():
+            return
+        with self.sessions() as db:
+            db.get(SyncSpace, space).listed_at = utcnow()
+            db.commit()
+        report.listed = True
+
+
+def _record(row: SyncPage, page: Page, digest: str | None, restricted: bool = False) -> None:
+    """Write a processed page's state into its row."""
+    row.space = page.space
+    row.title = page.title
+    row.version = page.version
+    row.digest = digest
+    row.ancestors = json.dumps(list(page.ancestors))
+    row.updated_at = page.updated_at
+    row.restricted = restricted
+    row.error = None
+    row.attempts = 0
+    row.synced_at = utcnow()
+
+
+def _fail(row: SyncPage, error: str, report: SyncReport) -> None:
+    """Mark a page failed: it keeps whatever it had in the index and is retried next run."""
+    row.error = error[:2000]
+    row.attempts = (row.attempts or 0) + 1
+    row.synced_at = utcnow()
+    report.failed += 1
+    report.failures.append((row.page_id, error))
+
+
+def make_source(settings: Settings, kind: str | None = None, path: str | None = None):
+    """The page source the settings (or the arguments) name: confluence or files."""
+    kind = kind or settings.sync_source
+    if kind == "confluence":
+        from connectors.confluence import ConfluenceSource
+
+        return ConfluenceSource(settings)
+    if kind == "files":
+        from connectors.files import FilesSource
+
+        return FilesSource(path or settings.require("sync_files_path"))
+    raise SettingsError(f"CONFBOT_SYNC_SOURCE={kind!r} is not one of: confluence, files")
+
+
+def spaces_to_sync(
+    settings: Settings, source: PageSource, requested: Sequence[str] = ()
+) -> list[str]:
+    """The spaces asked for, else `sync_spaces`, else (files source) every space found."""
+    spaces = list(requested) or list(settings.sync_spaces)
+    if not spaces and hasattr(source, "spaces"):
+        spaces = source.spaces()
+    if not spaces:
+        raise SettingsError("no spaces to sync: pass --space KEY or set CONFBOT_SYNC_SPACES")
+    return spaces

@@ -1,0 +1,1 @@
+"""confbot core: the question-answering pipeline, with no knowledge of Slack or Confluence."""

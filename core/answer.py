@@ -1,0 +1,191 @@
+"""The answer prompt, answer generation and citation parsing.
+
+The prompt gives the model numbered sources (`[1] Title — heading` and the evidence text),
+asks it to cite them as `[n]`, and to reply with the fixed `OUT_OF_SCOPE` sentence when
+the sources lack the answer (the sentence and the numbered-source format follow the
+ConfQuestions reference system). Everything here is a pure function of the question and
+the evidences, so counterfactual attribution can rebuild the prompt for any subset of
+the evidences and get the same wording.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import TYPE_CHECKING
+
+from core.pages import Evidence
+
+if TYPE_CHECKING:
+    from core.llm import LLM
+
+OUT_OF_SCOPE = "The desired information cannot be found in the retrieved pool of evidence."
+
+SYSTEM_PROMPT = (
+    "You answer questions about an internal wiki. Use only the numbered sources you are "
+    "given, never outside knowledge.\n"
+    "Cite the source of every statement with its number in square brackets, like [1] or "
+    "[2][3].\n"
+    "If the sources do not contain the answer, reply exactly with this sentence and nothing "
+    f"else: {OUT_OF_SCOPE}\n"
+    "Answer concisely, in the language of the question."
+)
+
+SOURCES_HEADER = "Sources:"
+QUESTION_PREFIX = "Question: "
+NO_SOURCES = "(no sources were found)"
+
+_BLANK_LINES = re.compile(r"\n\s*\n+")
+_SOURCE_START = re.compile(r"\[(\d+)\] ?(.*)", re.DOTALL)
+
+
+def source_header(evidence: Evidence) -> str:
+    """`Title — heading` (or just the title) of a source in the prompt."""
+    title = " ".join(evidence.title.split())
+    heading = " ".join(evidence.heading.split())
+    return f"{title} — {heading}" if heading and heading != title else title
+
+
+def _one_paragraph(text: str) -> str:
+    """Text with blank lines collapsed, so a blank line always separates two sources."""
+    return _BLANK_LINES.sub("\n", text.strip())
+
+
+def build_messages(question: str, evidences: Sequence[Evidence]) -> list[dict]:
+    """The chat messages asking for an answer to `question` from the numbered `evidences`.
+
+    Sources are numbered from 1 in the order given; each is `[n] header` on one line
+    followed by the evidence text, separated by blank lines.
+    """
+    blocks = [
+        f"[{number}] {source_header(e)}\n{_one_paragraph(e.text)}"
+        for number, e in enumerate(evidences, start=1)
+    ]
+    sources = "\n\n".join(blocks) if blocks else NO_SOURCES
+    user = f"{SOURCES_HEADER}\n\n{sources}\n\n{QUESTION_PREFIX}{question.strip()}"
+    return [
+        {"role": "system", "content": SYSTEM_PROMPT},
+        {"role": "user", "content": user},
+    ]
+
+
+@dataclass(frozen=True)
+class PromptSource:
+    """A source as it appears in an answer prompt (what `parse_prompt` reads back)."""
+
+    number: int
+    header: str
+    text: str
+
+
+def parse_prompt(messages: Sequence[dict]) -> tuple[str, list[PromptSource]] | None:
+    """Read back (question, sources) from messages made by `build_messages`; None when the
+    messages are not an answer prompt."""
+    user = next((m.get("content") for m in reversed(messages) if m.get("role") == "user"), None)
+    if not isinstance(user, str) or not user.startswith(SOURCES_HEADER):
+        return None
+    chunks = user[len(SOURCES_HEADER) :].strip("\n").split("\n\n")
+    sources: list[PromptSource] = []
+    for position, chunk in enumerate(chunks):
+        if chunk.startswith(QUESTION_PREFIX):
+            question = "\n\n".join(chunks[position:])[len(QUESTION_PREFIX) :]
+            return question, sources
+        match = _SOURCE_START.fullmatch(chunk)
+        if match:
+            header, _, text = match.group(2).partition("\n")
+            sources.append(PromptSource(int(match.group(1)), header, text))
+    return None
+
+
+@dataclass
+class Citation:
+    """A source number cited in an answer, resolved to its evidence and page."""
+
+    number: int
+    evidence_id: str
+    page_id: str
+    title: str
+    url: str
+
+
+# `[1]`, `[1, 3]`, `[1-3]`, `[1–3]`, `[1; 2]`, `[1 and 2]`, `[Source 2]`; `[1][2]` is two hits.
+_CITATION = re.compile(
+    r"\[\s*(?:sources?\s*)?(\d+(?:\s*(?:,|;|-|–|—|and|&)\s*(?:sources?\s*)?\d+)*)\s*\]",
+    re.IGNORECASE,
+)
+_RANGE = re.compile(r"(\d+)\s*[-–—]\s*(\d+)")
+_MAX_RANGE = 50
+
+
+def cited_numbers(text: str) -> list[int]:
+    """Source numbers cited in `text`, in order of first citation, each once."""
+    numbers: list[int] = []
+    for match in _CITATION.finditer(text):
+        inner = match.group(1)
+        for part in re.split(r"\s*(?:,|;|and|&)\s*", inner, flags=re.IGNORECASE):
+            part = re.sub(r"(?i)sources?\s*", "", part)
+            span = _RANGE.fullmatch(part)
+            if span:
+                low, high = int(span.group(1)), int(span.group(2))
+                found = range(low, high + 1) if 0 <= high - low <= _MAX_RANGE else []
+            elif part.isdigit():
+                found = [int(part)]
+            else:
+                found = []
+            numbers.extend(n for n in found if n not in numbers)
+    return numbers
+
+
+def parse_citations(text: str, evidences: Sequence[Evidence]) -> list[Citation]:
+    """The citations of `text` resolved against the numbered `evidences` (1-based);
+    numbers with no source are dropped."""
+    out = []
+    for number in cited_numbers(text):
+        if 1 <= number <= len(evidences):
+            e = evidences[number - 1]
+            out.append(Citation(number, e.id, e.page_id, e.title, e.url))
+    return out
+
+
+def _normalized(text: str) -> str:
+    return " ".join(re.sub(r"[^\w\s]", " ", text.lower()).split())
+
+
+def is_out_of_scope(text: str) -> bool:
+    """Whether an answer is (or contains) the fixed out-of-scope sentence."""
+    return _normalized(OUT_OF_SCOPE) in _normalized(text)
+
+
+@dataclass
+class Answer:
+    """One generated answer with its parsed citations and the exact messages sent."""
+
+    text: str
+    citations: list[Citation]
+    messages: list[dict]
+    model: str
+    out_of_scope: bool
+
+
+def generate(
+    llm: LLM,
+    question: str,
+    evidences: Sequence[Evidence],
+    *,
+    n: int = 1,
+    temperature: float = 0.0,
+) -> list[Answer]:
+    """`n` answers to `question` from `evidences` (sampled at `temperature`)."""
+    messages = build_messages(question, evidences)
+    texts = llm.complete(messages, n=n, temperature=temperature)
+    return [
+        Answer(
+            text=text,
+            citations=parse_citations(text, evidences),
+            messages=messages,
+            model=llm.name,
+            out_of_scope=is_out_of_scope(text),
+        )
+        for text in texts
+    ]

@@ -1,0 +1,66 @@
+"""The SQL database: one declarative base for every table, engines, and migrations.
+
+Tables are created only by Alembic migrations (`migrations/`); `upgrade` runs them to the
+newest revision, which `confbot init` and every process that opens the database call.
+"""
+
+from __future__ import annotations
+
+import threading
+from pathlib import Path
+
+from sqlalchemy import Engine, create_engine, event
+from sqlalchemy.orm import DeclarativeBase, sessionmaker
+
+MIGRATIONS = Path(__file__).resolve().parent.parent / "migrations"
+
+_engines: dict[str, Engine] = {}
+_engines_lock = threading.Lock()
+
+
+class Base(DeclarativeBase):
+    """Declarative base of all confbot tables."""
+
+
+def engine_for(url: str) -> Engine:
+    """A shared engine per URL. SQLite gets WAL mode and a busy timeout for concurrent use."""
+    with _engines_lock:
+        if url not in _engines:
+            if url.startswith("sqlite"):
+                engine = create_engine(
+                    url, connect_args={"check_same_thread": False, "timeout": 30}
+                )
+                event.listen(engine, "connect", _sqlite_pragmas)
+            else:
+                engine = create_engine(url, pool_pre_ping=True)
+            _engines[url] = engine
+        return _engines[url]
+
+
+def _sqlite_pragmas(dbapi_connection, _record) -> None:
+    cursor = dbapi_connection.cursor()
+    cursor.execute("PRAGMA journal_mode=WAL")
+    cursor.execute("PRAGMA foreign_keys=ON")
+    cursor.close()
+
+
+def session_factory(url: str) -> sessionmaker:
+    """A session factory bound to the engine of `url`."""
+    return sessionmaker(bind=engine_for(url), expire_on_commit=False)
+
+
+def alembic_config(url: str):
+    """An Alembic configuration for the bundled migrations against `url`."""
+    from alembic.config import Config
+
+    config = Config()
+    config.set_main_option("script_location", str(MIGRATIONS))
+    config.set_main_option("sqlalchemy.url", url.replace("%", "%%"))
+    return config
+
+
+def upgrade(url: str, revision: str = "head") -> None:
+    """Run the migrations on `url` up to `revision` (default: the newest)."""
+    from alembic import command
+
+    command.upgrade(alembic_config(url), revision)

@@ -1,0 +1,334 @@
+"""The evidence index: evidence records, their dense vectors in ChromaDB, and a BM25 index.
+
+Three stores, one key (the evidence id):
+- an SQLite evidence store (`evidence.sqlite`): the evidence records and their BM25 tokens,
+  the source of truth for what is indexed;
+- a ChromaDB collection with our own embeddings (embedded `PersistentClient` under the
+  data folder, or `HttpClient` when `chroma_url` is set);
+- a bm25s index rebuilt from the store's tokens when the store changed, persisted beside it.
+
+Writes are by page: `upsert_page` replaces every evidence of a page, `delete_page` removes
+them, so re-syncing one page touches nothing else. Chroma is written before the store, so a
+crash in between leaves the store's previous state, which the next upsert repairs.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import json
+import logging
+import sqlite3
+import threading
+from collections.abc import Collection, Iterable, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from urllib.parse import urlparse
+
+import numpy as np
+
+from core.contextualize import ContextOptions, page_evidences
+from core.embeddings import Embedder
+from core.lexical import BM25Index, space_mask, tokenize
+from core.pages import Evidence, Page
+from core.settings import Settings
+
+log = logging.getLogger(__name__)
+
+
+@dataclass
+class IndexReport:
+    """What `index_pages` did."""
+
+    pages: int = 0
+    evidences: int = 0
+    failed: list[tuple[str, str]] = dataclasses.field(default_factory=list)
+    warnings: int = 0
+
+
+def dense_text(evidence: Evidence) -> str:
+    """The text embedded for dense retrieval: the page title and the evidence itself.
+
+    Neighbouring context helps BM25 but blurs a short embedding, so the dense side sees only
+    the title and the evidence (measured in docs/benchmarks.md).
+    """
+    return f"{evidence.title}\n{evidence.text}" if evidence.title else evidence.text
+
+
+def _chroma_client(settings: Settings, folder: Path):
+    import chromadb
+    from chromadb.config import Settings as ChromaSettings
+
+    chroma_settings = ChromaSettings(anonymized_telemetry=False)
+    if settings.chroma_url:
+        url = urlparse(settings.chroma_url)
+        return chromadb.HttpClient(
+            host=url.hostname or "localhost",
+            port=url.port or (443 if url.scheme == "https" else 8000),
+            ssl=url.scheme == "https",
+            settings=chroma_settings,
+        )
+    return chromadb.PersistentClient(path=str(folder / "chroma"), settings=chroma_settings)
+
+
+class EvidenceIndex:
+    """Persistent hybrid index of evidences. Thread-safe; one writer at a time."""
+
+    def __init__(self, settings: Settings, embedder: Embedder):
+        self.settings = settings
+        self.embedder = embedder
+        self.folder = settings.data_path / settings.collection
+        self.folder.mkdir(parents=True, exist_ok=True)
+        self._lock = threading.RLock()
+        self._db = sqlite3.connect(str(self.folder / "evidence.sqlite"), check_same_thread=False)
+        self._db.execute("PRAGMA journal_mode=WAL")
+        self._db.executescript(
+            """
+            CREATE TABLE IF NOT EXISTS evidences (
+                id TEXT PRIMARY KEY, page_id TEXT NOT NULL, space TEXT NOT NULL,
+                record TEXT NOT NULL, tokens TEXT NOT NULL);
+            CREATE INDEX IF NOT EXISTS evidences_page ON evidences(page_id);
+            CREATE TABLE IF NOT EXISTS pages (
+                page_id TEXT PRIMARY KEY, space TEXT NOT NULL, record TEXT NOT NULL);
+            CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
+            """
+        )
+        client = _chroma_client(settings, self.folder)
+        self._collection = client.get_or_create_collection(
+            name=f"{settings.collection}-{_safe(embedder.name)}",
+            metadata={"hnsw:space": "cosine"},
+            embedding_function=None,
+        )
+        self._max_batch = getattr(client, "get_max_batch_size", lambda: 5000)()
+        self._bm25: BM25Index | None = None
+        self._bm25_spaces: list[str] = []
+        self._bm25_generation = -1
+
+    # ------------------------------------------------------------------ writing
+    def index_pages(self, pages: Iterable[Page], options: ContextOptions) -> IndexReport:
+        """Extract, contextualize and upsert pages; a page that fails is logged and skipped."""
+        report = IndexReport()
+        batch: list[tuple[Page, list[Evidence]]] = []
+        for page in pages:
+            try:
+                evidences, warnings = page_evidences(page, options)
+            except Exception as exc:  # a malformed page never stops indexing
+                log.warning("page %s (%s) skipped: %s", page.id, page.title, exc)
+                report.failed.append((page.id, str(exc)))
+                continue
+            report.warnings += len(warnings)
+            batch.append((page, evidences))
+            if sum(len(e) for _, e in batch) >= 256:
+                self._write_batch(batch, report)
+                batch = []
+        self._write_batch(batch, report)
+        return report
+
+    def _write_batch(self, batch: list[tuple[Page, list[Evidence]]], report: IndexReport) -> None:
+        if not batch:
+            return
+        texts = [dense_text(e) for _, evidences in batch for e in evidences]
+        vectors = self.embedder.embed(texts) if texts else np.zeros((0, 1), np.float32)
+        offset = 0
+        for page, evidences in batch:
+            self.upsert_page(page, evidences, vectors[offset : offset + len(evidences)])
+            offset += len(evidences)
+            report.pages += 1
+            report.evidences += len(evidences)
+
+    def upsert_page(
+        self, page: Page, evidences: Sequence[Evidence], vectors: np.ndarray | None = None
+    ) -> None:
+        """Replace all evidences of `page` with `evidences` (embedded here unless given)."""
+        if vectors is None:
+            vectors = self.embedder.embed([dense_text(e) for e in evidences])
+        with self._lock:
+            self._collection.delete(where={"page_id": page.id})
+            ids = [e.id for e in evidences]
+            for start in range(0, len(ids), self._max_batch):
+                end = start + self._max_batch
+                self._collection.add(
+                    ids=ids[start:end],
+                    embeddings=vectors[start:end],
+                    metadatas=[{"page_id": e.page_id, "space": e.space} for e in evidences[start:end]],
+                )
+            with self._db:
+                self._db.execute("DELETE FROM evidences WHERE page_id = ?", (page.id,))
+                self._db.executemany(
+                    "INSERT INTO evidences VALUES (?, ?, ?, ?, ?)",
+                    [
+                        (
+                            e.id,
+                            e.page_id,
+                            e.space,
+                            json.dumps(dataclasses.asdict(e)),
+                            json.dumps(tokenize(e.contextualized)),
+                        )
+                        for e in evidences
+                    ],
+                )
+                record = dataclasses.asdict(dataclasses.replace(page, body=""))
+                self._db.execute(
+                    "INSERT OR REPLACE INTO pages VALUES (?, ?, ?)",
+                    (page.id, page.space, json.dumps(record)),
+                )
+                self._bump_generation()
+
+    def delete_page(self, page_id: str) -> None:
+        """Remove a page and all its evidences."""
+        with self._lock:
+            self._collection.delete(where={"page_id": page_id})
+            with self._db:
+                self._db.execute("DELETE FROM evidences WHERE page_id = ?", (page_id,))
+                self._db.execute("DELETE FROM pages WHERE page_id = ?", (page_id,))
+                self._bump_generation()
+
+    def update_page_record(self, page: Page) -> None:
+        """Replace an indexed page's record (version, ancestors, labels...) and leave its
+        evidences alone: for a page that moved, or got a new version with the same content."""
+        record = dataclasses.asdict(dataclasses.replace(page, body=""))
+        with self._lock, self._db:
+            self._db.execute(
+                "UPDATE pages SET space = ?, record = ? WHERE page_id = ?",
+                (page.space, json.dumps(record), page.id),
+            )
+
+    def _bump_generation(self) -> None:
+        self._db.execute(
+            "INSERT INTO meta VALUES ('generation', '1') ON CONFLICT(key) DO UPDATE"
+            " SET value = CAST(value AS INTEGER) + 1"
+        )
+
+    # ------------------------------------------------------------------ reading
+    def page_ids(self, space: str | None = None) -> set[str]:
+        """Ids of the indexed pages (of one space if given)."""
+        with self._lock:
+            if space is None:
+                rows = self._db.execute("SELECT page_id FROM pages")
+            else:
+                rows = self._db.execute("SELECT page_id FROM pages WHERE space = ?", (space,))
+            return {r[0] for r in rows}
+
+    def pages(self) -> list[Page]:
+        """The indexed pages' metadata (bodies are not kept)."""
+        with self._lock:
+            rows = self._db.execute("SELECT record FROM pages ORDER BY page_id").fetchall()
+        return [_page(json.loads(r[0])) for r in rows]
+
+    def spaces(self) -> set[str]:
+        """The spaces that have indexed pages."""
+        with self._lock:
+            return {r[0] for r in self._db.execute("SELECT DISTINCT space FROM pages")}
+
+    def count(self) -> int:
+        """Number of indexed evidences."""
+        with self._lock:
+            return self._db.execute("SELECT COUNT(*) FROM evidences").fetchone()[0]
+
+    def dense_count(self) -> int:
+        """Number of vectors in the Chroma collection (equals `count()` when consistent)."""
+        return self._collection.count()
+
+    def get(self, ids: Sequence[str]) -> list[Evidence]:
+        """Evidences by id, in the order asked (unknown ids are left out)."""
+        found: dict[str, Evidence] = {}
+        with self._lock:
+            for start in range(0, len(ids), 500):
+                chunk = list(ids[start : start + 500])
+                marks = ",".join("?" * len(chunk))
+                for evidence_id, record in self._db.execute(
+                    f"SELECT id, record FROM evidences WHERE id IN ({marks})", chunk
+                ):
+                    found[evidence_id] = Evidence(**json.loads(record))
+        return [found[i] for i in ids if i in found]
+
+    def page_evidence_ids(self, page_id: str) -> list[str]:
+        """Ids of one page's evidences, in page order."""
+        with self._lock:
+            rows = self._db.execute(
+                "SELECT id FROM evidences WHERE page_id = ? ORDER BY id", (page_id,)
+            )
+            return [r[0] for r in rows]
+
+    def lexical_search(
+        self, query: str, k: int, spaces: Collection[str] | None = None, language: str = "en"
+    ) -> list[tuple[str, float]]:
+        """BM25 top `k` (evidence id, score) for the query text."""
+        bm25, doc_spaces = self._lexical()
+        mask = space_mask(doc_spaces, spaces) if spaces is not None else None
+        return bm25.search(tokenize(query, language), k, mask)
+
+    def lexical_scores(
+        self, query: str, spaces: Collection[str] | None = None, language: str = "en"
+    ) -> tuple[list[str], np.ndarray]:
+        """BM25 scores of every evidence: (ids, scores)."""
+        bm25, doc_spaces = self._lexical()
+        mask = space_mask(doc_spaces, spaces) if spaces is not None else None
+        return bm25.ids, bm25.scores(tokenize(query, language), mask)
+
+    def dense_search(
+        self, vector: np.ndarray, k: int, spaces: Collection[str] | None = None
+    ) -> list[tuple[str, float]]:
+        """Nearest `k` (evidence id, cosine similarity) to a query vector."""
+        total = self._collection.count()
+        if total == 0:
+            return []
+        where = None
+        if spaces is not None:
+            if not spaces:
+                return []
+            where = {"space": {"$in": sorted(spaces)}}
+        result = self._collection.query(
+            query_embeddings=[np.asarray(vector, dtype=np.float32)],
+            n_results=min(k, total),
+            where=where,
+            include=["distances"],
+        )
+        pairs = zip(result["ids"][0], result["distances"][0], strict=True)
+        return [(i, 1.0 - float(d)) for i, d in pairs]
+
+    def _lexical(self) -> tuple[BM25Index, list[str]]:
+        """The BM25 index for the store's current generation, loading or rebuilding it."""
+        with self._lock:
+            row = self._db.execute("SELECT value FROM meta WHERE key = 'generation'").fetchone()
+            generation = int(row[0]) if row else 0
+            if self._bm25 is not None and generation == self._bm25_generation:
+                return self._bm25, self._bm25_spaces
+            folder = self.folder / "bm25"
+            stamp = folder / "generation.json"
+            saved = json.loads(stamp.read_text()) if stamp.exists() else {}
+            if saved.get("generation") == generation:
+                bm25 = BM25Index.load(folder)
+                doc_spaces = saved["spaces"]
+            else:
+                rows = self._db.execute("SELECT id, space, tokens FROM evidences ORDER BY id")
+                ids, doc_spaces, tokens = [], [], []
+                for evidence_id, space, token_json in rows:
+                    ids.append(evidence_id)
+                    doc_spaces.append(space)
+                    tokens.append(json.loads(token_json))
+                bm25 = BM25Index(ids, tokens)
+                bm25.save(folder)
+                stamp.write_text(json.dumps({"generation": generation, "spaces": doc_spaces}))
+            self._bm25, self._bm25_spaces, self._bm25_generation = bm25, doc_spaces, generation
+            return bm25, doc_spaces
+
+    def warm_up(self) -> None:
+        """Load or build the BM25 index now rather than on the first query."""
+        self._lexical()
+
+    def close(self) -> None:
+        """Close the evidence store."""
+        with self._lock:
+            self._db.close()
+
+
+def _safe(name: str) -> str:
+    """A Chroma-safe collection name fragment (3-63 chars, alphanumerics, . _ -)."""
+    return "".join(c if c.isalnum() or c in "._-" else "-" for c in name)[:40].strip("-._")
+
+
+def _page(record: dict) -> Page:
+    record["ancestors"] = tuple(record.get("ancestors", ()))
+    record["labels"] = tuple(record.get("labels", ()))
+    return Page(**record)
+

@@ -1,0 +1,195 @@
+"""Hybrid retrieval: BM25 and dense top-k, fused, optionally re-ranked by a cross-encoder.
+
+Fusion methods (choose with the `fusion` setting):
+- `rrf`: reciprocal rank fusion, score = sum over retrievers of w / (k + rank)
+  (Cormack, Clarke and Buettcher, SIGIR 2009; k = 60 as published).
+- `zscore`: each retriever's candidate scores standardized (z-scores), summed with the dense
+  weight; a document missing from one list gets that list's lowest z-score. Score fusion
+  keeps how far ahead a hit is, which ranks alone throw away.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Collection, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import numpy as np
+
+from core.embeddings import Embedder
+from core.index import EvidenceIndex
+from core.lexical import detect_language
+from core.pages import Evidence
+from core.settings import Settings, SettingsError
+
+
+@dataclass
+class ScoredEvidence:
+    """A retrieved evidence with its fused score, final rank (1-based) and per-retriever
+    ranks and scores (`lexical`, `dense`, and `rerank` when re-ranked), kept for the trace."""
+
+    evidence: Evidence
+    score: float
+    rank: int
+    ranks: dict[str, int | None] = field(default_factory=dict)
+    scores: dict[str, float] = field(default_factory=dict)
+
+
+@dataclass
+class Retrieval:
+    """The result of one search: evidences best first, and the time each step took (ms)."""
+
+    query: str
+    language: str
+    results: list[ScoredEvidence]
+    timings: dict[str, float]
+
+
+def rrf(rankings: dict[str, list[str]], weights: dict[str, float], k: int) -> dict[str, float]:
+    """Reciprocal rank fusion (Cormack et al., 2009): sum of w / (k + rank), rank from 1."""
+    fused: dict[str, float] = {}
+    for name, ids in rankings.items():
+        weight = weights.get(name, 1.0)
+        for rank, evidence_id in enumerate(ids, start=1):
+            fused[evidence_id] = fused.get(evidence_id, 0.0) + weight / (k + rank)
+    return fused
+
+
+def zscore_fusion(
+    scored: dict[str, list[tuple[str, float]]], weights: dict[str, float]
+) -> dict[str, float]:
+    """Weighted sum of per-retriever z-scores; a missing document gets the list's minimum."""
+    fused: dict[str, float] = {}
+    floors: dict[str, float] = {}
+    normalized: dict[str, dict[str, float]] = {}
+    for name, pairs in scored.items():
+        if not pairs:
+            continue
+        values = np.array([s for _, s in pairs], dtype=np.float64)
+        std = values.std() or 1.0
+        z = (values - values.mean()) / std
+        normalized[name] = {i: float(v) for (i, _), v in zip(pairs, z, strict=True)}
+        floors[name] = float(z.min())
+    every = {i for table in normalized.values() for i in table}
+    for evidence_id in every:
+        fused[evidence_id] = sum(
+            weights.get(name, 1.0) * table.get(evidence_id, floors[name])
+            for name, table in normalized.items()
+        )
+    return fused
+
+
+class Reranker:
+    """BGE cross-encoder re-ranker (FlagEmbedding `FlagReranker`) loaded from a local folder."""
+
+    def __init__(self, model_path: str):
+        path = Path(model_path).expanduser()
+        if not path.is_dir():
+            raise SettingsError(
+                f"CONFBOT_RERANKER_MODEL_PATH={model_path!r} is not a folder holding a reranker"
+            )
+        try:
+            from FlagEmbedding import FlagReranker
+        except ImportError as exc:  # pragma: no cover - depends on the optional extra
+            raise SettingsError(
+                "re-ranking needs the optional extra: pip install 'confbot[bge]'"
+            ) from exc
+        self._model = FlagReranker(str(path), use_fp16=False, devices="cpu")
+
+    def score(self, query: str, texts: Sequence[str]) -> list[float]:
+        """Relevance score of each text for the query (higher is better)."""
+        if not texts:
+            return []
+        scores = self._model.compute_score([[query, t] for t in texts])
+        return [float(s) for s in np.atleast_1d(scores)]
+
+
+class Retriever:
+    """Hybrid search over an `EvidenceIndex`."""
+
+    def __init__(
+        self,
+        index: EvidenceIndex,
+        embedder: Embedder,
+        settings: Settings,
+        reranker: Reranker | None = None,
+    ):
+        if settings.fusion not in ("rrf", "zscore"):
+            raise SettingsError(f"CONFBOT_FUSION={settings.fusion!r} is not one of: rrf, zscore")
+        self.index = index
+        self.embedder = embedder
+        self.settings = settings
+        self.reranker = reranker
+
+    @classmethod
+    def from_settings(cls, index: EvidenceIndex, embedder: Embedder, settings: Settings):
+        """A retriever with the re-ranker the settings name (none when no path is set)."""
+        reranker = Reranker(settings.reranker_model_path) if settings.reranker_model_path else None
+        return cls(index, embedder, settings, reranker)
+
+    def search(
+        self,
+        query: str,
+        k: int | None = None,
+        spaces: Collection[str] | None = None,
+        retrievers: Sequence[str] = ("lexical", "dense"),
+    ) -> Retrieval:
+        """The `k` best evidences for `query`, restricted to `spaces` when given."""
+        k = k or self.settings.top_k
+        s = self.settings
+        timings: dict[str, float] = {}
+        language = s.lexical_language
+        if language == "auto":
+            language = detect_language(query)
+        scored: dict[str, list[tuple[str, float]]] = {}
+        if "lexical" in retrievers:
+            start = time.perf_counter()
+            scored["lexical"] = self.index.lexical_search(query, s.candidates_k, spaces, language)
+            timings["lexical_ms"] = (time.perf_counter() - start) * 1000
+        if "dense" in retrievers:
+            start = time.perf_counter()
+            vector = self.embedder.embed([query])[0]
+            timings["embed_ms"] = (time.perf_counter() - start) * 1000
+            start = time.perf_counter()
+            scored["dense"] = self.index.dense_search(vector, s.candidates_k, spaces)
+            timings["dense_ms"] = (time.perf_counter() - start) * 1000
+
+        start = time.perf_counter()
+        weights = {"lexical": 1.0, "dense": s.dense_weight}
+        if s.fusion == "rrf":
+            fused = rrf({n: [i for i, _ in p] for n, p in scored.items()}, weights, s.rrf_k)
+        else:
+            fused = zscore_fusion(scored, weights)
+        order = sorted(fused, key=lambda i: (-fused[i], i))
+        timings["fusion_ms"] = (time.perf_counter() - start) * 1000
+
+        ranks = {n: {i: r for r, (i, _) in enumerate(p, start=1)} for n, p in scored.items()}
+        raw = {n: dict(p) for n, p in scored.items()}
+        depth = s.rerank_k if self.reranker else k
+        evidences = self.index.get(order[:depth])
+        results = [
+            ScoredEvidence(
+                evidence=e,
+                score=fused[e.id],
+                rank=0,
+                ranks={n: ranks[n].get(e.id) for n in scored},
+                scores={n: raw[n][e.id] for n in scored if e.id in raw[n]},
+            )
+            for e in evidences
+        ]
+        if self.reranker and results:
+            start = time.perf_counter()
+            rerank_scores = self.reranker.score(query, [r.evidence.contextualized for r in results])
+            for r, score in zip(results, rerank_scores, strict=True):
+                r.scores["rerank"] = score
+                r.score = score
+            results.sort(key=lambda r: (-r.score, r.evidence.id))
+            for position, r in enumerate(results, start=1):
+                r.ranks["rerank"] = position
+            timings["rerank_ms"] = (time.perf_counter() - start) * 1000
+        results = results[:k]
+        for position, r in enumerate(results, start=1):
+            r.rank = position
+        timings["total_ms"] = sum(timings.values())
+        return Retrieval(query=query, language=language, results=results, timings=timings)

@@ -1,0 +1,305 @@
+"""All of confbot's settings in one typed object.
+
+Each field is declared once, with its type, a default that works offline, and a help
+line. Values come from environment variables (`CONFBOT_<NAME>` unless a field names
+another variable), optionally from a TOML file named by `CONFBOT_CONFIG`, and from
+explicit overrides (`key=value`), in increasing order of precedence.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import os
+import tomllib
+import types
+import typing
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Mapping
+
+
+class SettingsError(ValueError):
+    """A setting is missing or has a value of the wrong type."""
+
+
+def setting(default: Any, help: str, env: str | None = None, secret: bool = False) -> Any:
+    """Declare a setting: its default, a one-line help text, and optionally the
+    environment variable that holds it (default `CONFBOT_<FIELD NAME>`)."""
+    meta = {"help": help, "env": env, "secret": secret}
+    if isinstance(default, (list, dict, set)):
+        return field(default_factory=lambda: type(default)(default), metadata=meta)
+    return field(default=default, metadata=meta)
+
+
+def _default_data_dir() -> str:
+    base = os.environ.get("XDG_DATA_HOME") or str(Path.home() / ".local" / "share")
+    return str(Path(base) / "confbot")
+
+
+@dataclass(frozen=True)
+class Settings:
+    """confbot configuration. Build it with `Settings.load()`."""
+
+    # --- storage -------------------------------------------------------------------
+    data_dir: str = setting(
+        _default_data_dir(), "Folder for the embedded Chroma database, the BM25 index and caches."
+    )
+    chroma_url: str = setting(
+        "", "URL of a Chroma server (client-server mode); empty uses the embedded PersistentClient."
+    )
+    collection: str = setting("confbot", "Name of the Chroma collection and BM25 index.")
+
+    # --- evidence (extraction and contextualization) ---------------------------------
+    linearizer: str = setting(
+        "verbalized", "How tables become text: verbalized, piped, markdown, html or plain."
+    )
+    indexing_mode: str = setting(
+        "both", "Which table evidences to index: rows, tables or both."
+    )
+    context_title: bool = setting(True, "Prefix each evidence with its page title.")
+    context_heading: bool = setting(True, "Prefix each evidence with the heading it sits under.")
+    context_before: bool = setting(True, "Add the text of the evidence before it.")
+    context_after: bool = setting(True, "Add the text of the evidence after it.")
+    context_words: int = setting(
+        40, "Words kept from each neighbouring evidence when it is added as context."
+    )
+
+    # --- embeddings and retrieval ----------------------------------------------------
+    embedder: str = setting(
+        "use", "Dense embedder: use (offline multilingual USE), bge-m3 (local model path) or openai."
+    )
+    embedder_model_path: str = setting(
+        "", "Local folder of the BGE-M3 model (for embedder=bge-m3)."
+    )
+    embeddings_base_url: str = setting(
+        "", "OpenAI-compatible embeddings endpoint (for embedder=openai)."
+    )
+    embeddings_model: str = setting(
+        "text-embedding-3-small", "Model name sent to the embeddings endpoint."
+    )
+    top_k: int = setting(10, "Evidences returned per question.")
+    candidates_k: int = setting(100, "Candidates taken from each retriever before fusion.")
+    fusion: str = setting("rrf", "How lexical and dense results are fused: rrf or zscore.")
+    rrf_k: int = setting(60, "The k constant of reciprocal rank fusion (Cormack et al., 2009).")
+    dense_weight: float = setting(
+        1.0, "Weight of the dense retriever relative to the lexical one in fusion."
+    )
+    reranker_model_path: str = setting(
+        "", "Local folder of a BGE cross-encoder re-ranker; empty disables re-ranking."
+    )
+    rerank_k: int = setting(30, "Fused candidates passed to the re-ranker.")
+    lexical_language: str = setting(
+        "auto", "Query language for lexical search: auto (detect), en or de."
+    )
+
+    # --- state -----------------------------------------------------------------------
+    database_url: str = setting(
+        "", "SQLAlchemy URL of the state database; empty uses SQLite in the data folder."
+    )
+
+    # --- Confluence connector and sync -------------------------------------------------
+    confluence_url: str = setting(
+        "",
+        "Confluence base URL: https://SITE.atlassian.net/wiki (Cloud) or the Data Center URL.",
+    )
+    confluence_user: str = setting(
+        "",
+        "Account email for Confluence Cloud (API token auth); empty on Data Center (access token).",
+    )
+    confluence_token: str = setting(
+        "", "Confluence Cloud API token or Data Center personal access token.", secret=True
+    )
+    confluence_cloud: bool | None = setting(
+        None,
+        "true for Confluence Cloud, false for Data Center/Server; empty: Cloud when the URL host"
+        " ends in .atlassian.net.",
+    )
+    confluence_timeout: int = setting(30, "Seconds before one Confluence HTTP request times out.")
+    confluence_page_size: int = setting(
+        50, "Pages asked for per Confluence search request (the server may return fewer)."
+    )
+    confluence_max_retries: int = setting(
+        5, "Retries of a Confluence request after a 429, a 5xx or a connection error."
+    )
+    confluence_backoff: float = setting(
+        1.0, "Seconds before the first retry after a 5xx or connection error, doubled each retry."
+    )
+    confluence_retry_after_max: float = setting(
+        60.0, "Longest 429 Retry-After wait honoured, in seconds (longer values are clamped)."
+    )
+    confluence_deadline: float = setting(
+        300.0, "Total seconds one Confluence request may take, retries and waits included."
+    )
+    sync_source: str = setting("confluence", "Where synced pages come from: confluence or files.")
+    sync_files_path: str = setting(
+        "", "Folder of ConfQuestions JSON or Confluence HTML export files (sync_source=files)."
+    )
+    sync_spaces: list[str] = setting(
+        [], "Space keys to sync, comma-separated (files source: empty syncs every space found)."
+    )
+    sync_schedule: str = setting(
+        "15m", "Schedule of each space's sync: an interval (30s, 15m, 2h, 1d) or a 5-field cron."
+    )
+    sync_schedules: dict[str, str] = setting(
+        {}, "Per-space schedules overriding sync_schedule: KEY=SPEC;KEY2=SPEC (ENG=0 3 * * *)."
+    )
+    sync_listing_interval: str = setting(
+        "1h",
+        "How often a sync also lists all page ids of the space, to drop deleted or archived"
+        " pages and catch moves (an interval like 1h; 0 = every run).",
+    )
+    sync_overlap_minutes: int = setting(
+        1440,
+        "Minutes the change query reaches back before the cursor (CQL dates have minute"
+        " precision and the API user's time zone).",
+    )
+    sync_skip_restricted: bool = setting(
+        True, "Skip pages with read restrictions on the page or an ancestor (counted as skipped)."
+    )
+
+    # --- language model ----------------------------------------------------------------
+    llm_base_url: str = setting(
+        "", "OpenAI-compatible chat endpoint; empty uses the embedded extractive answerer."
+    )
+    llm_model: str = setting("gpt-4o-mini", "Chat model name sent to the endpoint.")
+    llm_timeout: float = setting(60.0, "Seconds before an LLM request is abandoned.")
+    llm_max_retries: int = setting(4, "Retries of an LLM request on 429, 5xx or timeouts.")
+
+    # --- secrets and endpoints (never logged) ----------------------------------------
+    openai_api_key: str = setting(
+        "", "API key for the LLM and embeddings endpoints.", env="OPENAI_API_KEY", secret=True
+    )
+
+    @classmethod
+    def load(
+        cls,
+        environ: Mapping[str, str] | None = None,
+        overrides: Mapping[str, Any] | None = None,
+    ) -> "Settings":
+        """Read settings from `environ` (default: the process environment), the TOML
+        file it names in `CONFBOT_CONFIG`, then apply `overrides`."""
+        environ = os.environ if environ is None else environ
+        values: dict[str, Any] = {}
+        config_file = environ.get("CONFBOT_CONFIG")
+        if config_file:
+            try:
+                with open(config_file, "rb") as handle:
+                    values.update(tomllib.load(handle))
+            except OSError as exc:
+                raise SettingsError(f"CONFBOT_CONFIG={config_file}: {exc}") from exc
+        for f in dataclasses.fields(cls):
+            name = env_name(f)
+            if name in environ:
+                values[f.name] = environ[name]
+        values.update(overrides or {})
+        return cls._build(values)
+
+    def replace(self, **changes: Any) -> "Settings":
+        """A copy with some settings changed (values may be strings, as on a command line)."""
+        values = {f.name: getattr(self, f.name) for f in dataclasses.fields(self)}
+        values.update(changes)
+        return type(self)._build(values)
+
+    @classmethod
+    def _build(cls, values: Mapping[str, Any]) -> "Settings":
+        known = {f.name: f for f in dataclasses.fields(cls)}
+        unknown = sorted(set(values) - set(known))
+        if unknown:
+            raise SettingsError(f"unknown setting(s): {', '.join(unknown)}")
+        hints = typing.get_type_hints(cls)
+        return cls(**{k: _coerce(known[k], hints[k], v) for k, v in values.items()})
+
+    def require(self, name: str) -> Any:
+        """The value of a setting that must be set, or an error naming its variable."""
+        value = getattr(self, name)
+        if value in ("", None):
+            f = next(f for f in dataclasses.fields(self) if f.name == name)
+            raise SettingsError(f"{env_name(f)} is not set: {f.metadata['help']}")
+        return value
+
+    def redacted(self) -> dict[str, Any]:
+        """All settings as a dict, secrets masked: safe to log or print."""
+        out = {}
+        for f in dataclasses.fields(self):
+            value = getattr(self, f.name)
+            out[f.name] = "***" if f.metadata.get("secret") and value else value
+        return out
+
+    @property
+    def sqlalchemy_url(self) -> str:
+        """`database_url`, or an SQLite file in the data folder when it is empty."""
+        return self.database_url or f"sqlite:///{self.data_path / 'confbot.sqlite'}"
+
+    @property
+    def data_path(self) -> Path:
+        """`data_dir` as a Path, created on first use."""
+        path = Path(self.data_dir).expanduser()
+        path.mkdir(parents=True, exist_ok=True)
+        return path
+
+
+def env_name(f: dataclasses.Field) -> str:
+    """The environment variable that holds a setting."""
+    return f.metadata.get("env") or f"CONFBOT_{f.name.upper()}"
+
+
+def describe() -> list[tuple[str, str, Any, str]]:
+    """(setting, environment variable, default, help) for every setting, for CLI help and docs."""
+    rows = []
+    for f in dataclasses.fields(Settings):
+        default = f.default if f.default is not dataclasses.MISSING else f.default_factory()
+        rows.append((f.name, env_name(f), "" if f.metadata.get("secret") else default, f.metadata["help"]))
+    return rows
+
+
+_TRUE = {"1", "true", "yes", "on"}
+_FALSE = {"0", "false", "no", "off", ""}
+
+
+def _coerce(f: dataclasses.Field, hint: Any, value: Any) -> Any:
+    origin = typing.get_origin(hint)
+    if origin in (typing.Union, types.UnionType):
+        args = [a for a in typing.get_args(hint) if a is not type(None)]
+        if value is None or value == "":
+            return None
+        hint = args[0]
+        origin = typing.get_origin(hint)
+    try:
+        if hint is bool:
+            if isinstance(value, bool):
+                return value
+            text = str(value).strip().lower()
+            if text in _TRUE:
+                return True
+            if text in _FALSE:
+                return False
+            raise ValueError(f"expected true or false, got {value!r}")
+        if hint in (int, float):
+            return hint(value)
+        if hint is str:
+            return str(value)
+        if origin in (tuple, list):
+            if isinstance(value, str):
+                items = [item.strip() for item in value.split(",") if item.strip()]
+            else:
+                items = list(value)
+            return tuple(items) if origin is tuple else items
+        if origin is dict:
+            if isinstance(value, str):
+                pairs = [item.split("=", 1) for item in value.split(";") if item.strip()]
+                return {k.strip(): v.strip() for k, v in pairs}
+            return dict(value)
+    except (TypeError, ValueError) as exc:
+        raise SettingsError(f"{env_name(f)}: {exc}") from exc
+    return value
+
+
+def parse_overrides(pairs: list[str]) -> dict[str, str]:
+    """Turn `key=value` command-line pairs into an overrides mapping."""
+    out = {}
+    for pair in pairs:
+        key, sep, value = pair.partition("=")
+        if not sep:
+            raise SettingsError(f"override {pair!r} is not of the form key=value")
+        out[key.strip()] = value.strip()
+    return out

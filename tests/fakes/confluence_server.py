@@ -1,0 +1,486 @@
+"""A fake Confluence: a real HTTP server on 127.0.0.1 (port 0) speaking the REST subset
+confbot's connector uses, for tests and benchmarks.
+
+- `GET {context}/rest/api/content/search?cql=...&expand=...&limit=...`: CQL with
+  `space = "X"`, `type = page`, `lastmodified >= "yyyy-MM-dd HH:mm"` (read in the API
+  user's time zone, `user_tz`) and `order by lastmodified|created asc|desc`. Cloud pages
+  with an opaque `cursor` behind `_links.next`; Server with `start`/`limit` (no next link,
+  like older Server versions). `limit` is capped like the real servers (fewer with bodies).
+- `GET {context}/rest/api/content/{id}?expand=...`: one page, only the asked expansions.
+- `GET {context}/rest/api/content/{id}/restriction/byOperation/read`.
+
+Auth as configured (Cloud: basic email + API token; Server: bearer token), 401 otherwise.
+Pages come from a folder of ConfQuestions documents (`pages_from_folder`) or are generated
+(`generated_pages`); tests edit, move, delete and restrict them while it runs, and inject
+429s with Retry-After, 500s and slow responses. Every request is recorded.
+"""
+
+from __future__ import annotations
+
+import base64
+import json
+import random
+import re
+import threading
+import time
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass, field
+from datetime import UTC, datetime, timedelta, tzinfo
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from pathlib import Path
+from urllib.parse import parse_qsl, quote, urlencode, urlsplit
+
+BODY_LIMIT = 50
+"""Most results per search response when bodies are expanded (Cloud's cap)."""
+LIMIT = 200
+"""Most results per search response otherwise."""
+
+
+@dataclass
+class FakePage:
+    """A page as the fake server holds it."""
+
+    id: str
+    space: str
+    title: str
+    body: str
+    version: int = 1
+    created: datetime = datetime(2024, 1, 1, tzinfo=UTC)
+    modified: datetime = datetime(2024, 1, 1, tzinfo=UTC)
+    author: str = "Ada Example"
+    ancestors: list[str] = field(default_factory=list)
+    labels: list[str] = field(default_factory=list)
+    read_users: list[str] = field(default_factory=list)
+    read_groups: list[str] = field(default_factory=list)
+
+
+@dataclass(frozen=True)
+class Recorded:
+    """One request the server saw."""
+
+    method: str
+    path: str
+    params: dict[str, str]
+    headers: dict[str, str]
+    status: int
+
+
+def pages_from_folder(folder: Path) -> list[FakePage]:
+    """Pages from ConfQuestions documents (`documents/*.json` or the folder itself): id from
+    the url's `/pages/<id>/`, modified one hour apart in file-name order."""
+    documents = folder / "documents" if (folder / "documents").is_dir() else folder
+    pages = []
+    start = datetime(2023, 1, 1, tzinfo=UTC)
+    for i, path in enumerate(sorted(documents.glob("*.json"))):
+        record = json.loads(path.read_text(encoding="utf-8"))
+        match = re.search(r"/pages/(\d+)", record.get("url", ""))
+        when = start + timedelta(hours=i)
+        pages.append(
+            FakePage(
+                id=match.group(1) if match else record["id"],
+                space=record["space"],
+                title=record["title"],
+                body=record["content"],
+                created=when,
+                modified=when,
+            )
+        )
+    return pages
+
+
+_WORDS = (
+    "alpha bravo charlie delta echo foxtrot golf hotel india juliet kilo lima mike november"
+    " oscar papa quebec romeo sierra tango uniform victor whiskey xray yankee zulu build"
+    " deploy kernel driver network storage cluster backup restore policy review release"
+    " sprint ticket budget invoice vendor contract meeting agenda summary incident"
+).split()
+
+
+def generated_page(number: int, space: str, rng: random.Random) -> FakePage:
+    """One generated page: a heading, two paragraphs and a list (three evidences)."""
+    code = f"GEN-{number:05d}"
+
+    def sentence(words: int) -> str:
+        return " ".join(rng.choice(_WORDS) for _ in range(words)).capitalize() + "."
+
+    paragraphs = "".join(
+        f"<p>{code} {sentence(12)} {sentence(14)} {sentence(10)}</p>" for _ in range(2)
+    )
+    items = "".join(f"<li>{sentence(6)}</li>" for _ in range(4))
+    body = f"<h2>Overview of {code}</h2>{paragraphs}<ul>{items}</ul>"
+    when = datetime(2023, 1, 1, tzinfo=UTC) + timedelta(minutes=7 * number)
+    return FakePage(
+        id=str(100000 + number),
+        space=space,
+        title=f"Page {code} {rng.choice(_WORDS)} {rng.choice(_WORDS)}",
+        body=body,
+        created=when,
+        modified=when,
+        labels=[rng.choice(_WORDS)],
+    )
+
+
+def generated_pages(count: int, space: str = "GEN", seed: int = 7) -> list[FakePage]:
+    """`count` generated pages in a tree: every tenth page is the parent of the next nine."""
+    rng = random.Random(seed)
+    pages = [generated_page(n, space, rng) for n in range(count)]
+    for n, page in enumerate(pages):
+        if n % 10:
+            page.ancestors = [pages[n - n % 10].id]
+    return pages
+
+
+_SPACE = re.compile(r'^space\s*=\s*"?([^"]+?)"?$', re.I)
+_TYPE = re.compile(r'^type\s*=\s*"?(\w+)"?$', re.I)
+_MODIFIED = re.compile(r'^lastmodified\s*(>=|>)\s*"(\d{4}-\d{2}-\d{2} \d{2}:\d{2})"$', re.I)
+_ORDER = re.compile(r"^(.*?)\s+order\s+by\s+(lastmodified|created)(?:\s+(asc|desc))?$", re.I)
+
+
+def parse_cql(cql: str, user_tz: tzinfo):
+    """(filter, sort key, descending) for the CQL subset; ValueError for anything else."""
+    match = _ORDER.match(cql.strip())
+    where, order, direction = match.groups() if match else (cql, "lastmodified", "asc")
+    tests = []
+    for clause in re.split(r"\s+and\s+", where.strip(), flags=re.I):
+        if m := _SPACE.match(clause):
+            tests.append(lambda p, key=m.group(1): p.space == key)
+        elif m := _TYPE.match(clause):
+            tests.append(lambda p, kind=m.group(1): kind.lower() == "page")
+        elif m := _MODIFIED.match(clause):
+            local = datetime.strptime(m.group(2), "%Y-%m-%d %H:%M").replace(tzinfo=user_tz)
+            if m.group(1) == ">=":
+                tests.append(lambda p, t=local: p.modified >= t)
+            else:
+                tests.append(lambda p, t=local: p.modified > t)
+        else:
+            raise ValueError(f"unsupported CQL clause: {clause!r}")
+    attribute = "modified" if order.lower() == "lastmodified" else "created"
+    return (
+        lambda p: all(t(p) for t in tests),
+        lambda p: (getattr(p, attribute), p.id),
+        (direction or "asc").lower() == "desc",
+    )
+
+
+def _iso(moment: datetime) -> str:
+    return moment.astimezone(UTC).isoformat(timespec="milliseconds").replace("+00:00", "Z")
+
+
+class FakeConfluence:
+    """The fake server. Use as a context manager; `url` is what the client is pointed at."""
+
+    def __init__(
+        self,
+        pages: Iterable[FakePage] = (),
+        cloud: bool = True,
+        user: str = "bot@example.com",
+        token: str = "fake-token",
+        user_tz: tzinfo = UTC,
+        context: str | None = None,
+    ):
+        self.cloud = cloud
+        self.user = user
+        self.token = token
+        self.user_tz = user_tz
+        self.context = ("/wiki" if cloud else "/confluence") if context is None else context
+        self.pages: dict[str, FakePage] = {p.id: p for p in pages}
+        self.requests: list[Recorded] = []
+        self.delay = 0.0
+        self.lock = threading.RLock()
+        self._faults: list[tuple[int, str | None]] = []
+        self._fault_rate = 0.0
+        self._fault_rng = random.Random(0)
+        self._fault_choices: Sequence[tuple[int, str | None]] = ()
+        self._server: ThreadingHTTPServer | None = None
+        self._thread: threading.Thread | None = None
+
+    # ------------------------------------------------------------------ lifecycle
+    def start(self) -> FakeConfluence:
+        """Start serving on a free port in a daemon thread."""
+        server = ThreadingHTTPServer(("127.0.0.1", 0), _handler(self))
+        server.daemon_threads = True
+        self._server = server
+        self._thread = threading.Thread(target=server.serve_forever, daemon=True)
+        self._thread.start()
+        return self
+
+    def stop(self) -> None:
+        """Stop serving."""
+        if self._server is not None:
+            self._server.shutdown()
+            self._server.server_close()
+            self._server = None
+
+    def __enter__(self) -> FakeConfluence:
+        return self.start()
+
+    def __exit__(self, *exc) -> None:
+        self.stop()
+
+    @property
+    def url(self) -> str:
+        """Base URL of the fake site (what `CONFBOT_CONFLUENCE_URL` is set to)."""
+        host, port = self._server.server_address[:2]
+        return f"http://{host}:{port}{self.context}"
+
+    def settings_environ(self) -> dict[str, str]:
+        """The `CONFBOT_CONFLUENCE_*` variables that point the connector here."""
+        environ = {
+            "CONFBOT_CONFLUENCE_URL": self.url,
+            "CONFBOT_CONFLUENCE_TOKEN": self.token,
+            "CONFBOT_CONFLUENCE_CLOUD": "true" if self.cloud else "false",
+        }
+        if self.cloud:
+            environ["CONFBOT_CONFLUENCE_USER"] = self.user
+        return environ
+
+    # ------------------------------------------------------------------ changing the wiki
+    def edit(self, page_id: str, body: str | None = None, title: str | None = None) -> FakePage:
+        """A new version of a page, modified now."""
+        with self.lock:
+            page = self.pages[page_id]
+            page.body = page.body if body is None else body
+            page.title = page.title if title is None else title
+            page.version += 1
+            page.modified = max(datetime.now(UTC), page.modified + timedelta(seconds=1))
+            return page
+
+    def move(self, page_id: str, parent_id: str) -> FakePage:
+        """Move a page (and its descendants) under another page: new ancestors, same version
+        and `lastmodified` (as in Confluence)."""
+        with self.lock:
+            page = self.pages[page_id]
+            old = [*page.ancestors, page_id]
+            new = [*self.pages[parent_id].ancestors, parent_id, page_id]
+            for other in self.pages.values():
+                if other.ancestors[: len(old)] == old:
+                    other.ancestors = new + other.ancestors[len(old) :]
+            page.ancestors = new[:-1]
+            return page
+
+    def delete(self, page_id: str) -> None:
+        """Remove a page (as trashing it does for the REST API)."""
+        with self.lock:
+            del self.pages[page_id]
+
+    def restrict(
+        self, page_id: str, users: Sequence[str] = ("someone",), groups: Sequence[str] = ()
+    ) -> None:
+        """Put read restrictions on a page (inherited by its descendants in Confluence)."""
+        with self.lock:
+            self.pages[page_id].read_users = list(users)
+            self.pages[page_id].read_groups = list(groups)
+
+    # ------------------------------------------------------------------ faults
+    def fail_next(self, count: int, status: int = 500, retry_after: str | None = None) -> None:
+        """Answer the next `count` API requests with `status` (and a Retry-After header)."""
+        with self.lock:
+            self._faults.extend([(status, retry_after)] * count)
+
+    def fail_randomly(
+        self,
+        rate: float,
+        seed: int = 0,
+        choices: Sequence[tuple[int, str | None]] = ((429, "0"), (500, None)),
+    ) -> None:
+        """Answer a fraction `rate` of API requests with one of `choices` (status, Retry-After)."""
+        with self.lock:
+            self._fault_rate = rate
+            self._fault_rng = random.Random(seed)
+            self._fault_choices = choices
+
+    def _fault(self) -> tuple[int, str | None] | None:
+        with self.lock:
+            if self._faults:
+                return self._faults.pop(0)
+            if self._fault_rate and self._fault_rng.random() < self._fault_rate:
+                return self._fault_rng.choice(list(self._fault_choices))
+        return None
+
+    # ------------------------------------------------------------------ answering
+    def searches(self) -> list[Recorded]:
+        """The recorded content searches."""
+        return [r for r in self.requests if r.path.endswith("/rest/api/content/search")]
+
+    def authorized(self, header: str) -> bool:
+        """Whether an Authorization header carries the configured credentials."""
+        if header.startswith("Bearer "):
+            return not self.cloud and header[7:] == self.token
+        if header.startswith("Basic "):
+            expected = base64.b64encode(f"{self.user}:{self.token}".encode()).decode()
+            return header[6:] == expected
+        return False
+
+    def handle(self, path: str, params: dict[str, str]) -> tuple[int, dict]:
+        """(status, JSON body) for an authorized GET below the context path."""
+        if path == "/rest/api/content/search":
+            return self._search(params)
+        if m := re.fullmatch(r"/rest/api/content/(\w+)/restriction/byOperation/read", path):
+            page = self.pages.get(m.group(1))
+            if page is None:
+                return 404, {"message": "No content found"}
+            return 200, {"operation": "read", "restrictions": self._restrictions(page)}
+        if m := re.fullmatch(r"/rest/api/content/(\w+)", path):
+            page = self.pages.get(m.group(1))
+            if page is None:
+                return 404, {"statusCode": 404, "message": "No content found with id"}
+            expand = set(filter(None, params.get("expand", "").split(",")))
+            return 200, {**self.content(page, expand), "_links": self._page_links(page, True)}
+        return 404, {"message": f"no such resource {path}"}
+
+    def _search(self, params: dict[str, str]) -> tuple[int, dict]:
+        cql = params.get("cql", "")
+        expand = set(filter(None, params.get("expand", "").split(",")))
+        try:
+            matches, key, descending = parse_cql(cql, self.user_tz)
+        except ValueError as exc:
+            return 400, {"statusCode": 400, "message": str(exc)}
+        cap = BODY_LIMIT if "body.storage" in expand else LIMIT
+        limit = min(int(params.get("limit", 25)), cap)
+        if self.cloud and params.get("cursor"):
+            start = int(base64.urlsafe_b64decode(params["cursor"]).decode())
+        elif self.cloud and int(params.get("start", 0)):
+            return 400, {"statusCode": 400, "message": "use the cursor in _links.next"}
+        else:
+            start = int(params.get("start", 0))
+        found = sorted((p for p in self.pages.values() if matches(p)), key=key, reverse=descending)
+        window = found[start : start + limit]
+        links = {
+            "base": self.url,
+            "context": self.context,
+            "self": self.url + "/rest/api/content/search",
+        }
+        if self.cloud and start + limit < len(found):
+            cursor = base64.urlsafe_b64encode(str(start + limit).encode()).decode()
+            query = urlencode(
+                {
+                    "next": "true",
+                    "cursor": cursor,
+                    "expand": params.get("expand", ""),
+                    "limit": limit,
+                    "start": start + limit,
+                    "cql": cql,
+                },
+                quote_via=quote,
+            )
+            links["next"] = f"/rest/api/content/search?{query}"
+        return 200, {
+            "results": [
+                {**self.content(p, expand), "_links": self._page_links(p, False)} for p in window
+            ],
+            "start": start,
+            "limit": limit,
+            "size": len(window),
+            "totalSize": len(found),
+            "cqlQuery": cql,
+            "_links": links,
+        }
+
+    def content(self, page: FakePage, expand: set[str]) -> dict:
+        """The JSON of a page with the asked expansions."""
+        out: dict = {"id": page.id, "type": "page", "status": "current", "title": page.title}
+        if "space" in expand:
+            out["space"] = {"key": page.space, "name": f"Space {page.space}", "type": "global"}
+        if "version" in expand:
+            if self.cloud:
+                by = {
+                    "type": "known",
+                    "accountId": "5b10ac8d82e05b22cc7d4ef5",
+                    "displayName": page.author,
+                    "publicName": page.author,
+                }
+            else:
+                by = {
+                    "type": "known",
+                    "username": page.author.split()[0].lower(),
+                    "displayName": page.author,
+                }
+            out["version"] = {
+                "number": page.version,
+                "when": _iso(page.modified),
+                "by": by,
+                "minorEdit": False,
+            }
+        if "ancestors" in expand:
+            out["ancestors"] = [
+                {
+                    "id": a,
+                    "type": "page",
+                    "status": "current",
+                    "title": self.pages[a].title if a in self.pages else "",
+                }
+                for a in page.ancestors
+            ]
+        if "metadata.labels" in expand:
+            labels = [
+                {"prefix": "global", "name": n, "id": str(i)} for i, n in enumerate(page.labels)
+            ]
+            out["metadata"] = {"labels": {"results": labels, "size": len(labels)}}
+        if "body.storage" in expand:
+            out["body"] = {"storage": {"value": page.body, "representation": "storage"}}
+        if "restrictions.read.restrictions.user" in expand:
+            out["restrictions"] = {
+                "read": {"operation": "read", "restrictions": self._restrictions(page)}
+            }
+        return out
+
+    def _restrictions(self, page: FakePage) -> dict:
+        users = [{"type": "known", "displayName": u} for u in page.read_users]
+        groups = [{"type": "group", "name": g} for g in page.read_groups]
+        return {
+            "user": {"results": users, "size": len(users), "start": 0, "limit": 200},
+            "group": {"results": groups, "size": len(groups), "start": 0, "limit": 200},
+        }
+
+    def _page_links(self, page: FakePage, with_base: bool) -> dict:
+        if self.cloud:
+            webui = f"/spaces/{page.space}/pages/{page.id}/{quote(page.title.replace(' ', '+'))}"
+        else:
+            webui = f"/pages/viewpage.action?pageId={page.id}"
+        links = {"webui": webui, "self": f"{self.url}/rest/api/content/{page.id}"}
+        if with_base:
+            links.update(base=self.url, context=self.context)
+        return links
+
+
+def _handler(fake: FakeConfluence) -> type[BaseHTTPRequestHandler]:
+    class Handler(BaseHTTPRequestHandler):
+        protocol_version = "HTTP/1.1"
+
+        def log_message(self, *args) -> None:  # keep test output quiet
+            pass
+
+        def do_GET(self) -> None:  # noqa: N802 (http.server's naming)
+            parts = urlsplit(self.path)
+            params = dict(parse_qsl(parts.query, keep_blank_values=True))
+            status, body, headers = self._answer(parts.path, params)
+            with fake.lock:
+                fake.requests.append(
+                    Recorded("GET", parts.path, params, dict(self.headers.items()), status)
+                )
+            payload = json.dumps(body).encode()
+            self.send_response(status)
+            self.send_header("Content-Type", "application/json")
+            self.send_header("Content-Length", str(len(payload)))
+            for name, value in headers.items():
+                self.send_header(name, value)
+            self.end_headers()
+            self.wfile.write(payload)
+
+        def _answer(self, path: str, params: dict[str, str]) -> tuple[int, dict, dict]:
+            if fake.delay:
+                time.sleep(fake.delay)
+            if not path.startswith(fake.context + "/rest/api/"):
+                return 404, {"message": "not found"}, {}
+            if not fake.authorized(self.headers.get("Authorization", "")):
+                return 401, {"message": "unauthorized"}, {}
+            fault = fake._fault()
+            if fault is not None:
+                status, retry_after = fault
+                headers = {"Retry-After": retry_after} if retry_after is not None else {}
+                return status, {"message": "injected fault"}, headers
+            with fake.lock:
+                status, body = fake.handle(path[len(fake.context) :], params)
+            return status, body, {}
+
+    return Handler

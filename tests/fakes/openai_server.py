@@ -1,0 +1,212 @@
+"""A real HTTP server speaking the OpenAI chat-completions protocol, for tests.
+
+It listens on 127.0.0.1 on a free port in a background thread, records every request,
+and answers from a script of replies (then from a default responder). Point the real
+`openai` client (or `core.llm.OpenAILLM`) at `server.base_url`; nothing is patched.
+
+    with FakeOpenAI() as server:
+        server.push(Reply.error(429, retry_after="2"), "Paris [1]")
+        llm = OpenAILLM(server.base_url, "fake-model", "sk-test")
+        ...
+        assert server.requests[-1].json["model"] == "fake-model"
+
+`delay_s` (server-wide, or per `Reply`) holds each reply back, to test timeouts and
+concurrency.
+"""
+
+from __future__ import annotations
+
+import json
+import threading
+import time
+from collections import deque
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+
+
+@dataclass
+class Reply:
+    """One scripted answer: choices' contents (a string is repeated for every `n`), or an
+    error status with optional headers (`Retry-After`) and body; held back `delay_s`."""
+
+    content: str | list[str] | None = None
+    status: int = 200
+    headers: dict[str, str] = field(default_factory=dict)
+    body: dict | None = None
+    delay_s: float = 0.0
+
+    @classmethod
+    def error(cls, status: int, retry_after: str | None = None, message: str = "") -> Reply:
+        """An OpenAI-style error reply."""
+        headers = {"Retry-After": retry_after} if retry_after is not None else {}
+        text = message or f"fake error {status}"
+        return cls(status=status, headers=headers, body={"error": {"message": text}})
+
+
+@dataclass
+class Recorded:
+    """A request the server received (header names lower-cased)."""
+
+    method: str
+    path: str
+    headers: dict[str, str]
+    json: dict | None
+    at: float
+
+
+Responder = Callable[[dict], "str | list[str] | Reply"]
+
+
+class FakeOpenAI:
+    """The fake server. Start with `start()` or a `with` block; stop with `stop()`."""
+
+    def __init__(
+        self,
+        responder: Responder | None = None,
+        delay_s: float = 0.0,
+        model: str = "fake-model",
+    ):
+        self.responder: Responder = responder or (lambda request: "ok")
+        self.delay_s = delay_s
+        self.model = model
+        self.requests: list[Recorded] = []
+        self._script: deque[str | list[str] | Reply] = deque()
+        self._lock = threading.Lock()
+        self._stopping = threading.Event()
+        self._server: ThreadingHTTPServer | None = None
+        self._thread: threading.Thread | None = None
+        self.in_flight = 0
+        self.max_in_flight = 0
+
+    # ------------------------------------------------------------------ control
+    def push(self, *replies: str | list[str] | Reply) -> None:
+        """Queue replies for the next requests, in order."""
+        with self._lock:
+            self._script.extend(replies)
+
+    @property
+    def base_url(self) -> str:
+        """The `/v1` base URL to give an OpenAI client."""
+        assert self._server is not None, "server not started"
+        return f"http://127.0.0.1:{self._server.server_address[1]}/v1"
+
+    @property
+    def chat_requests(self) -> list[Recorded]:
+        """The recorded chat-completion requests."""
+        with self._lock:
+            return [r for r in self.requests if r.path.endswith("/chat/completions")]
+
+    def start(self) -> FakeOpenAI:
+        """Listen on a free port in a daemon thread."""
+        handler = type("Handler", (_Handler,), {"fake": self})
+        self._server = ThreadingHTTPServer(("127.0.0.1", 0), handler)
+        self._server.daemon_threads = True
+        self._thread = threading.Thread(target=self._server.serve_forever, daemon=True)
+        self._thread.start()
+        return self
+
+    def stop(self) -> None:
+        """Stop serving; delayed replies still pending are cut short."""
+        self._stopping.set()
+        if self._server is not None:
+            self._server.shutdown()
+            self._server.server_close()
+        if self._thread is not None:
+            self._thread.join(timeout=5)
+
+    def __enter__(self) -> FakeOpenAI:
+        return self.start()
+
+    def __exit__(self, *exc) -> None:
+        self.stop()
+
+    # ------------------------------------------------------------------ serving
+    def _next_reply(self, request: dict) -> Reply:
+        with self._lock:
+            scripted = self._script.popleft() if self._script else None
+        reply = scripted if scripted is not None else self.responder(request)
+        return reply if isinstance(reply, Reply) else Reply(content=reply)
+
+    def _completion(self, request: dict, reply: Reply) -> dict:
+        n = int(request.get("n") or 1)
+        content = reply.content if reply.content is not None else ""
+        texts = [content] * n if isinstance(content, str) else list(content)
+        return {
+            "id": f"chatcmpl-fake-{len(self.requests)}",
+            "object": "chat.completion",
+            "created": int(time.time()),
+            "model": request.get("model", self.model),
+            "choices": [
+                {
+                    "index": i,
+                    "message": {"role": "assistant", "content": text},
+                    "finish_reason": "stop",
+                }
+                for i, text in enumerate(texts)
+            ],
+            "usage": {"prompt_tokens": 1, "completion_tokens": 1, "total_tokens": 2},
+        }
+
+
+class _Handler(BaseHTTPRequestHandler):
+    fake: FakeOpenAI
+    protocol_version = "HTTP/1.1"
+
+    def log_message(self, format, *args) -> None:  # keep test output quiet
+        pass
+
+    def do_GET(self) -> None:
+        self._record(None)
+        if self.path.rstrip("/").endswith("/models"):
+            self._send(200, {"object": "list", "data": [{"id": self.fake.model, "object": "model"}]})
+        else:
+            self._send(404, {"error": {"message": f"no route {self.path}"}})
+
+    def do_POST(self) -> None:
+        length = int(self.headers.get("Content-Length") or 0)
+        raw = self.rfile.read(length) if length else b""
+        try:
+            body = json.loads(raw or b"{}")
+        except json.JSONDecodeError:
+            body = None
+        self._record(body)
+        fake = self.fake
+        if not self.path.rstrip("/").endswith("/chat/completions") or body is None:
+            self._send(404, {"error": {"message": f"no route {self.path}"}})
+            return
+        with fake._lock:
+            fake.in_flight += 1
+            fake.max_in_flight = max(fake.max_in_flight, fake.in_flight)
+        try:
+            reply = fake._next_reply(body)
+            delay = reply.delay_s or fake.delay_s
+            if delay and fake._stopping.wait(delay):
+                return
+            if reply.status != 200:
+                payload = reply.body or {"error": {"message": f"error {reply.status}"}}
+                self._send(reply.status, payload, reply.headers)
+            else:
+                self._send(200, fake._completion(body, reply), reply.headers)
+        finally:
+            with fake._lock:
+                fake.in_flight -= 1
+
+    def _record(self, body: dict | None) -> None:
+        headers = {name.lower(): value for name, value in self.headers.items()}
+        entry = Recorded(self.command, self.path, headers, body, time.time())
+        with self.fake._lock:
+            self.fake.requests.append(entry)
+
+    def _send(self, status: int, payload: dict, headers: dict[str, str] | None = None) -> None:
+        data = json.dumps(payload).encode("utf-8")
+        try:
+            self.send_response(status)
+            self.send_header("Content-Type", "application/json")
+            self.send_header("Content-Length", str(len(data)))
+            for name, value in (headers or {}).items():
+                self.send_header(name, value)
+            self.end_headers()
+            self.wfile.write(data)
+        except (BrokenPipeError, ConnectionResetError):  # the client gave up (a timeout test)
+            pass

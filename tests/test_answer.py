@@ -1,0 +1,120 @@
+"""The answer prompt and citation parsing."""
+
+from __future__ import annotations
+
+import pytest
+
+from core.answer import (
+    OUT_OF_SCOPE,
+    Citation,
+    build_messages,
+    cited_numbers,
+    generate,
+    is_out_of_scope,
+    parse_citations,
+    parse_prompt,
+)
+from core.pages import Evidence
+from tests.fakes.openai_server import FakeOpenAI
+
+
+def ev(number: int, text: str = "text", title: str = "Title", heading: str = "") -> Evidence:
+    return Evidence(
+        id=f"e{number}",
+        page_id=f"{100 + number}",
+        space="S",
+        url=f"https://wiki/pages/{100 + number}/T",
+        title=title,
+        kind="passage",
+        position=number,
+        text=text,
+        heading=heading,
+    )
+
+
+@pytest.mark.parametrize(
+    "text, numbers",
+    [
+        ("Paris [1].", [1]),
+        ("A [1, 3] and B [2]", [1, 3, 2]),
+        ("A [1][2]", [1, 2]),
+        ("A [1-3]", [1, 2, 3]),
+        ("A [2–4]", [2, 3, 4]),
+        ("A [1; 2]", [1, 2]),
+        ("A [1 and 2]", [1, 2]),
+        ("A [Source 2]", [2]),
+        ("A [sources 1, 2]", [1, 2]),
+        ("A [1] again [1]", [1]),
+        ("A [ 2 ]", [2]),
+        ("A [3-1]", []),
+        ("No citations here", []),
+        ("An array [a] or [1a] or [x, 1]", []),
+        ("Huge [1-1000]", []),
+    ],
+)
+def test_cited_numbers(text, numbers):
+    assert cited_numbers(text) == numbers
+
+
+def test_parse_citations_drops_numbers_not_given():
+    evidences = [ev(1, title="One"), ev(2, title="Two")]
+    assert parse_citations("x [2] y [3] z [0] [1]", evidences) == [
+        Citation(2, "e2", "102", "Two", "https://wiki/pages/102/T"),
+        Citation(1, "e1", "101", "One", "https://wiki/pages/101/T"),
+    ]
+
+
+def test_build_messages_numbers_sources_and_states_rules():
+    evidences = [ev(1, "first\n\n\nline", "Page A", "Intro"), ev(2, "second", "Page B")]
+    system, user = build_messages("What?", evidences)
+    assert system["role"] == "system" and OUT_OF_SCOPE in system["content"]
+    assert "[n]" in system["content"] or "[1]" in system["content"]
+    assert user["role"] == "user"
+    assert "[1] Page A — Intro\nfirst\nline" in user["content"]
+    assert "[2] Page B\nsecond" in user["content"]
+    assert user["content"].endswith("Question: What?")
+
+
+def test_build_messages_is_pure():
+    evidences = [ev(1), ev(2)]
+    assert build_messages("q", evidences) == build_messages("q", list(evidences))
+
+
+def test_parse_prompt_round_trip():
+    evidences = [ev(1, "a [2] b\nc", "T1", "H"), ev(2, "Question: tricky", "T2")]
+    question, sources = parse_prompt(build_messages("Why?\n\nReally?", evidences))
+    assert question == "Why?\n\nReally?"
+    assert [(s.number, s.header, s.text) for s in sources] == [
+        (1, "T1 — H", "a [2] b\nc"),
+        (2, "T2", "Question: tricky"),
+    ]
+    assert parse_prompt(build_messages("q", [])) == ("q", [])
+    assert parse_prompt([{"role": "user", "content": "hello"}]) is None
+
+
+@pytest.mark.parametrize(
+    "text, expected",
+    [
+        (OUT_OF_SCOPE, True),
+        ("the desired information cannot be found in the retrieved pool of evidence", True),
+        (f"{OUT_OF_SCOPE} [1]", True),
+        ("Paris [1]", False),
+    ],
+)
+def test_is_out_of_scope(text, expected):
+    assert is_out_of_scope(text) is expected
+
+
+def test_generate_with_openai_llm_parses_citations():
+    from core.llm import OpenAILLM
+
+    evidences = [ev(1, "Paris is the capital."), ev(2, "Berlin is big.")]
+    with FakeOpenAI() as server:
+        server.push(["Paris [1].", OUT_OF_SCOPE])
+        llm = OpenAILLM(server.base_url, "fake-model", "k", max_retries=0)
+        first, second = generate(llm, "Capital of France?", evidences, n=2, temperature=0.7)
+        sent = server.chat_requests[0].json
+    assert sent["messages"] == first.messages == build_messages("Capital of France?", evidences)
+    assert sent["n"] == 2 and sent["temperature"] == 0.7
+    assert [c.evidence_id for c in first.citations] == ["e1"] and not first.out_of_scope
+    assert second.out_of_scope and second.citations == [] and second.model == "fake-model"

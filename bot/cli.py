@@ -80,15 +80,24 @@ def build_parser() -> argparse.ArgumentParser:
 
     # Subcommands register below, one block each.
     p = sub.add_parser("eval", help="run the ConfQuestions benchmark")
-    p.add_argument("--data", required=True, help="benchmark folder (documents/, conversations.json)")
+    p.add_argument(
+        "--data", required=True, help="benchmark folder (documents/, conversations.json)"
+    )
     p.add_argument("--conversations", help="conversations file (default: DATA/conversations.json)")
     p.add_argument(
         "--questions", choices=("completed", "raw", "conversational"), default="completed"
     )
     p.add_argument("--lang", choices=("en", "de", "both"), default="both")
     p.add_argument(
-        "--ablation", choices=("context", "linearizer", "indexing", "retriever"),
+        "--ablation",
+        choices=("context", "linearizer", "indexing", "retriever"),
         help="print one ablation table instead of the sliced figures",
+    )
+    p.add_argument(
+        "--attribution",
+        choices=("counterfactual", "naive", "citation", "all"),
+        help="answer the completed questions and report attribution accuracy and citation"
+        " precision/recall for this attribution method (all: the three side by side)",
     )
     p.add_argument("--json", metavar="OUT", help="write the figures (and per-question records)")
     _add_config_option(p)

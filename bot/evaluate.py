@@ -75,6 +75,12 @@ def run(args: argparse.Namespace, settings: Settings) -> int:
             lang: {label: {k: v for k, v in f.items() if k != "slices"} for label, f in rows}
             for lang, rows in tables.items()
         }
+    elif getattr(args, "attribution", None):
+        from bot.attribution_eval import run_attribution_eval
+
+        output.update(
+            run_attribution_eval(settings, pages, conversations, langs, groups, args.attribution)
+        )
     elif args.questions == "conversational":
         from bot.conversational_eval import run_conversational_eval
 

@@ -14,6 +14,7 @@ from __future__ import annotations
 import logging
 import signal
 import threading
+from collections import Counter
 from datetime import UTC, datetime, timedelta
 
 from connectors.sync import SpaceSync, SyncReport, make_source, parse_interval, spaces_to_sync
@@ -71,8 +72,8 @@ class Worker:
         self.stop = threading.Event()
         self.reports: dict[str, SyncReport] = {}
         """The last report of each space."""
-        self.runs = 0
-        """Sync runs finished since the worker started."""
+        self.runs: Counter[str] = Counter()
+        """Sync runs finished per space since the worker was made."""
         self.scheduler = BackgroundScheduler(
             jobstores={"default": SQLAlchemyJobStore(engine=engine_for(settings.sqlalchemy_url))},
             executors={"default": ThreadPoolExecutor(max_workers=1)},
@@ -125,7 +126,7 @@ class Worker:
         report = SpaceSync(self.settings, self.index, source, self.stop).run(space)
         log.info("sync %s", report.summary())
         self.reports[space] = report
-        self.runs += 1
+        self.runs[space] += 1
         return report
 
     def shutdown(self) -> None:

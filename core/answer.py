@@ -52,15 +52,19 @@ def _one_paragraph(text: str) -> str:
     return _BLANK_LINES.sub("\n", text.strip())
 
 
-def build_messages(question: str, evidences: Sequence[Evidence]) -> list[dict]:
+def build_messages(
+    question: str, evidences: Sequence[Evidence], numbers: Sequence[int] | None = None
+) -> list[dict]:
     """The chat messages asking for an answer to `question` from the numbered `evidences`.
 
-    Sources are numbered from 1 in the order given; each is `[n] header` on one line
-    followed by the evidence text, separated by blank lines.
+    Sources are numbered from 1 in the order given (or carry the given `numbers`, so a
+    counterfactual prompt that leaves some sources out keeps the others' numbers); each is
+    `[n] header` on one line followed by the evidence text, separated by blank lines.
     """
+    numbers = range(1, len(evidences) + 1) if numbers is None else numbers
     blocks = [
         f"[{number}] {source_header(e)}\n{_one_paragraph(e.text)}"
-        for number, e in enumerate(evidences, start=1)
+        for number, e in zip(numbers, evidences, strict=True)
     ]
     sources = "\n\n".join(blocks) if blocks else NO_SOURCES
     user = f"{SOURCES_HEADER}\n\n{sources}\n\n{QUESTION_PREFIX}{question.strip()}"
@@ -110,7 +114,7 @@ class Citation:
 
 
 # `[1]`, `[1, 3]`, `[1-3]`, `[1–3]`, `[1; 2]`, `[1 and 2]`, `[Source 2]`; `[1][2]` is two hits.
-_CITATION = re.compile(
+CITATION = re.compile(
     r"\[\s*(?:sources?\s*)?(\d+(?:\s*(?:,|;|-|–|—|and|&)\s*(?:sources?\s*)?\d+)*)\s*\]",
     re.IGNORECASE,
 )
@@ -121,7 +125,7 @@ _MAX_RANGE = 50
 def cited_numbers(text: str) -> list[int]:
     """Source numbers cited in `text`, in order of first citation, each once."""
     numbers: list[int] = []
-    for match in _CITATION.finditer(text):
+    for match in CITATION.finditer(text):
         inner = match.group(1)
         for part in re.split(r"\s*(?:,|;|and|&)\s*", inner, flags=re.IGNORECASE):
             part = re.sub(r"(?i)sources?\s*", "", part)

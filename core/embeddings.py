@@ -194,9 +194,7 @@ def make_embedder(settings: Settings, cache: bool = True) -> Embedder:
             settings.openai_api_key,
         )
     else:
-        raise SettingsError(
-            f"CONFBOT_EMBEDDER={choice!r} is not one of: use, bge-m3, openai"
-        )
+        raise SettingsError(f"CONFBOT_EMBEDDER={choice!r} is not one of: use, bge-m3, openai")
     if not cache:
         return inner
     return CachedEmbedder(inner, settings.data_path / "embeddings.sqlite")

@@ -8,8 +8,9 @@ Three stores, one key (the evidence id):
 - a bm25s index rebuilt from the store's tokens when the store changed, persisted beside it.
 
 Writes are by page: `upsert_page` replaces every evidence of a page, `delete_page` removes
-them, so re-syncing one page touches nothing else. Chroma is written before the store, so a
-crash in between leaves the store's previous state, which the next upsert repairs.
+them, so re-syncing one page touches nothing else. A page is marked pending, then Chroma is
+written, then the store (clearing the mark) in one transaction; a crash in between leaves the
+store's previous state and the mark, and the next upsert of the page clears its vectors.
 """
 
 from __future__ import annotations
@@ -28,11 +29,17 @@ import numpy as np
 
 from core.contextualize import ContextOptions, page_evidences
 from core.embeddings import Embedder
-from core.lexical import BM25Index, space_mask, tokenize
+from core.lexical import ENGLISH_STOPWORDS, GERMAN_STOPWORDS, BM25Index, space_mask, tokenize
 from core.pages import Evidence, Page
 from core.settings import Settings
+from core.translate import TermTranslator, query_words, vocabulary
 
 log = logging.getLogger(__name__)
+
+# Bumped whenever what is saved beside the BM25 index changes, so old saves are rebuilt.
+_LEXICAL_FORMAT = 2
+# Bumped whenever the text that is embedded or tokenized for an evidence changes.
+INDEX_FORMAT = 2
 
 
 @dataclass
@@ -45,13 +52,18 @@ class IndexReport:
     warnings: int = 0
 
 
-def dense_text(evidence: Evidence) -> str:
-    """The text embedded for dense retrieval: the page title and the evidence itself.
+def dense_text(evidence: Evidence, options: ContextOptions) -> str:
+    """The text embedded for dense retrieval: page title, heading path and the evidence.
 
-    Neighbouring context helps BM25 but blurs a short embedding, so the dense side sees only
-    the title and the evidence (measured in docs/benchmarks.md).
+    Neighbouring passages help BM25 but blur a short embedding, so the dense side sees only
+    the enabled title and heading with the evidence (measured in docs/benchmarks.md).
     """
-    return f"{evidence.title}\n{evidence.text}" if evidence.title else evidence.text
+    parts = [
+        evidence.title if options.title else "",
+        evidence.heading if options.heading else "",
+        evidence.text,
+    ]
+    return "\n".join(p for p in parts if p)
 
 
 def _chroma_client(settings: Settings, folder: Path):
@@ -76,6 +88,7 @@ class EvidenceIndex:
     def __init__(self, settings: Settings, embedder: Embedder):
         self.settings = settings
         self.embedder = embedder
+        self.options = ContextOptions.from_settings(settings)
         self.folder = settings.data_path / settings.collection
         self.folder.mkdir(parents=True, exist_ok=True)
         self._lock = threading.RLock()
@@ -90,6 +103,7 @@ class EvidenceIndex:
             CREATE TABLE IF NOT EXISTS pages (
                 page_id TEXT PRIMARY KEY, space TEXT NOT NULL, record TEXT NOT NULL);
             CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
+            CREATE TABLE IF NOT EXISTS pending (page_id TEXT PRIMARY KEY);
             """
         )
         client = _chroma_client(settings, self.folder)
@@ -102,10 +116,16 @@ class EvidenceIndex:
         self._bm25: BM25Index | None = None
         self._bm25_spaces: list[str] = []
         self._bm25_generation = -1
+        self._translator: TermTranslator | None = None
 
     # ------------------------------------------------------------------ writing
-    def index_pages(self, pages: Iterable[Page], options: ContextOptions) -> IndexReport:
-        """Extract, contextualize and upsert pages; a page that fails is logged and skipped."""
+    def index_pages(
+        self, pages: Iterable[Page], options: ContextOptions | None = None
+    ) -> IndexReport:
+        """Extract, contextualize and upsert pages; a page that fails is logged and skipped.
+
+        `options` default to the index's own (from the settings it was made with)."""
+        options = options or self.options
         report = IndexReport()
         batch: list[tuple[Page, list[Evidence]]] = []
         for page in pages:
@@ -126,7 +146,7 @@ class EvidenceIndex:
     def _write_batch(self, batch: list[tuple[Page, list[Evidence]]], report: IndexReport) -> None:
         if not batch:
             return
-        texts = [dense_text(e) for _, evidences in batch for e in evidences]
+        texts = [dense_text(e, self.options) for _, evidences in batch for e in evidences]
         vectors = self.embedder.embed(texts) if texts else np.zeros((0, 1), np.float32)
         offset = 0
         for page, evidences in batch:
@@ -140,16 +160,26 @@ class EvidenceIndex:
     ) -> None:
         """Replace all evidences of `page` with `evidences` (embedded here unless given)."""
         if vectors is None:
-            vectors = self.embedder.embed([dense_text(e) for e in evidences])
+            vectors = self.embedder.embed([dense_text(e, self.options) for e in evidences])
         with self._lock:
-            self._collection.delete(where={"page_id": page.id})
+            known = self._db.execute(
+                "SELECT 1 FROM pages WHERE page_id = ?"
+                " UNION SELECT 1 FROM pending WHERE page_id = ?",
+                (page.id, page.id),
+            ).fetchone()
+            with self._db:
+                self._db.execute("INSERT OR IGNORE INTO pending VALUES (?)", (page.id,))
+            if known:  # a new page has no vectors to remove: skip the filtered delete
+                self._collection.delete(where={"page_id": page.id})
             ids = [e.id for e in evidences]
             for start in range(0, len(ids), self._max_batch):
                 end = start + self._max_batch
-                self._collection.add(
+                self._collection.upsert(
                     ids=ids[start:end],
                     embeddings=vectors[start:end],
-                    metadatas=[{"page_id": e.page_id, "space": e.space} for e in evidences[start:end]],
+                    metadatas=[
+                        {"page_id": e.page_id, "space": e.space} for e in evidences[start:end]
+                    ],
                 )
             with self._db:
                 self._db.execute("DELETE FROM evidences WHERE page_id = ?", (page.id,))
@@ -171,6 +201,7 @@ class EvidenceIndex:
                     "INSERT OR REPLACE INTO pages VALUES (?, ?, ?)",
                     (page.id, page.space, json.dumps(record)),
                 )
+                self._db.execute("DELETE FROM pending WHERE page_id = ?", (page.id,))
                 self._bump_generation()
 
     def delete_page(self, page_id: str) -> None:
@@ -255,15 +286,25 @@ class EvidenceIndex:
         """BM25 top `k` (evidence id, score) for the query text."""
         bm25, doc_spaces = self._lexical()
         mask = space_mask(doc_spaces, spaces) if spaces is not None else None
-        return bm25.search(tokenize(query, language), k, mask)
+        return bm25.search(self.query_tokens(query, language), k, mask)
 
-    def lexical_scores(
-        self, query: str, spaces: Collection[str] | None = None, language: str = "en"
-    ) -> tuple[list[str], np.ndarray]:
-        """BM25 scores of every evidence: (ids, scores)."""
-        bm25, doc_spaces = self._lexical()
-        mask = space_mask(doc_spaces, spaces) if spaces is not None else None
-        return bm25.ids, bm25.scores(tokenize(query, language), mask)
+    def query_tokens(self, query: str, language: str = "en") -> list[str]:
+        """BM25 tokens of a query; a non-English query also gets the corpus words nearest to
+        its words that the corpus lacks (see core.translate), when translation is on."""
+        tokens = tokenize(query, language)
+        if language == "en" or not self.settings.translate_queries:
+            return tokens
+        self._lexical()
+        stop = GERMAN_STOPWORDS | ENGLISH_STOPWORDS
+        words = [w for w in query_words(query) if w not in stop]
+        translations = self._translator.translate(
+            words,
+            per_word=self.settings.translation_per_word,
+            min_similarity=self.settings.translation_min_similarity,
+        )
+        for neighbours in translations.values():
+            tokens.extend(dict.fromkeys(t for n in neighbours for t in tokenize(n)))
+        return tokens
 
     def dense_search(
         self, vector: np.ndarray, k: int, spaces: Collection[str] | None = None
@@ -296,20 +337,31 @@ class EvidenceIndex:
             folder = self.folder / "bm25"
             stamp = folder / "generation.json"
             saved = json.loads(stamp.read_text()) if stamp.exists() else {}
-            if saved.get("generation") == generation:
+            if saved.get("generation") == generation and saved.get("format") == _LEXICAL_FORMAT:
                 bm25 = BM25Index.load(folder)
                 doc_spaces = saved["spaces"]
+                translator = TermTranslator.load(folder, self.embedder)
             else:
-                rows = self._db.execute("SELECT id, space, tokens FROM evidences ORDER BY id")
-                ids, doc_spaces, tokens = [], [], []
-                for evidence_id, space, token_json in rows:
+                rows = self._db.execute(
+                    "SELECT id, space, tokens, record FROM evidences ORDER BY id"
+                )
+                ids, doc_spaces, tokens, texts = [], [], [], []
+                for evidence_id, space, token_json, record in rows:
                     ids.append(evidence_id)
                     doc_spaces.append(space)
                     tokens.append(json.loads(token_json))
+                    texts.append(json.loads(record)["contextualized"])
                 bm25 = BM25Index(ids, tokens)
                 bm25.save(folder)
-                stamp.write_text(json.dumps({"generation": generation, "spaces": doc_spaces}))
+                translator = TermTranslator.build(vocabulary(texts), self.embedder)
+                translator.save(folder)
+                stamp.write_text(
+                    json.dumps(
+                        {"generation": generation, "format": _LEXICAL_FORMAT, "spaces": doc_spaces}
+                    )
+                )
             self._bm25, self._bm25_spaces, self._bm25_generation = bm25, doc_spaces, generation
+            self._translator = translator
             return bm25, doc_spaces
 
     def warm_up(self) -> None:
@@ -331,4 +383,3 @@ def _page(record: dict) -> Page:
     record["ancestors"] = tuple(record.get("ancestors", ()))
     record["labels"] = tuple(record.get("labels", ()))
     return Page(**record)
-

@@ -13,9 +13,10 @@ import os
 import tomllib
 import types
 import typing
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Mapping
+from typing import Any
 
 
 class SettingsError(ValueError):
@@ -53,9 +54,7 @@ class Settings:
     linearizer: str = setting(
         "verbalized", "How tables become text: verbalized, piped, markdown, html or plain."
     )
-    indexing_mode: str = setting(
-        "both", "Which table evidences to index: rows, tables or both."
-    )
+    indexing_mode: str = setting("both", "Which table evidences to index: rows, tables or both.")
     context_title: bool = setting(True, "Prefix each evidence with its page title.")
     context_heading: bool = setting(True, "Prefix each evidence with the heading it sits under.")
     context_before: bool = setting(True, "Add the text of the evidence before it.")
@@ -66,7 +65,8 @@ class Settings:
 
     # --- embeddings and retrieval ----------------------------------------------------
     embedder: str = setting(
-        "use", "Dense embedder: use (offline multilingual USE), bge-m3 (local model path) or openai."
+        "use",
+        "Dense embedder: use (offline multilingual USE), bge-m3 (local model path) or openai.",
     )
     embedder_model_path: str = setting(
         "", "Local folder of the BGE-M3 model (for embedder=bge-m3)."
@@ -79,15 +79,22 @@ class Settings:
     )
     top_k: int = setting(10, "Evidences returned per question.")
     candidates_k: int = setting(100, "Candidates taken from each retriever before fusion.")
-    fusion: str = setting("rrf", "How lexical and dense results are fused: rrf or zscore.")
+    fusion: str = setting("zscore", "How lexical and dense results are fused: zscore or rrf.")
     rrf_k: int = setting(60, "The k constant of reciprocal rank fusion (Cormack et al., 2009).")
     dense_weight: float = setting(
-        1.0, "Weight of the dense retriever relative to the lexical one in fusion."
+        0.5, "Weight of the dense retriever relative to the lexical one in fusion."
     )
     reranker_model_path: str = setting(
         "", "Local folder of a BGE cross-encoder re-ranker; empty disables re-ranking."
     )
     rerank_k: int = setting(30, "Fused candidates passed to the re-ranker.")
+    translate_queries: bool = setting(
+        True, "Map words of non-English queries to the nearest corpus words for BM25."
+    )
+    translation_per_word: int = setting(1, "Corpus words added per translated query word.")
+    translation_min_similarity: float = setting(
+        0.6, "Cosine floor for a corpus word to count as a translation."
+    )
     lexical_language: str = setting(
         "auto", "Query language for lexical search: auto (detect), en or de."
     )
@@ -165,6 +172,39 @@ class Settings:
     llm_timeout: float = setting(60.0, "Seconds before an LLM request is abandoned.")
     llm_max_retries: int = setting(4, "Retries of an LLM request on 429, 5xx or timeouts.")
 
+    # --- explanations (counterfactual attribution) -------------------------------------
+    attribution_method: str = setting(
+        "counterfactual", "How Explain attributes an answer: counterfactual, naive or citation."
+    )
+    attribution_eps: float = setting(
+        0.005,
+        "DBSCAN eps (cosine distance) grouping near-identical evidences removed together"
+        " (published value, Saha Roy et al., RAGONITE, WSDM 2025).",
+    )
+    attribution_min_samples: int = setting(
+        2, "DBSCAN min_samples of the evidence clustering (published value, RAGONITE 2025)."
+    )
+    attribution_samples: int = setting(
+        1, "Counterfactual answers sampled per removed cluster, m (published default 1, RAGONITE)."
+    )
+    attribution_sampling_temperature: float = setting(
+        1.0,
+        "LLM temperature of the counterfactual samples when m > 1 (m = 1 uses 0); not"
+        " published, 1.0 is the OpenAI API default.",
+    )
+    attribution_temperature: float = setting(
+        0.05,
+        "Temperature of the masked softmax turning contributions into shares (published"
+        " value, RAGONITE 2025).",
+    )
+    attribution_workers: int = setting(
+        16,
+        "Counterfactual LLM calls run at once; 16 covers top_k=10 clusters x m=1 in one round.",
+    )
+    explain_in_background: bool = setting(
+        False, "Compute each answer's explanation right after answering, so Explain is instant."
+    )
+
     # --- secrets and endpoints (never logged) ----------------------------------------
     openai_api_key: str = setting(
         "", "API key for the LLM and embeddings endpoints.", env="OPENAI_API_KEY", secret=True
@@ -175,7 +215,7 @@ class Settings:
         cls,
         environ: Mapping[str, str] | None = None,
         overrides: Mapping[str, Any] | None = None,
-    ) -> "Settings":
+    ) -> Settings:
         """Read settings from `environ` (default: the process environment), the TOML
         file it names in `CONFBOT_CONFIG`, then apply `overrides`."""
         environ = os.environ if environ is None else environ
@@ -194,14 +234,14 @@ class Settings:
         values.update(overrides or {})
         return cls._build(values)
 
-    def replace(self, **changes: Any) -> "Settings":
+    def replace(self, **changes: Any) -> Settings:
         """A copy with some settings changed (values may be strings, as on a command line)."""
         values = {f.name: getattr(self, f.name) for f in dataclasses.fields(self)}
         values.update(changes)
         return type(self)._build(values)
 
     @classmethod
-    def _build(cls, values: Mapping[str, Any]) -> "Settings":
+    def _build(cls, values: Mapping[str, Any]) -> Settings:
         known = {f.name: f for f in dataclasses.fields(cls)}
         unknown = sorted(set(values) - set(known))
         if unknown:
@@ -248,7 +288,9 @@ def describe() -> list[tuple[str, str, Any, str]]:
     rows = []
     for f in dataclasses.fields(Settings):
         default = f.default if f.default is not dataclasses.MISSING else f.default_factory()
-        rows.append((f.name, env_name(f), "" if f.metadata.get("secret") else default, f.metadata["help"]))
+        rows.append(
+            (f.name, env_name(f), "" if f.metadata.get("secret") else default, f.metadata["help"])
+        )
     return rows
 
 

@@ -24,7 +24,8 @@ ABLATIONS: dict[str, list[tuple[str, dict]]] = {
         ("ALL", {}),
     ],
     "linearizer": [
-        (name, {"linearizer": name}) for name in ("verbalized", "piped", "markdown", "html", "plain")
+        (name, {"linearizer": name})
+        for name in ("verbalized", "piped", "markdown", "html", "plain")
     ],
     "indexing": [(mode, {"indexing_mode": mode}) for mode in ("rows", "tables", "both")],
     "retriever": [("lexical", {}), ("dense", {}), ("hybrid", {})],

@@ -22,12 +22,12 @@ from core.evaluation.metrics import (
     answer_recall,
     page_id_of,
     precision_at_1,
-    reciprocal_rank,
     recall_at_k,
+    reciprocal_rank,
     slices,
     summarize,
 )
-from core.index import EvidenceIndex
+from core.index import INDEX_FORMAT, EvidenceIndex
 from core.pages import Page
 from core.retrieve import Retriever
 from core.settings import Settings
@@ -86,6 +86,7 @@ def duplicate_groups(pages: Sequence[Page]) -> dict[str, str]:
     ConfQuestions holds nine pages twice (copies in two spaces); duplicate-aware P@1 counts
     either copy as correct.
     """
+
     def norm(title: str) -> str:
         return re.sub(r"\W+", " ", title).strip().lower()
 
@@ -132,7 +133,7 @@ def content_key(pages: Sequence[Page], options: ContextOptions, embedder_name: s
     for page in sorted(pages, key=lambda p: p.id):
         digest.update(f"{page.id}\0{page.title}\0{page.url}\0{page.body}\0".encode())
     digest.update(json.dumps(asdict(options), sort_keys=True).encode())
-    digest.update(embedder_name.encode())
+    digest.update(f"{embedder_name}\0{INDEX_FORMAT}".encode())
     return digest.hexdigest()[:16]
 
 

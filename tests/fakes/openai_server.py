@@ -159,7 +159,9 @@ class _Handler(BaseHTTPRequestHandler):
     def do_GET(self) -> None:
         self._record(None)
         if self.path.rstrip("/").endswith("/models"):
-            self._send(200, {"object": "list", "data": [{"id": self.fake.model, "object": "model"}]})
+            self._send(
+                200, {"object": "list", "data": [{"id": self.fake.model, "object": "model"}]}
+            )
         else:
             self._send(404, {"error": {"message": f"no route {self.path}"}})
 

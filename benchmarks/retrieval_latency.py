@@ -1,0 +1,58 @@
+"""Index the 215 ConfQuestions pages from scratch and time retrieval of every question.
+
+Prints the cold indexing time (extraction, contextualization, embeddings, Chroma, BM25 and
+the translation vocabulary, with an empty embedding cache) and the retrieval latency
+(query embedding + both searches + fusion) over all completed questions, EN and DE.
+
+    .venv/bin/python benchmarks/retrieval_latency.py
+"""
+
+from __future__ import annotations
+
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+
+from benchmarks._common import benchmark_pages, benchmark_questions, peak_rss_mib, summary_ms  # noqa: E402
+from core.embeddings import make_embedder  # noqa: E402
+from core.index import EvidenceIndex  # noqa: E402
+from core.retrieve import Retriever  # noqa: E402
+from core.settings import Settings  # noqa: E402
+
+
+def main() -> None:
+    pages = benchmark_pages()
+    texts = benchmark_questions()
+    with tempfile.TemporaryDirectory() as folder:
+        settings = Settings.load(environ={"CONFBOT_DATA_DIR": folder})
+        start = time.perf_counter()
+        embedder = make_embedder(settings)
+        index = EvidenceIndex(settings, embedder)
+        report = index.index_pages(pages)
+        index.warm_up()
+        build = time.perf_counter() - start
+        print(
+            f"indexed {report.pages} pages, {report.evidences} evidences in {build:.1f} s "
+            f"(cold embedding cache, model load included)"
+        )
+        retriever = Retriever.from_settings(index, embedder, settings)
+        for text in texts[:20]:
+            retriever.search(text)
+        latencies, steps = [], {}
+        for text in texts:
+            start = time.perf_counter()
+            result = retriever.search(text)
+            latencies.append((time.perf_counter() - start) * 1000)
+            for name, value in result.timings.items():
+                steps.setdefault(name, []).append(value)
+        print(f"retrieval over {len(texts)} questions: {summary_ms(latencies)}")
+        for name, values in sorted(steps.items()):
+            print(f"  {name:<12} {summary_ms(values)}")
+        print(f"peak resident memory {peak_rss_mib():.0f} MiB")
+
+
+if __name__ == "__main__":
+    main()

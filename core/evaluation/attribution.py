@@ -1,0 +1,123 @@
+"""Attribution and citation quality on ConfQuestions.
+
+For every question: retrieve the top 10 evidences, answer with the configured LLM, and
+attribute the answer with each method asked for (`core.attribution`). Measures, per
+question:
+
+- attribution accuracy (`<method>_accuracy`): 1 when the top-attributed evidence comes
+  from a gold page. As published for RAGONITE (Saha Roy et al., WSDM 2025), it is defined
+  only over the questions whose gold page is among the top 10 (None elsewhere, so those
+  questions are left out of the mean). `<method>_accuracy_dup` also counts the copy of a
+  gold page in another space (the benchmark's nine duplicated pages);
+- citation precision (cited pages that are gold pages, over the questions whose answer
+  cites something) and citation recall (gold pages the answer cites);
+- whether a gold page was retrieved (`gold_in_top10`) and whether the answer was the
+  out-of-scope sentence.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Sequence
+
+from core.answer import generate
+from core.attribution import METHODS, attribute
+from core.embeddings import Embedder
+from core.evaluation.benchmark import SLICE_KEYS, Question, turn_bucket
+from core.evaluation.metrics import page_id_of, slices, summarize
+from core.llm import LLM
+from core.retrieve import Retriever
+from core.settings import Settings
+
+COMMON_METRICS = ("citation_precision", "citation_recall", "gold_in_top10", "out_of_scope")
+
+
+def metric_names(methods: Sequence[str]) -> list[str]:
+    """The per-question metric keys of a run over `methods`."""
+    out = []
+    for method in methods:
+        out += [f"{method}_accuracy", f"{method}_accuracy_dup"]
+    return out + list(COMMON_METRICS)
+
+
+def citation_scores(cited_pages: Sequence[str], gold: set[str]) -> tuple[float | None, float]:
+    """(precision, recall) of the cited pages against the gold pages; precision is None
+    when nothing is cited."""
+    cited = set(cited_pages)
+    hits = len(cited & gold)
+    precision = hits / len(cited) if cited else None
+    recall = hits / len(gold) if gold else 0.0
+    return precision, recall
+
+
+def run_attribution(
+    retriever: Retriever,
+    llm: LLM,
+    embedder: Embedder,
+    settings: Settings,
+    items: Sequence[Question],
+    groups: dict[str, str],
+    methods: Sequence[str] = METHODS,
+    k: int = 10,
+) -> list[dict]:
+    """Retrieve, answer and attribute every question; one record per question."""
+    for method in methods:
+        if method not in METHODS:
+            raise ValueError(f"attribution method {method!r} is not one of: {', '.join(METHODS)}")
+    records = []
+    for question in items:
+        retrieval = retriever.search(question.text, k=k)
+        evidences = [r.evidence for r in retrieval.results]
+        pages = [page_id_of(e.url) for e in evidences]
+        gold = set(question.gold_pages)
+        gold_groups = {groups.get(p, p) for p in gold}
+        start = time.perf_counter()
+        (answer,) = generate(llm, question.text, evidences)
+        answer_ms = (time.perf_counter() - start) * 1000
+        precision, recall = citation_scores([page_id_of(c.url) for c in answer.citations], gold)
+        retrieved = bool(gold & set(pages))
+        record = {
+            "conv_id": question.conv_id,
+            "turn_id": question.turn_id,
+            "turn": turn_bucket(question.turn_id),
+            "lang": question.lang,
+            "a_source": question.a_source,
+            "q_type": question.q_type,
+            "question": question.text,
+            "gold": sorted(gold),
+            "pages": pages,
+            "answer": answer.text,
+            "cited": [c.number for c in answer.citations],
+            "answer_ms": round(answer_ms, 2),
+            "gold_in_top10": float(retrieved),
+            "out_of_scope": float(answer.out_of_scope),
+            "citation_precision": precision,
+            "citation_recall": recall,
+        }
+        for method in methods:
+            explanation = attribute(
+                method, settings, llm, embedder, question.text, evidences, answer.text
+            )
+            top = explanation.top_evidence()
+            page = pages[top - 1] if top else None
+            hit = page in gold
+            hit_dup = page is not None and groups.get(page, page) in gold_groups
+            record[f"{method}_top"] = top
+            record[f"{method}_shares"] = [
+                (c.evidences, round(c.share, 4)) for c in explanation.clusters if c.share > 0
+            ]
+            record[f"{method}_ms"] = explanation.timings["total_ms"]
+            record[f"{method}_accuracy"] = float(hit) if retrieved else None
+            record[f"{method}_accuracy_dup"] = float(hit or hit_dup) if retrieved else None
+        records.append(record)
+    return records
+
+
+def report(records: Sequence[dict], methods: Sequence[str]) -> dict:
+    """Overall and per-slice means (each metric over the records where it is defined),
+    with the number of questions each accuracy is computed over."""
+    names = metric_names(methods)
+    overall = summarize(records, names)
+    for method in methods:
+        overall[f"{method}_n"] = sum(r[f"{method}_accuracy"] is not None for r in records)
+    return {**overall, "slices": slices(records, SLICE_KEYS, names)}

@@ -1,0 +1,163 @@
+"""Tokenization, BM25, fusion and hybrid retrieval on a small index built in the test."""
+
+from __future__ import annotations
+
+import pytest
+
+from core.index import EvidenceIndex
+from core.lexical import detect_language, tokenize
+from core.pages import Page
+from core.retrieve import Retriever, rrf, zscore_fusion
+from tests.fakes.hash_embedder import HashEmbedder
+
+PAGES = [
+    Page(
+        id="1",
+        space="ENG",
+        title="Release notes 9.0.2",
+        url="https://wiki.example/spaces/ENG/pages/1/Release+notes",
+        body="<h1>Fixes</h1><p>Version 9.0.2 fixes OXT-1654 in the USB passthrough.</p>"
+        "<p>Upgrade from 8.0.1 is supported.</p>",
+    ),
+    Page(
+        id="2",
+        space="ENG",
+        title="Test matrix",
+        url="https://wiki.example/spaces/ENG/pages/2/Test+matrix",
+        body="<table><tr><th>Machine</th><th>BIOS</th><th>TPM</th></tr>"
+        "<tr><td>Dell Optiplex 7040</td><td>1.14.0</td><td>2.0</td></tr>"
+        "<tr><td>HP 8300</td><td>2.1</td><td>1.2</td></tr></table>",
+    ),
+    Page(
+        id="3",
+        space="HR",
+        title="Travel policy",
+        url="https://wiki.example/spaces/HR/pages/3/Travel+policy",
+        body="<p>The board approves travel above 2000 euros. Hotels are booked by the office.</p>",
+    ),
+]
+
+
+@pytest.mark.parametrize(
+    "text, expected",
+    [
+        (
+            "Version 9.0.2 fixes OXT-1654",
+            ["version", "9.0.2", "9", "0", "2", "fix", "oxt-1654", "oxt", "1654"],
+        ),
+        ("upgrade from 8.0.1", ["upgrad", "8.0.1", "8", "0", "1"]),
+        ("The Tests, and the test!", ["test", "test"]),
+        ("", []),
+    ],
+)
+def test_tokenize_keeps_version_numbers_and_issue_keys(text, expected):
+    assert tokenize(text) == expected
+
+
+@pytest.mark.parametrize(
+    "text, language",
+    [
+        ("Which BIOS version was used for the Dell 7040?", "en"),
+        ("Welche BIOS Version wurde für den Dell 7040 verwendet?", "de"),
+        ("Was ist mit TPM?", "de"),
+        ("OXT-1654", "en"),
+    ],
+)
+def test_detect_language(text, language):
+    assert detect_language(text) == language
+
+
+def test_german_query_drops_german_stopwords():
+    assert tokenize("Welche Version hat der Dell?", "de") == ["version", "dell"]
+
+
+def test_rrf_sums_reciprocal_ranks():
+    fused = rrf({"a": ["x", "y"], "b": ["y", "z"]}, {"a": 1.0, "b": 1.0}, k=60)
+    assert fused["y"] == pytest.approx(1 / 62 + 1 / 61)
+    assert fused["x"] == pytest.approx(1 / 61)
+    assert max(fused, key=fused.get) == "y"
+
+
+def test_zscore_fusion_gives_missing_documents_the_list_minimum():
+    fused = zscore_fusion(
+        {"lexical": [("x", 10.0), ("y", 0.0)], "dense": [("y", 0.9), ("z", 0.1)]},
+        {"lexical": 1.0, "dense": 0.5},
+    )
+    # z-scores are +1/-1 in both lists; z is missing from lexical, x from dense.
+    assert fused == pytest.approx({"x": 1.0 - 0.5, "y": -1.0 + 0.5, "z": -1.0 - 0.5})
+
+
+@pytest.fixture
+def index(settings):
+    index = EvidenceIndex(settings, HashEmbedder())
+    index.index_pages(PAGES)
+    yield index
+    index.close()
+
+
+def test_index_counts_are_consistent(index):
+    assert index.count() == index.dense_count() > 0
+    assert index.page_ids() == {"1", "2", "3"}
+    assert index.spaces() == {"ENG", "HR"}
+
+
+def test_lexical_search_finds_issue_key(index):
+    hits = index.lexical_search("What does OXT-1654 fix?", k=3)
+    top = index.get([hits[0][0]])[0]
+    assert top.page_id == "1"
+
+
+def test_hybrid_search_returns_row_with_ranks(index, settings):
+    retriever = Retriever(index, index.embedder, settings)
+    result = retriever.search("Which TPM version does the Dell Optiplex 7040 have?", k=5)
+    top = result.results[0]
+    assert top.evidence.kind == "row"
+    assert "Dell Optiplex 7040" in top.evidence.text
+    assert top.rank == 1
+    assert set(top.ranks) == {"lexical", "dense"} and top.ranks["lexical"] is not None
+    assert [r.rank for r in result.results] == list(range(1, len(result.results) + 1))
+    assert {"lexical_ms", "embed_ms", "dense_ms", "fusion_ms", "total_ms"} <= set(result.timings)
+
+
+def test_search_respects_allowed_spaces(index, settings):
+    retriever = Retriever(index, index.embedder, settings)
+    result = retriever.search("travel board hotels", spaces={"ENG"})
+    assert result.results and all(r.evidence.space == "ENG" for r in result.results)
+    assert retriever.search("travel board hotels", spaces=set()).results == []
+
+
+def test_upsert_replaces_page_and_delete_removes_it(index, settings):
+    edited = Page(
+        id="3",
+        space="HR",
+        title="Travel policy",
+        url=PAGES[2].url,
+        body="<p>Trains are preferred over flights below 600 km.</p>",
+        version=2,
+    )
+    index.index_pages([edited])
+    retriever = Retriever(index, index.embedder, settings)
+    top = retriever.search("trains flights 600 km").results[0]
+    assert top.evidence.page_id == "3" and "Trains" in top.evidence.text
+    assert not index.lexical_search("board approves hotels", k=5)
+    index.delete_page("3")
+    assert "3" not in index.page_ids()
+    assert all(r.evidence.page_id != "3" for r in retriever.search("trains flights").results)
+    assert index.count() == index.dense_count()
+
+
+def test_index_persists_across_instances(settings):
+    first = EvidenceIndex(settings, HashEmbedder())
+    first.index_pages(PAGES)
+    first.close()
+    second = EvidenceIndex(settings, HashEmbedder())
+    assert second.page_ids() == {"1", "2", "3"}
+    assert second.lexical_search("OXT-1654", k=1)
+    second.close()
+
+
+def test_malformed_page_is_indexed_as_far_as_readable(index):
+    broken = Page(id="9", space="ENG", title="Broken", url="u9", body="<p>unclosed <b>bold & stray")
+    report = index.index_pages([broken])
+    assert report.pages == 1 and not report.failed
+    assert index.lexical_search("unclosed bold stray", k=1)

@@ -29,6 +29,30 @@ def cmd_settings(args: argparse.Namespace) -> int:
     return 0
 
 
+def cmd_init(args: argparse.Namespace) -> int:
+    """Create or upgrade the state database (Alembic `upgrade head`)."""
+    from core.db import upgrade
+
+    settings = _settings(args)
+    upgrade(settings.sqlalchemy_url)
+    print(f"database ready: {_redacted_url(settings.sqlalchemy_url)}")
+    return 0
+
+
+def _redacted_url(url: str) -> str:
+    """A database URL with its password masked."""
+    from sqlalchemy.engine import make_url
+
+    return make_url(url).render_as_string(hide_password=True)
+
+
+def cmd_ask(args: argparse.Namespace) -> int:
+    """Chat with the assistant in the terminal (see bot/terminal.py)."""
+    from bot.terminal import run
+
+    return run(args, _settings(args))
+
+
 def cmd_eval(args: argparse.Namespace) -> int:
     """Run the benchmark (see bot/evaluate.py)."""
     from bot.evaluate import run
@@ -129,6 +153,23 @@ def build_parser() -> argparse.ArgumentParser:
     p = sub.add_parser("worker", help="sync each space on its schedule (sync_schedule)")
     _add_config_option(p)
     p.set_defaults(func=cmd_worker)
+
+    p = sub.add_parser("init", help="create or upgrade the state database (database_url)")
+    _add_config_option(p)
+    p.set_defaults(func=cmd_init)
+
+    p = sub.add_parser("ask", help="chat with the assistant in the terminal")
+    p.add_argument(
+        "question", nargs="*", help="questions to ask in order, then exit (default: interactive)"
+    )
+    p.add_argument(
+        "--thread", metavar="NAME", help="continue the named conversation (default: a new one)"
+    )
+    p.add_argument(
+        "--space", action="append", metavar="KEY", help="search only this space (repeatable)"
+    )
+    _add_config_option(p)
+    p.set_defaults(func=cmd_ask)
 
     return parser
 

@@ -3,8 +3,8 @@
 For demos, benchmarks and air-gapped use. Every `*.json` and `*.html` file under the folder
 is read (recursively):
 - JSON in the ConfQuestions format: keys `id`, `title`, `url`, `space`, `date`, `content`
-  (the page body, storage-format markup). The page id is the number in the url's
-  `/pages/<id>/` when present, else the file's `id`.
+  (the page body, storage-format markup), optionally `body_format`, `version`, `author`.
+  The page id is the number in the url's `/pages/<id>/` when present, else the file's `id`.
 - Confluence HTML export pages (body_format `view`): the title from `#title-text` (else
   `<title>`) without its "Space name : " prefix, the body from `#main-content`, the page id
   from the file name (`Title_12345.html` or `12345.html`), the space from the folder name,
@@ -12,8 +12,8 @@ is read (recursively):
   list, not a page, and is skipped.
 
 A file that cannot be read is logged and reported as a failure; the others go on.
-Files carry no version, so every page has version 1 and the sync tells edits apart by a
-digest of the content.
+A file without a version is version 1; either way the sync tells edits apart by a digest
+of the content.
 """
 
 from __future__ import annotations
@@ -50,8 +50,10 @@ def json_page(path: Path) -> Page:
         title=str(record["title"]),
         url=url,
         body=str(record["content"]),
-        body_format="storage",
+        body_format=record.get("body_format") or "storage",
+        version=int(record.get("version") or 1),
         updated_at=str(record.get("date") or ""),
+        author=str(record.get("author") or ""),
     )
 
 

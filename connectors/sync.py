@@ -10,7 +10,9 @@ A run has three steps:
    listed: pages that vanished are removed (each confirmed by a fetch first, so a listing
    that raced an edit never deletes a live page), pages whose version or ancestors differ
    from the state are fetched again (a move does not change `lastmodified`, and offset
-   paging can skip a page edited mid-run).
+   paging can skip a page edited mid-run), and so are skipped restricted pages once
+   `sync_skip_restricted` is off. Restrictions added or lifted without a new version are
+   seen by `--full`, which re-reads every page.
 
 Idempotent and resumable: after each batch the evidences are written first, then in one
 transaction the batch's page rows and the cursor (the newest `updated_at` of the batch).
@@ -337,18 +339,20 @@ class SpaceSync:
                 r.page_id: r for r in db.scalars(select(SyncPage).where(SyncPage.space == space))
             }
         vanished = sorted((set(rows) | indexed) - set(listed))
-        stale = sorted(
-            page_id
-            for page_id, item in listed.items()
-            if page_id not in rows
-            or (
-                rows[page_id].error is None
-                and (
-                    rows[page_id].version != item.version
-                    or rows[page_id].ancestor_ids != item.ancestors
-                )
+        keep_restricted = self.settings.sync_skip_restricted
+
+        def is_stale(row: SyncPage | None, item) -> bool:
+            if row is None:
+                return True
+            if row.error is not None:
+                return False  # retried at the start of each run
+            return (
+                row.version != item.version
+                or row.ancestor_ids != item.ancestors
+                or (row.restricted and not keep_restricted)
             )
-        )
+
+        stale = sorted(i for i, item in listed.items() if is_stale(rows.get(i), item))
         if vanished or stale:
             log.info(
                 "space %s listing: %d vanished, %d to re-fetch", space, len(vanished), len(stale)

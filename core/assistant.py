@@ -8,17 +8,25 @@ records a trace of each step.
 conversation key; different conversations run concurrently. (The lock is per process: a
 deployment with several replicas relies on its surface delivering a thread's messages to one
 replica at a time, as Slack's per-event delivery with deduplication does.)
+
+`Assistant.explain(turn_id)` attributes a stored answer to its evidences (`core.attribution`)
+from the exact prompt the turn sent, stores the explanation and reuses it; with
+`explain_in_background` it is computed right after answering, so an Explain click is
+answered at once.
 """
 
 from __future__ import annotations
 
+import logging
 import threading
 import time
 import weakref
 from collections.abc import Collection, Sequence
+from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import asdict, dataclass, field
 
 from core.answer import Citation, generate
+from core.attribution import Explanation, attribute, prompt_evidences
 from core.conversation import ConversationKey, ConversationStore, TurnRecord
 from core.index import EvidenceIndex
 from core.llm import LLM
@@ -29,6 +37,8 @@ from core.settings import Settings
 __all__ = ["Assistant", "ConversationKey", "Turn"]
 
 HISTORY_TURNS = 20
+
+log = logging.getLogger(__name__)
 
 
 @dataclass
@@ -107,6 +117,9 @@ class Assistant:
             weakref.WeakValueDictionary()
         )
         self._locks_guard = threading.Lock()
+        self._explaining: dict[int, Future] = {}
+        self._explain_guard = threading.Lock()
+        self._background: ThreadPoolExecutor | None = None
 
     @classmethod
     def from_settings(cls, settings: Settings) -> Assistant:
@@ -142,9 +155,7 @@ class Assistant:
             for r in self.store.history(key, limit=HISTORY_TURNS)
         ]
 
-    def ask(
-        self, key: ConversationKey, text: str, spaces: Collection[str] | None = None
-    ) -> Turn:
+    def ask(self, key: ConversationKey, text: str, spaces: Collection[str] | None = None) -> Turn:
         """Answer `text` as the next turn of the conversation at `key`, searching only
         `spaces` when given, and store the turn."""
         question = text.strip()
@@ -196,6 +207,8 @@ class Assistant:
             timings=record_timings,
         )
         mark = lap("store", mark)
+        if self.settings.explain_in_background:
+            self._explain_later(record.id)
         timings["total_ms"] = (mark - started) * 1000
         return Turn(
             id=record.id,
@@ -228,3 +241,76 @@ class Assistant:
     def turn_record(self, turn_id: int) -> TurnRecord | None:
         """The stored trace of a turn."""
         return self.store.turn(turn_id)
+
+    def explain(self, turn_id: int) -> Explanation:
+        """How much each retrieved evidence caused a turn's answer (`core.attribution`, the
+        `attribution_method` setting), computed from the exact prompt the turn sent, stored
+        in the explanations table, and returned from there on later calls. A click that
+        arrives while the same explanation is being computed (in the background, or by
+        another click) waits for it instead of computing it again."""
+        stored = self.store.explanation(turn_id)
+        if stored is not None:
+            return Explanation.from_dict(stored)
+        with self._explain_guard:
+            pending = self._explaining.get(turn_id)
+            if pending is None:
+                mine: Future = Future()
+                self._explaining[turn_id] = mine
+        if pending is not None:
+            return pending.result()
+        try:
+            explanation = self._compute_explanation(turn_id)
+        except BaseException as exc:
+            mine.set_exception(exc)
+            raise
+        finally:
+            with self._explain_guard:
+                self._explaining.pop(turn_id, None)
+        mine.set_result(explanation)
+        return explanation
+
+    def _compute_explanation(self, turn_id: int) -> Explanation:
+        stored = self.store.explanation(turn_id)  # finished while we took the guard
+        if stored is not None:
+            return Explanation.from_dict(stored)
+        record = self.store.turn(turn_id)
+        if record is None:
+            raise KeyError(f"no turn with id {turn_id}")
+        question, evidences, numbers = prompt_evidences(
+            record.messages.get("answer") or [], record.evidences
+        )
+        explanation = attribute(
+            self.settings.attribution_method,
+            self.settings,
+            self.llm,
+            self.retriever.embedder,
+            question,
+            evidences,
+            record.answer,
+            numbers,
+        )
+        self.store.save_explanation(turn_id, explanation.to_dict())
+        return Explanation.from_dict(self.store.explanation(turn_id) or explanation.to_dict())
+
+    def _explain_later(self, turn_id: int) -> None:
+        """Start explaining a turn in the background (`explain_in_background`)."""
+        with self._explain_guard:
+            if self._background is None:
+                self._background = ThreadPoolExecutor(2, thread_name_prefix="confbot-explain")
+        future = self._background.submit(self.explain, turn_id)
+        future.add_done_callback(_log_failure(turn_id))
+
+    def close(self) -> None:
+        """Wait for background explanations to finish and stop their threads."""
+        with self._explain_guard:
+            background, self._background = self._background, None
+        if background is not None:
+            background.shutdown(wait=True)
+
+
+def _log_failure(turn_id: int):
+    def report(future: Future) -> None:
+        if not future.cancelled() and future.exception() is not None:
+            log.warning("background explanation of turn %d failed: %s", turn_id, future.exception())
+
+    return report

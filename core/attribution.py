@@ -34,7 +34,7 @@ from dataclasses import asdict, dataclass, field
 
 import numpy as np
 
-from core.answer import CITATION, build_messages, cited_numbers, source_header
+from core.answer import CITATION, build_messages, cited_numbers, parse_prompt, source_header
 from core.embeddings import Embedder, normalize
 from core.llm import LLM
 from core.pages import Evidence
@@ -160,6 +160,35 @@ def evidence_text(evidence: Evidence) -> str:
 def without_markers(text: str) -> str:
     """`text` with its citation markers removed."""
     return " ".join(CITATION.sub(" ", text).split())
+
+
+def prompt_evidences(
+    messages: Sequence[dict], trace: Sequence[dict] = ()
+) -> tuple[str, list[Evidence], list[int]]:
+    """(question, evidences, their numbers) read back from a stored answer prompt, so a
+    turn is explained from exactly what the LLM saw, even after its pages were re-synced.
+    `trace` (the turn's stored evidences, best first) supplies ids, page ids and URLs;
+    `build_messages(question, evidences, numbers)` gives back the same messages."""
+    parsed = parse_prompt(messages)
+    if parsed is None:
+        raise ValueError("the stored messages are not an answer prompt")
+    question, sources = parsed
+    evidences = []
+    for source in sources:
+        ref = trace[source.number - 1] if 0 < source.number <= len(trace) else {}
+        evidences.append(
+            Evidence(
+                id=str(ref.get("id", f"source-{source.number}")),
+                page_id=str(ref.get("page_id", "")),
+                space="",
+                url=str(ref.get("url", "")),
+                title=source.header,
+                kind="passage",
+                position=source.number,
+                text=source.text,
+            )
+        )
+    return question, evidences, [s.number for s in sources]
 
 
 def _cosines(reference: np.ndarray, rows: np.ndarray) -> list[float]:

@@ -77,9 +77,7 @@ class TurnRecord(Base):
     """
 
     __tablename__ = "turns"
-    __table_args__ = (
-        UniqueConstraint("conversation_id", "position", name="uq_turns_position"),
-    )
+    __table_args__ = (UniqueConstraint("conversation_id", "position", name="uq_turns_position"),)
 
     id: Mapped[int] = mapped_column(Integer, primary_key=True)
     conversation_id: Mapped[int] = mapped_column(
@@ -105,9 +103,7 @@ class ExplanationRecord(Base):
     __tablename__ = "explanations"
 
     id: Mapped[int] = mapped_column(Integer, primary_key=True)
-    turn_id: Mapped[int] = mapped_column(
-        ForeignKey("turns.id", ondelete="CASCADE"), unique=True
-    )
+    turn_id: Mapped[int] = mapped_column(ForeignKey("turns.id", ondelete="CASCADE"), unique=True)
     payload: Mapped[dict] = mapped_column(JSON)
     created_at: Mapped[datetime] = mapped_column(DateTime(timezone=True), default=utcnow)
 
@@ -272,4 +268,3 @@ class ConversationStore:
             return session.scalar(
                 select(ExplanationRecord.payload).where(ExplanationRecord.turn_id == turn_id)
             )
-

@@ -146,43 +146,56 @@ class EvidenceIndex:
     def _write_batch(self, batch: list[tuple[Page, list[Evidence]]], report: IndexReport) -> None:
         if not batch:
             return
-        texts = [dense_text(e, self.options) for _, evidences in batch for e in evidences]
-        vectors = self.embedder.embed(texts) if texts else np.zeros((0, 1), np.float32)
-        offset = 0
-        for page, evidences in batch:
-            self.upsert_page(page, evidences, vectors[offset : offset + len(evidences)])
-            offset += len(evidences)
-            report.pages += 1
-            report.evidences += len(evidences)
+        self.upsert_pages(batch)
+        report.pages += len(batch)
+        report.evidences += sum(len(evidences) for _, evidences in batch)
 
     def upsert_page(
         self, page: Page, evidences: Sequence[Evidence], vectors: np.ndarray | None = None
     ) -> None:
         """Replace all evidences of `page` with `evidences` (embedded here unless given)."""
+        self.upsert_pages([(page, evidences)], vectors)
+
+    def upsert_pages(
+        self,
+        items: Sequence[tuple[Page, Sequence[Evidence]]],
+        vectors: np.ndarray | None = None,
+    ) -> None:
+        """Replace all evidences of each page, in one Chroma write and one store transaction.
+
+        `vectors` are the dense vectors of all evidences in order (embedded here unless given).
+        """
+        evidences = [e for _, page_evidences in items for e in page_evidences]
         if vectors is None:
             vectors = self.embedder.embed([dense_text(e, self.options) for e in evidences])
+        page_ids = [page.id for page, _ in items]
         with self._lock:
-            known = self._db.execute(
-                "SELECT 1 FROM pages WHERE page_id = ?"
-                " UNION SELECT 1 FROM pending WHERE page_id = ?",
-                (page.id, page.id),
-            ).fetchone()
+            marks = ",".join("?" * len(page_ids))
+            known = [
+                row[0]
+                for row in self._db.execute(
+                    f"SELECT page_id FROM pages WHERE page_id IN ({marks})"
+                    f" UNION SELECT page_id FROM pending WHERE page_id IN ({marks})",
+                    [*page_ids, *page_ids],
+                )
+            ]
             with self._db:
-                self._db.execute("INSERT OR IGNORE INTO pending VALUES (?)", (page.id,))
-            if known:  # a new page has no vectors to remove: skip the filtered delete
-                self._collection.delete(where={"page_id": page.id})
-            ids = [e.id for e in evidences]
-            for start in range(0, len(ids), self._max_batch):
-                end = start + self._max_batch
+                self._db.executemany(
+                    "INSERT OR IGNORE INTO pending VALUES (?)", [(i,) for i in page_ids]
+                )
+            if known:  # new pages have no vectors to remove: skip the filtered delete
+                self._collection.delete(where={"page_id": {"$in": known}})
+            for start in range(0, len(evidences), self._max_batch):
+                chunk = evidences[start : start + self._max_batch]
                 self._collection.upsert(
-                    ids=ids[start:end],
-                    embeddings=vectors[start:end],
-                    metadatas=[
-                        {"page_id": e.page_id, "space": e.space} for e in evidences[start:end]
-                    ],
+                    ids=[e.id for e in chunk],
+                    embeddings=vectors[start : start + len(chunk)],
+                    metadatas=[{"page_id": e.page_id, "space": e.space} for e in chunk],
                 )
             with self._db:
-                self._db.execute("DELETE FROM evidences WHERE page_id = ?", (page.id,))
+                self._db.executemany(
+                    "DELETE FROM evidences WHERE page_id = ?", [(i,) for i in page_ids]
+                )
                 self._db.executemany(
                     "INSERT INTO evidences VALUES (?, ?, ?, ?, ?)",
                     [
@@ -196,12 +209,20 @@ class EvidenceIndex:
                         for e in evidences
                     ],
                 )
-                record = dataclasses.asdict(dataclasses.replace(page, body=""))
-                self._db.execute(
+                self._db.executemany(
                     "INSERT OR REPLACE INTO pages VALUES (?, ?, ?)",
-                    (page.id, page.space, json.dumps(record)),
+                    [
+                        (
+                            page.id,
+                            page.space,
+                            json.dumps(dataclasses.asdict(dataclasses.replace(page, body=""))),
+                        )
+                        for page, _ in items
+                    ],
                 )
-                self._db.execute("DELETE FROM pending WHERE page_id = ?", (page.id,))
+                self._db.executemany(
+                    "DELETE FROM pending WHERE page_id = ?", [(i,) for i in page_ids]
+                )
                 self._bump_generation()
 
     def delete_page(self, page_id: str) -> None:

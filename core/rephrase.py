@@ -222,10 +222,9 @@ class OfflineCompleter:
         new = set(tokenize(question, language)) - earlier
         title_words = set(tokenize(title))
         covered = new & title_words
-        changed = (
-            len(covered) >= self.new_topic_words
-            and len(covered) >= self.new_topic_share * len(title_words)
-        )
+        changed = len(covered) >= self.new_topic_words and len(
+            covered
+        ) >= self.new_topic_share * len(title_words)
         return {"new_topic": changed, "title": title, "covered": sorted(covered)}
 
     def complete(

@@ -230,3 +230,13 @@ def test_extractive_samples_vary_above_zero_temperature():
     samples = llm.complete(messages, n=20, temperature=1.0)
     assert len(samples) == 20 and len(set(samples)) > 1
     assert all(s.startswith(ExtractiveLLM.PREFIX) for s in samples)
+
+
+def test_extractive_weighs_the_question_above_its_context():
+    evidences = [
+        ev(1, "The Dell Optiplex 7040 and the Dell Optiplex 9010 were tested in the lab."),
+        ev(2, "BIOS of the Dell Optiplex 7040: 1.14.0"),
+    ]
+    question = "And the BIOS? (context: Dell, Optiplex, 7040, tested, lab)"
+    (text,) = ExtractiveLLM().complete(build_messages(question, evidences))
+    assert text.split("\n")[1] == "- BIOS of the Dell Optiplex 7040: 1.14.0 [2]"

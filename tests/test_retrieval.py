@@ -8,6 +8,7 @@ from core.index import EvidenceIndex
 from core.lexical import detect_language, tokenize
 from core.pages import Page
 from core.retrieve import Retriever, rrf, zscore_fusion
+from core.settings import Settings
 from tests.fakes.hash_embedder import HashEmbedder
 
 PAGES = [
@@ -161,3 +162,30 @@ def test_malformed_page_is_indexed_as_far_as_readable(index):
     report = index.index_pages([broken])
     assert report.pages == 1 and not report.failed
     assert index.lexical_search("unclosed bold stray", k=1)
+
+
+@pytest.mark.chroma_server
+def test_index_against_chroma_server(tmp_path):
+    """The same index operations through `HttpClient` against a real Chroma server."""
+    import os
+    import uuid
+
+    url = os.environ.get("CONFBOT_TEST_CHROMA_URL")
+    if not url:
+        pytest.skip("set CONFBOT_TEST_CHROMA_URL to a running Chroma server (.ci/run starts one)")
+    settings = Settings.load(
+        environ={
+            "CONFBOT_DATA_DIR": str(tmp_path),
+            "CONFBOT_CHROMA_URL": url,
+            "CONFBOT_COLLECTION": f"test-{uuid.uuid4().hex[:8]}",
+        }
+    )
+    index = EvidenceIndex(settings, HashEmbedder())
+    index.index_pages(PAGES)
+    assert index.dense_count() == index.count() > 0
+    retriever = Retriever(index, index.embedder, settings)
+    top = retriever.search("Which TPM version does the Dell Optiplex 7040 have?").results[0]
+    assert "Dell Optiplex 7040" in top.evidence.text
+    index.delete_page("2")
+    assert index.dense_count() == index.count()
+    index.close()

@@ -155,21 +155,8 @@ def test_shutdown_stops_a_running_sync_at_a_batch_boundary(tmp_path):
     assert len(worker.index.page_ids()) == recorded()
 
 
-CHILD = """
-import logging
-from connectors.schedule import Worker
-from core.index import EvidenceIndex
-from core.settings import Settings
-from tests.fakes.hash_embedder import HashEmbedder
-
-logging.basicConfig(level=logging.INFO)
-settings = Settings.load()
-Worker(settings, EvidenceIndex(settings, HashEmbedder())).serve_forever()
-print("stopped", flush=True)
-"""
-
-
-def test_worker_stops_gracefully_on_sigterm(tmp_path, pages_folder):
+def test_confbot_worker_stops_gracefully_on_sigterm(tmp_path, pages_folder):
+    """`confbot worker` (the real command, offline embedder) syncs, then exits 0 on SIGTERM."""
     settings = sync_settings(tmp_path / "data", **files_environ(pages_folder))
     environ = {
         "PATH": os.environ.get("PATH", ""),
@@ -178,7 +165,7 @@ def test_worker_stops_gracefully_on_sigterm(tmp_path, pages_folder):
         **files_environ(pages_folder),
     }
     child = subprocess.Popen(
-        [sys.executable, "-c", CHILD],
+        [sys.executable, "-m", "bot.cli", "worker"],
         cwd=ROOT,
         env=environ,
         stdout=subprocess.PIPE,
@@ -202,5 +189,5 @@ def test_worker_stops_gracefully_on_sigterm(tmp_path, pages_folder):
         child.kill()
     reader.join(5)
     text = "".join(output)
+    assert "sync A: 2 added" in text
     assert "SIGTERM received: stopping" in text
-    assert text.rstrip().endswith("stopped")

@@ -34,7 +34,7 @@ def test_faults_do_not_change_the_result(tmp_path, embedder):
     with FakeConfluence(generated_pages(40)) as fake:
         runs = []
         for name in ("clean", "faulty"):
-            settings = sync_settings(tmp_path / name, fake, CONFBOT_CONFLUENCE_PAGE_SIZE="3")
+            settings = sync_settings(tmp_path / name, fake, CONFBOT_CONFLUENCE_PAGE_SIZE="2")
             runs.append(
                 (settings, EvidenceIndex(settings, embedder), 0.1 if name == "faulty" else 0)
             )
@@ -66,11 +66,15 @@ class CrashingIndex(EvidenceIndex):
         super().__init__(*args, **kwargs)
         self.after = after
 
-    def upsert_page(self, page, evidences, vectors=None):
-        if self.after == 0:
+    def upsert_pages(self, items, vectors=None):
+        survive = items[: self.after]
+        if survive:
+            super().upsert_pages(
+                survive, None if vectors is None else vectors[: sum(len(e) for _, e in survive)]
+            )
+        self.after -= len(survive)
+        if len(survive) < len(items):
             raise Crash
-        self.after -= 1
-        super().upsert_page(page, evidences, vectors)
 
 
 def test_crash_mid_batch_then_resume_ends_with_the_current_versions(tmp_path, embedder):

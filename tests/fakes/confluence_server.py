@@ -97,18 +97,16 @@ _WORDS = (
 
 
 def generated_page(number: int, space: str, rng: random.Random) -> FakePage:
-    """One generated page: a heading, two paragraphs and a list (three evidences)."""
+    """One generated page, modified an hour after the one before: a heading, a paragraph
+    and a list (two evidences)."""
     code = f"GEN-{number:05d}"
 
     def sentence(words: int) -> str:
         return " ".join(rng.choice(_WORDS) for _ in range(words)).capitalize() + "."
 
-    paragraphs = "".join(
-        f"<p>{code} {sentence(12)} {sentence(14)} {sentence(10)}</p>" for _ in range(2)
-    )
-    items = "".join(f"<li>{sentence(6)}</li>" for _ in range(4))
-    body = f"<h2>Overview of {code}</h2>{paragraphs}<ul>{items}</ul>"
-    when = datetime(2023, 1, 1, tzinfo=UTC) + timedelta(minutes=7 * number)
+    items = "".join(f"<li>{sentence(4)}</li>" for _ in range(3))
+    body = f"<h2>Overview of {code}</h2><p>{code} {sentence(10)} {sentence(8)}</p><ul>{items}</ul>"
+    when = datetime(2023, 1, 1, tzinfo=UTC) + timedelta(hours=number)
     return FakePage(
         id=str(100000 + number),
         space=space,

@@ -1,0 +1,130 @@
+"""The Assistant end to end on a tiny wiki: threads, follow-ups, the stored trace, feedback,
+`/new`, and turn serialization per conversation."""
+
+from __future__ import annotations
+
+import threading
+
+import pytest
+
+from core.answer import build_messages
+from core.assistant import Assistant, ConversationKey
+from core.llm import ExtractiveLLM, OpenAILLM
+from tests.fakes.openai_server import FakeOpenAI
+from tests.fakes.tiny_wiki import Wiki, build_wiki, make_assistant
+
+
+@pytest.fixture(scope="module")
+def wiki(tmp_path_factory) -> Wiki:
+    """The tiny wiki, indexed once for the module."""
+    return build_wiki(tmp_path_factory.mktemp("wiki"))
+
+
+@pytest.fixture
+def assistant(wiki, tmp_path) -> Assistant:
+    return make_assistant(wiki, tmp_path)
+
+
+A = ConversationKey("slack", "T1", "C1", "1000.1")
+B = ConversationKey("slack", "T1", "C1", "1000.2")
+
+
+def top_page(turn) -> str:
+    return turn.evidences[0].evidence.page_id
+
+
+def test_follow_up_is_completed_from_its_own_thread(assistant):
+    a1 = assistant.ask(A, "What does BATS stand for?")
+    b1 = assistant.ask(B, "Which TPM version did the Dell Optiplex 7040 have?")
+    a2 = assistant.ask(A, "Is it compliant with the Test Anything Protocol?")
+    b2 = assistant.ask(B, "And the BIOS?")
+
+    assert a1.completed_question == "What does BATS stand for?"
+    assert "BATS" in a2.completed_question and "Optiplex" not in a2.completed_question
+    assert "What does BATS stand for?" in a2.query and "Optiplex" not in a2.query
+    assert "Optiplex" in b2.completed_question and "BATS" not in b2.completed_question
+    assert [top_page(t) for t in (a1, b1, a2, b2)] == ["101", "102", "101", "102"]
+    assert "1.14.0" in b2.answer and b2.answer.startswith(ExtractiveLLM.PREFIX)
+    assert b2.citations and b2.citations[0].page_id == "102"
+
+
+def test_turn_trace_is_stored(assistant):
+    turn = assistant.ask(A, "Which Xen versions were used with Ubuntu?")
+    record = assistant.turn_record(turn.id)
+    assert record.question == turn.question and record.answer == turn.answer
+    assert record.completed_question == turn.completed_question
+    assert [e["id"] for e in record.evidences] == [r.evidence.id for r in turn.evidences]
+    first = record.evidences[0]
+    assert first["rank"] == 1 and set(first["ranks"]) == {"lexical", "dense"}
+    assert first["page_id"] == "103" and first["url"].endswith("/pages/103/Xen")
+    evidences = [r.evidence for r in turn.evidences]
+    assert record.messages["answer"] == build_messages(turn.completed_question, evidences)
+    assert record.messages["completion"] is None and record.messages["query"] == turn.query
+    assert record.citations[0]["number"] == turn.citations[0].number
+    assert record.model == "extractive" and record.out_of_scope is False
+    for step in ("history_ms", "complete_ms", "retrieve_ms", "answer_ms", "total_ms"):
+        assert record.timings[step] >= 0 and turn.timings[step] >= 0
+    assert "retrieve.lexical_ms" in turn.timings and "store_ms" in turn.timings
+
+
+def test_spaces_restrict_retrieval(assistant):
+    turn = assistant.ask(A, "Which Xen versions were used with Ubuntu?", spaces={"TEST"})
+    assert {r.evidence.space for r in turn.evidences} == {"TEST"}
+
+
+def test_out_of_scope_question(assistant):
+    turn = assistant.ask(A, "Who won the football world cup in 1954?")
+    assert turn.out_of_scope and turn.citations == []
+
+
+def test_feedback(assistant):
+    turn = assistant.ask(A, "What does BATS stand for?")
+    assistant.feedback(turn.id, "up", user="U1")
+    assert [(f.value, f.user) for f in assistant.store.feedback(turn.id)] == [("up", "U1")]
+    with pytest.raises(KeyError):
+        assistant.feedback(10**6, "down")
+
+
+def test_new_conversation_forgets_history(assistant):
+    assistant.ask(A, "What does BATS stand for?")
+    assert assistant.new_conversation(A) == 1
+    turn = assistant.ask(A, "And the BIOS?")
+    assert turn.completed_question == turn.query == "And the BIOS?"
+
+
+def test_empty_question_is_refused(assistant):
+    with pytest.raises(ValueError):
+        assistant.ask(A, "   ")
+
+
+def test_turns_of_one_conversation_never_interleave(wiki, tmp_path):
+    """Two threads asking in one conversation are served one turn at a time (the slow LLM
+    server never sees two of its requests at once); two conversations run side by side."""
+    with FakeOpenAI(delay_s=0.25) as server:
+        server.responder = lambda request: "Bash Automated Testing System [1]"
+        llm = OpenAILLM(server.base_url, "fake-model", "k", max_retries=0)
+        assistant = make_assistant(wiki, tmp_path, llm)
+
+        def ask(key, question):
+            assistant.ask(key, question)
+
+        same = [
+            threading.Thread(target=ask, args=(A, f"What is BATS, take {i}?")) for i in range(3)
+        ]
+        for thread in same:
+            thread.start()
+        for thread in same:
+            thread.join()
+        assert server.max_in_flight == 1
+        turns = assistant.store.turns(A)
+        assert [t.position for t in turns] == [1, 2, 3]
+        # each turn saw every turn before it as history
+        assert [t.messages["query"].count("What is BATS") for t in turns] == [1, 2, 3]
+
+        server.max_in_flight = 0
+        other = [threading.Thread(target=ask, args=(key, "What is BATS?")) for key in (A, B)]
+        for thread in other:
+            thread.start()
+        for thread in other:
+            thread.join()
+        assert server.max_in_flight == 2

@@ -1,0 +1,210 @@
+"""Question completion: the offline completer's rules and the LLM completer against a real
+local chat-completions server."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import pytest
+
+from core.answer import OUT_OF_SCOPE
+from core.llm import OpenAILLM
+from core.rephrase import (
+    Exchange,
+    LLMCompleter,
+    OfflineCompleter,
+    clean_rewrite,
+    make_completer,
+    rephrase_messages,
+    salient_terms,
+)
+from core.settings import Settings
+from tests.fakes.openai_server import FakeOpenAI, Reply
+
+
+@pytest.mark.parametrize(
+    "text, terms",
+    [
+        ("What does BATS stand for?", ["BATS", "stand"]),
+        ("And what about TPM?", ["TPM"]),
+        ("Und was ist mit TPM?", ["TPM"]),
+        ("Wofür steht das?", ["steht"]),
+        (
+            "Which OpenXT 9.0.2 tests did Dell 9010 pass?",
+            ["OpenXT", "9.0.2", "tests", "Dell", "9010", "pass"],
+        ),
+        ("Was war der Grund dafür?", ["Grund"]),
+        ("OXT-1654 and oxt-1654", ["OXT-1654"]),
+    ],
+)
+def test_salient_terms(text, terms):
+    assert salient_terms(text) == terms
+
+
+def ex(question: str, completed: str | None = None, answer: str = "") -> Exchange:
+    return Exchange(
+        question, completed if completed is not None else question + " (context: x)", answer
+    )
+
+
+def test_offline_first_question_is_kept():
+    completion = OfflineCompleter().complete("  What does BATS stand for? ", [])
+    assert completion.question == completion.query == "What does BATS stand for?"
+    assert completion.messages is None
+
+
+def test_offline_follow_up_carries_earlier_questions():
+    history = [
+        ex("What was the BIOS of the Dell Optiplex 7040 in the OpenXT 9.0 tests?", completed=None),
+    ]
+    history[0] = Exchange(history[0].question, history[0].question)  # a topic start
+    completion = OfflineCompleter().complete("And what about TPM?", history)
+    assert completion.query == (
+        "And what about TPM? What was the BIOS of the Dell Optiplex 7040 in the OpenXT 9.0 tests?"
+    )
+    assert completion.question.startswith("And what about TPM? (context: BIOS, Dell, Optiplex")
+    assert "7040" in completion.question and "TPM" not in completion.question.split("(")[1]
+    assert completion.notes["carried_turns"] == 1
+
+
+def test_offline_weights_recent_turns_first_and_caps_history():
+    history = [Exchange("Tell me about Alpha?", "Tell me about Alpha?")] + [
+        ex(f"Question about topic{i}?") for i in range(10)
+    ]
+    completer = OfflineCompleter(max_turns=3, max_terms=4)
+    completion = completer.complete("And then?", history)
+    assert (
+        completion.query
+        == "And then? Question about topic7? Question about topic8? Question about topic9?"
+    )
+    assert completion.notes["carried"] == ["Question", "topic9", "topic8", "topic7"]
+
+
+def test_offline_topic_starts_at_last_uncarried_turn():
+    history = [
+        Exchange("What is BATS?", "What is BATS?"),
+        ex("Who wrote it?"),
+        Exchange("Which TPM had the Optiplex?", "Which TPM had the Optiplex?"),  # new topic
+        ex("And the BIOS?"),
+    ]
+    assert [e.question for e in OfflineCompleter().topic(history)] == [
+        "Which TPM had the Optiplex?",
+        "And the BIOS?",
+    ]
+
+
+@dataclass
+class _Evidence:
+    title: str
+
+
+@dataclass
+class _Result:
+    evidence: _Evidence
+
+
+def search_returning(title: str):
+    calls = []
+
+    def search(query: str):
+        calls.append(query)
+        return [_Result(_Evidence(title))]
+
+    search.calls = calls
+    return search
+
+
+def test_offline_new_topic_when_question_names_another_page():
+    history = [
+        Exchange(
+            "What did the measured launch tests cover?", "What did the measured launch tests cover?"
+        )
+    ]
+    search = search_returning("Forward Seal Test Procedures")
+    completion = OfflineCompleter().complete(
+        "What were the preconditions in Forward Seal Test Procedures?", history, search
+    )
+    assert (
+        completion.question
+        == completion.query
+        == ("What were the preconditions in Forward Seal Test Procedures?")
+    )
+    assert completion.notes["new_topic"] is True
+    assert search.calls == ["What were the preconditions in Forward Seal Test Procedures?"]
+
+
+def test_offline_same_topic_when_title_words_were_already_named():
+    history = [Exchange("What does BATS stand for?", "What does BATS stand for?")]
+    search = search_returning("Bats: Bash Automated Testing System")
+    completion = OfflineCompleter().complete("Is BATS compliant with TAP?", history, search)
+    assert completion.notes["new_topic"] is False
+    assert "What does BATS stand for?" in completion.query
+
+
+def test_make_completer(tmp_path):
+    settings = Settings.load(environ={"CONFBOT_DATA_DIR": str(tmp_path)})
+    assert isinstance(make_completer(settings, None), OfflineCompleter)
+    online = settings.replace(llm_base_url="http://127.0.0.1:9/v1")
+    assert isinstance(make_completer(online, object()), LLMCompleter)
+
+
+# --------------------------------------------------------------------------- LLM completer
+HISTORY = [
+    Exchange("Why was BATS used for OpenXT?", "Why was BATS used for OpenXT?", "It is simple [1].")
+]
+
+
+def test_rephrase_messages_hold_history_and_question():
+    system, user = rephrase_messages("What does it stand for?", HISTORY)
+    assert "self-contained" in system["content"]
+    assert "Q1: Why was BATS used for OpenXT?\nA1: It is simple [1]." in user["content"]
+    assert "Latest question: What does it stand for?" in user["content"]
+
+
+@pytest.mark.parametrize(
+    "text, expected",
+    [
+        ("What does BATS stand for?", "What does BATS stand for?"),
+        ("Self-contained question: What does BATS stand for?", "What does BATS stand for?"),
+        ('"What does BATS stand for?"\nBecause it is referenced.', "What does BATS stand for?"),
+        ("", None),
+        ("   \n  ", None),
+        (OUT_OF_SCOPE, None),
+        ("x" * 2000, None),
+    ],
+)
+def test_clean_rewrite(text, expected):
+    assert clean_rewrite(text, "What does it stand for?") == expected
+
+
+@pytest.fixture
+def server():
+    with FakeOpenAI() as fake:
+        yield fake
+
+
+def completer_for(server: FakeOpenAI) -> LLMCompleter:
+    return LLMCompleter(OpenAILLM(server.base_url, "fake-model", "k", max_retries=0))
+
+
+def test_llm_completer_uses_the_rewrite(server):
+    server.push("What does BATS stand for?")
+    completion = completer_for(server).complete("What does it stand for?", HISTORY)
+    assert completion.question == completion.query == "What does BATS stand for?"
+    (request,) = server.chat_requests
+    assert request.json["messages"] == completion.messages
+    assert request.json["temperature"] == 0.0
+
+
+def test_llm_completer_skips_the_model_without_history(server):
+    completion = completer_for(server).complete("What is BATS?", [])
+    assert completion.question == "What is BATS?" and server.chat_requests == []
+
+
+def test_llm_completer_keeps_question_on_junk_or_failure(server):
+    server.push("", Reply.error(500), Reply.error(400))
+    completer = completer_for(server)
+    for _ in range(3):
+        completion = completer.complete("What does it stand for?", HISTORY)
+        assert completion.question == completion.query == "What does it stand for?"
+    assert len(server.chat_requests) == 3

@@ -52,7 +52,7 @@ def main() -> None:
     args = parser.parse_args()
     langs = ("en", "de") if args.lang == "both" else (args.lang,)
 
-    settings = Settings.load().replace(llm_base_url="")
+    settings = Settings.load().replace(llm_base_url="", explain_in_background=False)
     pages = benchmark_pages()
     conversations = load_conversations(DATA / "conversations.json")[: args.limit]
     start = time.perf_counter()

@@ -26,7 +26,7 @@ LANGS = {"en": ("en",), "de": ("de",), "both": ("en", "de")}
 HEADERS = ("P@1", "P@1 dup", "R@10", "MRR", "AnsR@10")
 
 
-def _table(title: str, rows: list[tuple[str, dict]]) -> str:
+def format_table(title: str, rows: list[tuple[str, dict]]) -> str:
     """A fixed-width table: one row per label, one column per metric."""
     lines = [title, f"{'':<28}" + "".join(f"{h:>10}" for h in HEADERS) + f"{'n':>6}"]
     for label, figures in rows:
@@ -70,7 +70,11 @@ def run(args: argparse.Namespace, settings: Settings) -> int:
             for lang, figures in _by_language(records, langs):
                 tables.setdefault(lang, []).append((label, figures))
         for lang, rows in tables.items():
-            print(_table(f"\nAblation: {args.ablation} ({args.questions} questions, {lang})", rows))
+            print(
+                format_table(
+                    f"\nAblation: {args.ablation} ({args.questions} questions, {lang})", rows
+                )
+            )
         output["ablation"] = {
             lang: {label: {k: v for k, v in f.items() if k != "slices"} for label, f in rows}
             for lang, rows in tables.items()
@@ -91,10 +95,10 @@ def run(args: argparse.Namespace, settings: Settings) -> int:
         records, build_s = _retrieval_run(settings, pages, items, groups)
         elapsed = time.perf_counter() - start
         overall = report(records)
-        print(_table(f"ConfQuestions: {args.questions} questions", [("all", overall)]))
+        print(format_table(f"ConfQuestions: {args.questions} questions", [("all", overall)]))
         for key in ("lang", "a_source", "q_type", "turn"):
             rows = [(f"{key}={v}", f) for v, f in overall["slices"][key].items()]
-            print(_table(f"\nby {key}", rows))
+            print(format_table(f"\nby {key}", rows))
         latencies = [r["latency_ms"] for r in records]
         print(
             f"\nindex build {build_s:.1f} s (0 = reused); {len(records)} questions in "

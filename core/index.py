@@ -266,6 +266,14 @@ class EvidenceIndex:
             rows = self._db.execute("SELECT record FROM pages ORDER BY page_id").fetchall()
         return [_page(json.loads(r[0])) for r in rows]
 
+    def page(self, page_id: str) -> Page | None:
+        """One indexed page's metadata (body not kept), or None when it is not indexed."""
+        with self._lock:
+            row = self._db.execute(
+                "SELECT record FROM pages WHERE page_id = ?", (page_id,)
+            ).fetchone()
+        return _page(json.loads(row[0])) if row else None
+
     def spaces(self) -> set[str]:
         """The spaces that have indexed pages."""
         with self._lock:

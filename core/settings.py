@@ -205,6 +205,40 @@ class Settings:
         False, "Compute each answer's explanation right after answering, so Explain is instant."
     )
 
+    # --- web app (confbot serve) -------------------------------------------------------
+    web_host: str = setting(
+        "127.0.0.1", "Address the web app listens on (`confbot serve`; 0.0.0.0 for all)."
+    )
+    web_port: int = setting(8080, "Port the web app listens on (`confbot serve`).")
+
+    # --- Slack ---------------------------------------------------------------------------
+    slack_bot_token: str = setting(
+        "", "Slack bot token (xoxb-...) the bot posts with.", env="SLACK_BOT_TOKEN", secret=True
+    )
+    slack_app_token: str = setting(
+        "",
+        "Slack app-level token (xapp-..., scope connections:write) for Socket Mode (confbot bot).",
+        env="SLACK_APP_TOKEN",
+        secret=True,
+    )
+    slack_signing_secret: str = setting(
+        "",
+        "Slack signing secret; set it to serve HTTP mode (the web app's /slack/events endpoint).",
+        env="SLACK_SIGNING_SECRET",
+        secret=True,
+    )
+    slack_channel_spaces: dict[str, str] = setting(
+        {},
+        "Confluence spaces each Slack channel may search: C123=ENG,HR;C456=OPS (* matches every"
+        " channel and DM not listed); empty: every synced space everywhere.",
+    )
+    slack_explain_reaction: str = setting(
+        "explain", "Emoji name whose reaction on an answer posts its explanation, like Explain."
+    )
+    slack_workers: int = setting(
+        8, "Slack answers and explanations worked on at once per process; more wait in line."
+    )
+
     # --- secrets and endpoints (never logged) ----------------------------------------
     openai_api_key: str = setting(
         "", "API key for the LLM and embeddings endpoints.", env="OPENAI_API_KEY", secret=True

@@ -203,6 +203,14 @@ def test_an_answer_nothing_changes_gets_no_attribution():
     ]
 
 
+@pytest.mark.parametrize("method", ["counterfactual", "naive", "citation"])
+def test_no_evidence_no_attribution(method, tmp_path):
+    settings = Settings.load(environ={"CONFBOT_DATA_DIR": str(tmp_path)})
+    llm = ScriptedLLM()
+    out = attribute(method, settings, llm, HashEmbedder(), QUESTION, [], OUT_OF_SCOPE)
+    assert out.clusters == [] and out.top_evidence() is None and llm.prompts == []
+
+
 def test_all_clusters_are_regenerated_at_once():
     barrier = threading.Barrier(10)  # every one of the 10 calls must be in flight together
     llm = ScriptedLLM(barrier)

@@ -1,0 +1,521 @@
+"""The web surface: the `/ask` link-out page, the JSON API it uses, a health check and
+Slack's HTTP-mode endpoint, in one Starlette app (served by uvicorn, see `bot.serve`).
+
+Routes:
+- `GET /ask?space=KEY&page=ID`: the page a Confluence page or macro links to. A chat scoped
+  to the space (retrieval searches only that space; with only `page`, the page's space):
+  each answer shows the completed question, the answer with its `[n]` citations linked,
+  the numbered sources linked to Confluence, an Explain button (attribution breakdown) and
+  a trace (retrieval ranks per retriever, the prompts sent, timings). Each page load is a
+  new conversation (its id is in the page), so every browser tab has its own thread.
+- `POST /api/ask` `{"question", "conversation", "space"?, "page"?}`: answer the next turn.
+- `POST /api/explain` and `POST /api/feedback` `{"turn", "conversation", "space"?,
+  "page"?}` (+ `"value": "up" | "down"` for feedback).
+- `GET /api/turns/{id}?conversation=...&space=...&page=...`: a turn's full trace.
+- `GET /healthz`: 200 with the number of indexed evidences, 503 when the state database
+  cannot be read.
+- `POST /slack/events`: the Slack bolt app in HTTP mode, when one is given.
+
+A turn is only readable through the conversation that asked it (its surface `web`, space,
+page and conversation id must all match), so turn ids, which are sequential, reveal
+nothing of other tabs' or of Slack's conversations. The page is plain HTML
+(`bot/templates/ask.html`) and one vanilla script (`bot/static/ask.js`) that inserts every
+text with `textContent`; there is no front-end build step.
+"""
+
+from __future__ import annotations
+
+import html
+import json
+import logging
+import re
+import secrets
+from collections.abc import Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from string import Template
+from typing import Any
+
+from starlette.applications import Starlette
+from starlette.concurrency import run_in_threadpool
+from starlette.requests import Request
+from starlette.responses import HTMLResponse, JSONResponse, RedirectResponse, Response
+from starlette.routing import Mount, Route
+from starlette.staticfiles import StaticFiles
+
+from core.answer import CITATION, cited_numbers
+from core.assistant import Assistant, ConversationKey, Turn
+from core.attribution import Explanation
+from core.conversation import TurnRecord
+from core.llm import LLMError
+
+log = logging.getLogger(__name__)
+
+HERE = Path(__file__).resolve().parent
+STATIC = HERE / "static"
+TEMPLATES = HERE / "templates"
+
+SURFACE = "web"
+MAX_QUESTION_CHARS = 4000
+MAX_BODY_BYTES = 64 * 1024
+EXCERPT_CHARS = 300
+FEEDBACK_VALUES = ("up", "down")
+
+# Confluence space keys are letters and digits (personal spaces: `~` and the user name);
+# page ids are numbers on Confluence, file stems for the files source.
+_SPACE = re.compile(r"[A-Za-z0-9_~.-]{1,255}")
+_PAGE = re.compile(r"[A-Za-z0-9_~.-]{1,255}")
+_CONVERSATION = re.compile(r"[A-Za-z0-9_-]{8,64}")
+
+SECURITY_HEADERS = {
+    "Content-Security-Policy": (
+        "default-src 'self'; script-src 'self'; style-src 'self'; img-src 'self' data:;"
+        " connect-src 'self'; object-src 'none'; base-uri 'none'; form-action 'self'"
+    ),
+    "X-Content-Type-Options": "nosniff",
+    "Referrer-Policy": "same-origin",
+}
+
+
+class BadRequest(ValueError):
+    """A request the API rejects with 400 and this message."""
+
+
+class NotFound(LookupError):
+    """A turn that does not exist in the asking conversation (404)."""
+
+
+# --------------------------------------------------------------------------- pure helpers
+def answer_segments(text: str, sources: int) -> list[dict]:
+    """The answer as segments for rendering: `{"text": ...}` for plain text and
+    `{"text": "[2]", "cite": [2]}` for a citation marker (`core.answer.CITATION`: `[1]`,
+    `[1, 3]`, `[1-3]` ...) naming at least one of the `sources` numbered sources. A marker
+    naming no existing source stays plain text, so the page never links to nothing."""
+    out: list[dict] = []
+    position = 0
+
+    def plain(chunk: str) -> None:
+        if not chunk:
+            return
+        if out and "cite" not in out[-1]:
+            out[-1]["text"] += chunk
+        else:
+            out.append({"text": chunk})
+
+    for match in CITATION.finditer(text):
+        numbers = [n for n in cited_numbers(match.group(0)) if 1 <= n <= sources]
+        plain(text[position : match.start()])
+        if numbers:
+            out.append({"text": match.group(0), "cite": numbers})
+        else:
+            plain(match.group(0))
+        position = match.end()
+    plain(text[position:])
+    return out
+
+
+def excerpt(text: str, limit: int = EXCERPT_CHARS) -> str:
+    """`text` on one line, cut at a word boundary to at most `limit` characters."""
+    flat = " ".join(text.split())
+    if len(flat) <= limit:
+        return flat
+    return flat[: limit - 1].rsplit(" ", 1)[0] + "…"
+
+
+def _checked(value: Any, pattern: re.Pattern, name: str, what: str) -> str | None:
+    """A request field that must match `pattern` when present; None when absent or empty."""
+    if value is None or value == "":
+        return None
+    if not isinstance(value, str) or not pattern.fullmatch(value):
+        raise BadRequest(f"{name} must be {what}, got {value!r:.80}")
+    return value
+
+
+def parse_space(value: Any) -> str | None:
+    """A space key from a request, or None."""
+    return _checked(value, _SPACE, "space", "a Confluence space key (letters, digits, ~ _ . -)")
+
+
+def parse_page(value: Any) -> str | None:
+    """A page id from a request, or None."""
+    return _checked(value, _PAGE, "page", "a page id (letters, digits, ~ _ . -)")
+
+
+def parse_conversation(value: Any) -> str:
+    """A conversation id from a request (required)."""
+    found = _checked(
+        value, _CONVERSATION, "conversation", "8 to 64 letters, digits, _ or - (from the page)"
+    )
+    if found is None:
+        raise BadRequest("conversation is required (the id the /ask page sends)")
+    return found
+
+
+def parse_turn_id(value: Any) -> int:
+    """A turn id from a request (a positive integer)."""
+    if isinstance(value, bool) or not isinstance(value, (int, str)):
+        raise BadRequest(f"turn must be a positive integer, got {value!r:.80}")
+    try:
+        number = int(value)
+    except ValueError:
+        raise BadRequest(f"turn must be a positive integer, got {value!r:.80}") from None
+    if number < 1:
+        raise BadRequest(f"turn must be a positive integer, got {value!r:.80}")
+    return number
+
+
+def parse_question(value: Any) -> str:
+    """A question from a request: non-empty text of at most `MAX_QUESTION_CHARS`."""
+    if not isinstance(value, str) or not value.strip():
+        raise BadRequest("question is required: a non-empty string")
+    if len(value) > MAX_QUESTION_CHARS:
+        raise BadRequest(f"question is too long: {len(value)} characters, at most {MAX_QUESTION_CHARS}")
+    return value.strip()
+
+
+def conversation_key(space: str | None, page: str | None, conversation: str) -> ConversationKey:
+    """The key of a web conversation: surface `web`, workspace the space (empty: all spaces),
+    channel the page it was opened from (may be empty), thread the page's conversation id."""
+    return ConversationKey(SURFACE, space or "", page or "", conversation)
+
+
+# --------------------------------------------------------------------------- JSON shapes
+def source_json(number: int, item: dict, cited: set[int], excerpt_text: str = "") -> dict:
+    """One numbered source as the page shows it, from an evidence trace entry."""
+    return {
+        "number": number,
+        "evidence_id": item.get("id"),
+        "page_id": item.get("page_id"),
+        "space": item.get("space", ""),
+        "title": item.get("title", ""),
+        "heading": item.get("heading", ""),
+        "url": item.get("url", ""),
+        "kind": item.get("kind", ""),
+        "rank": item.get("rank"),
+        "score": item.get("score"),
+        "ranks": item.get("ranks", {}),
+        "scores": item.get("scores", {}),
+        "cited": number in cited,
+        "excerpt": excerpt_text,
+    }
+
+
+def turn_json(turn: Turn) -> dict:
+    """The API's answer to `POST /api/ask`."""
+    cited = {c.number for c in turn.citations}
+    sources = []
+    for number, r in enumerate(turn.evidences, start=1):
+        e = r.evidence
+        item = {
+            "id": e.id,
+            "page_id": e.page_id,
+            "space": e.space,
+            "title": e.title,
+            "heading": e.heading,
+            "url": e.url,
+            "kind": e.kind,
+            "rank": r.rank,
+            "score": float(r.score),
+            "ranks": dict(r.ranks),
+            "scores": {k: float(v) for k, v in r.scores.items()},
+        }
+        sources.append(source_json(number, item, cited, excerpt(e.text)))
+    return {
+        "turn": turn.id,
+        "conversation": turn.key.thread,
+        "space": turn.key.workspace or None,
+        "page": turn.key.channel or None,
+        "question": turn.question,
+        "completed_question": turn.completed_question,
+        "query": turn.query,
+        "answer": turn.answer,
+        "segments": answer_segments(turn.answer, len(turn.evidences)),
+        "citations": [c.number for c in turn.citations],
+        "sources": sources,
+        "out_of_scope": turn.out_of_scope,
+        "model": turn.model,
+        "timings": {k: round(v, 2) for k, v in turn.timings.items()},
+    }
+
+
+def trace_json(record: TurnRecord, explanation: dict | None, feedback: Sequence) -> dict:
+    """The API's answer to `GET /api/turns/{id}`: every step of the turn."""
+    messages = dict(record.messages or {})
+    cited = {c.get("number") for c in record.citations or []}
+    return {
+        "turn": record.id,
+        "question": record.question,
+        "completed_question": record.completed_question,
+        "query": messages.get("query", record.completed_question),
+        "completion_notes": messages.get("notes") or {},
+        "retrieval": [
+            source_json(number, item, cited)
+            for number, item in enumerate(record.evidences or [], start=1)
+        ],
+        "messages": {
+            step: messages.get(step) for step in ("completion", "answer") if step in messages
+        },
+        "answer": record.answer,
+        "citations": sorted(n for n in cited if isinstance(n, int)),
+        "out_of_scope": record.out_of_scope,
+        "model": record.model,
+        "timings": {k: round(float(v), 2) for k, v in (record.timings or {}).items()},
+        "created_at": record.created_at.isoformat() if record.created_at else None,
+        "explanation": explanation,
+        "feedback": [{"value": f.value, "created_at": f.created_at.isoformat()} for f in feedback],
+    }
+
+
+def explanation_json(explanation: Explanation, record: TurnRecord) -> dict:
+    """The API's answer to `POST /api/explain`: clusters with shares (0..1) and, for each
+    evidence number, the source it names (title, heading, url)."""
+    evidences = record.evidences or []
+
+    def source(number: int) -> dict:
+        item = evidences[number - 1] if 1 <= number <= len(evidences) else {}
+        return {
+            "number": number,
+            "title": item.get("title", ""),
+            "heading": item.get("heading", ""),
+            "url": item.get("url", ""),
+        }
+
+    return {
+        "turn": record.id,
+        "method": explanation.method,
+        "lines": explanation.lines(),
+        "top_evidence": explanation.top_evidence(),
+        "clusters": [
+            {
+                "cluster": c.cluster,
+                "share": c.share,
+                "score": c.score,
+                "evidences": [source(n) for n in c.evidences],
+            }
+            for c in explanation.clusters
+        ],
+        "params": explanation.params,
+        "timings": explanation.timings,
+    }
+
+
+# --------------------------------------------------------------------------- the app
+@dataclass(frozen=True)
+class Scope:
+    """Where an `/ask` page was opened from: the space searched and the linking page."""
+
+    space: str | None
+    page: str | None
+    page_title: str = ""
+    page_url: str = ""
+    known_space: bool = True
+
+
+class WebApp:
+    """The endpoints, over one `Assistant`. `app` is the Starlette application."""
+
+    def __init__(self, assistant: Assistant, slack_app: Any = None):
+        self.assistant = assistant
+        self.slack_app = slack_app
+        self.template = Template((TEMPLATES / "ask.html").read_text(encoding="utf-8"))
+        routes = [
+            Route("/", self.home),
+            Route("/ask", self.ask_page),
+            Route("/api/ask", self.api_ask, methods=["POST"]),
+            Route("/api/explain", self.api_explain, methods=["POST"]),
+            Route("/api/feedback", self.api_feedback, methods=["POST"]),
+            Route("/api/turns/{turn_id}", self.api_turn),
+            Route("/healthz", self.healthz),
+            Mount("/static", StaticFiles(directory=STATIC), name="static"),
+        ]
+        if slack_app is not None:
+            routes.append(Route("/slack/events", self.slack_events, methods=["POST"]))
+        self.app = Starlette(
+            routes=routes,
+            exception_handlers={BadRequest: self._bad_request, NotFound: self._not_found},
+        )
+
+    # ---------------------------------------------------------------- errors
+    @staticmethod
+    async def _bad_request(request: Request, exc: Exception) -> Response:
+        if request.url.path.startswith("/api/"):
+            return JSONResponse({"error": str(exc)}, status_code=400)
+        return HTMLResponse(_error_page("Bad request", str(exc)), 400, headers=SECURITY_HEADERS)
+
+    @staticmethod
+    async def _not_found(request: Request, exc: Exception) -> Response:
+        return JSONResponse({"error": str(exc)}, status_code=404)
+
+    # ---------------------------------------------------------------- helpers
+    @staticmethod
+    async def _json_body(request: Request) -> dict:
+        length = request.headers.get("content-length")
+        if length and length.isdigit() and int(length) > MAX_BODY_BYTES:
+            raise BadRequest(f"request body too large: at most {MAX_BODY_BYTES} bytes")
+        body = await request.body()
+        if len(body) > MAX_BODY_BYTES:
+            raise BadRequest(f"request body too large: at most {MAX_BODY_BYTES} bytes")
+        try:
+            data = json.loads(body or b"null")
+        except (UnicodeDecodeError, json.JSONDecodeError) as exc:
+            raise BadRequest(f"the body is not valid JSON: {exc}") from None
+        if not isinstance(data, dict):
+            raise BadRequest("the body must be a JSON object")
+        return data
+
+    def _scope(self, space: str | None, page: str | None) -> Scope:
+        """The space to search and the linking page's title, from the index."""
+        index = self.assistant.index
+        found = index.page(page) if page else None
+        if found is not None and space is None:
+            space = found.space
+        known = space is None or bool(index.page_ids(space))
+        return Scope(
+            space=space,
+            page=page,
+            page_title=found.title if found else "",
+            page_url=found.url if found else "",
+            known_space=known,
+        )
+
+    def _owned_turn(self, data: dict | Any, turn_id: Any) -> TurnRecord:
+        """The turn `turn_id` if it belongs to the web conversation the request names."""
+        number = parse_turn_id(turn_id)
+        key = conversation_key(
+            parse_space(data.get("space")),
+            parse_page(data.get("page")),
+            parse_conversation(data.get("conversation")),
+        )
+        for record in self.assistant.store.turns(key):
+            if record.id == number:
+                return record
+        raise NotFound(f"no turn {number} in this conversation")
+
+    # ---------------------------------------------------------------- pages
+    async def home(self, request: Request) -> Response:
+        return RedirectResponse("ask", status_code=307)
+
+    async def ask_page(self, request: Request) -> Response:
+        space = parse_space(request.query_params.get("space"))
+        page = parse_page(request.query_params.get("page"))
+        scope = await run_in_threadpool(self._scope, space, page)
+        return HTMLResponse(self.render(scope), headers=SECURITY_HEADERS)
+
+    def render(self, scope: Scope, conversation: str | None = None) -> str:
+        """The `/ask` page for a scope, with a new conversation id."""
+        esc = html.escape
+        if scope.space:
+            where = f"Answers from the <strong>{esc(scope.space)}</strong> space"
+            label = f"the {scope.space} space"
+        else:
+            where = "Answers from every indexed space"
+            label = "the wiki"
+        if scope.page_title:
+            link = f'<a href="{esc(scope.page_url)}" rel="noopener">{esc(scope.page_title)}</a>'
+            where += f" · opened from {link}"
+        elif scope.page:
+            where += f" · opened from page {esc(scope.page)}"
+        if not scope.known_space:
+            where += f' <span class="warning">(no pages of {esc(scope.space)} are indexed)</span>'
+        return self.template.substitute(
+            title=esc(f"Ask {label}"),
+            heading=esc(f"Ask {label}"),
+            scope=where,
+            space=esc(scope.space or ""),
+            page=esc(scope.page or ""),
+            conversation=esc(conversation or secrets.token_urlsafe(16)),
+            placeholder=esc(f"Ask a question about {label}"),
+            max_chars=MAX_QUESTION_CHARS,
+        )
+
+    # ---------------------------------------------------------------- API
+    async def api_ask(self, request: Request) -> Response:
+        data = await self._json_body(request)
+        question = parse_question(data.get("question"))
+        conversation = parse_conversation(data.get("conversation"))
+        space = parse_space(data.get("space"))
+        page = parse_page(data.get("page"))
+        if space is None and page is not None:
+            space = (await run_in_threadpool(self._scope, None, page)).space
+        key = conversation_key(space, page, conversation)
+        spaces = [space] if space else None
+        try:
+            turn = await run_in_threadpool(self.assistant.ask, key, question, spaces)
+        except LLMError as exc:
+            log.warning("web question failed: %s", exc)
+            return JSONResponse({"error": f"The language model failed: {exc}"}, 502)
+        return JSONResponse(turn_json(turn))
+
+    async def api_explain(self, request: Request) -> Response:
+        data = await self._json_body(request)
+        record = await run_in_threadpool(self._owned_turn, data, data.get("turn"))
+        try:
+            explanation = await run_in_threadpool(self.assistant.explain, record.id)
+        except LLMError as exc:
+            log.warning("explanation of turn %s failed: %s", record.id, exc)
+            return JSONResponse({"error": f"The language model failed: {exc}"}, 502)
+        if isinstance(explanation, dict):
+            explanation = Explanation.from_dict(explanation)
+        return JSONResponse(explanation_json(explanation, record))
+
+    async def api_feedback(self, request: Request) -> Response:
+        data = await self._json_body(request)
+        value = data.get("value")
+        if value not in FEEDBACK_VALUES:
+            raise BadRequest(f"value must be one of: {', '.join(FEEDBACK_VALUES)}")
+        record = await run_in_threadpool(self._owned_turn, data, data.get("turn"))
+        feedback_id = await run_in_threadpool(self.assistant.feedback, record.id, value, "web")
+        return JSONResponse({"turn": record.id, "feedback": feedback_id, "value": value})
+
+    async def api_turn(self, request: Request) -> Response:
+        params = dict(request.query_params)
+
+        def load() -> dict:
+            record = self._owned_turn(params, request.path_params["turn_id"])
+            store = self.assistant.store
+            trace = trace_json(record, store.explanation(record.id), store.feedback(record.id))
+            ids = [item["evidence_id"] for item in trace["retrieval"]]
+            found = {e.id: e for e in self.assistant.index.get(ids)}
+            for item in trace["retrieval"]:
+                e = found.get(item["evidence_id"])
+                if e is not None:  # still indexed: add what the stored trace leaves out
+                    item.update(space=e.space, heading=e.heading, kind=e.kind)
+                    item["excerpt"] = excerpt(e.text)
+            return trace
+
+        return JSONResponse(await run_in_threadpool(load))
+
+    async def healthz(self, request: Request) -> Response:
+        def check() -> dict:
+            self.assistant.store.turn(0)  # a read of the state database
+            return {"status": "ok", "evidences": self.assistant.index.count()}
+
+        try:
+            return JSONResponse(await run_in_threadpool(check))
+        except Exception as exc:  # any failure of the state database or the index
+            log.warning("health check failed: %r", exc)
+            return JSONResponse({"status": "error", "error": type(exc).__name__}, 503)
+
+    async def slack_events(self, request: Request) -> Response:
+        """Slack's Events API and interactivity requests, dispatched to the bolt app in a
+        worker thread (the listeners ack at once and answer lazily)."""
+        from slack_bolt.adapter.starlette.handler import to_bolt_request, to_starlette_response
+
+        body = await request.body()
+        response = await run_in_threadpool(self.slack_app.dispatch, to_bolt_request(request, body))
+        return to_starlette_response(response)
+
+
+def _error_page(title: str, message: str) -> str:
+    esc = html.escape
+    return (
+        '<!doctype html><html lang="en"><head><meta charset="utf-8">'
+        f"<title>{esc(title)}</title></head><body><h1>{esc(title)}</h1>"
+        f'<p>{esc(message)}</p><p><a href="ask">Ask a question</a></p></body></html>'
+    )
+
+
+def create_app(assistant: Assistant, slack_app: Any = None) -> Starlette:
+    """The web app over `assistant`; Slack's HTTP-mode endpoint `/slack/events` is mounted
+    when a bolt `App` is given."""
+    return WebApp(assistant, slack_app).app

@@ -82,6 +82,13 @@ def cmd_sync(args: argparse.Namespace) -> int:
     return 1 if stopped else 0
 
 
+def cmd_bot(args: argparse.Namespace) -> int:
+    """Answer in Slack over Socket Mode until interrupted (see bot/slack.py)."""
+    from bot.slack import run_socket_mode
+
+    return run_socket_mode(_settings(args))
+
+
 def cmd_worker(args: argparse.Namespace) -> int:
     """Sync every configured space on its schedule until SIGTERM or SIGINT."""
     from connectors.schedule import Worker
@@ -91,6 +98,18 @@ def cmd_worker(args: argparse.Namespace) -> int:
     upgrade(settings.sqlalchemy_url)
     Worker.from_settings(settings).serve_forever()
     return 0
+
+
+def cmd_serve(args: argparse.Namespace) -> int:
+    """Run the web app, the sync scheduler and Slack in one process (see bot/serve.py)."""
+    from bot.serve import run
+
+    settings = _settings(args)
+    if args.host is not None:
+        settings = settings.replace(web_host=args.host)
+    if args.port is not None:
+        settings = settings.replace(web_port=args.port)
+    return run(settings, worker=not args.no_worker, socket_mode=not args.no_socket_mode)
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -149,6 +168,26 @@ def build_parser() -> argparse.ArgumentParser:
     )
     _add_config_option(p)
     p.set_defaults(func=cmd_sync)
+
+    p = sub.add_parser(
+        "serve", help="run the web app, the sync scheduler and Slack (when configured)"
+    )
+    p.add_argument("--host", help="address to listen on (default: web_host)")
+    p.add_argument("--port", type=int, help="port to listen on, 0 for any (default: web_port)")
+    p.add_argument("--no-worker", action="store_true", help="do not sync (a `confbot worker` does)")
+    p.add_argument(
+        "--no-socket-mode",
+        action="store_true",
+        help="do not connect to Slack in Socket Mode (a `confbot bot` does, or HTTP mode)",
+    )
+    _add_config_option(p)
+    p.set_defaults(func=cmd_serve)
+
+    p = sub.add_parser(
+        "bot", help="answer in Slack over Socket Mode (SLACK_APP_TOKEN, SLACK_BOT_TOKEN)"
+    )
+    _add_config_option(p)
+    p.set_defaults(func=cmd_bot)
 
     p = sub.add_parser("worker", help="sync each space on its schedule (sync_schedule)")
     _add_config_option(p)

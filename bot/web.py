@@ -169,7 +169,9 @@ def parse_question(value: Any) -> str:
     if not isinstance(value, str) or not value.strip():
         raise BadRequest("question is required: a non-empty string")
     if len(value) > MAX_QUESTION_CHARS:
-        raise BadRequest(f"question is too long: {len(value)} characters, at most {MAX_QUESTION_CHARS}")
+        raise BadRequest(
+            f"question is too long: {len(value)} characters, at most {MAX_QUESTION_CHARS}"
+        )
     return value.strip()
 
 

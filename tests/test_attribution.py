@@ -245,20 +245,23 @@ def test_monte_carlo_samples_one_call_each_at_the_sampling_temperature():
 
 
 def test_parallel_calls_against_a_real_chat_server():
-    """The OpenAI client path: one request per cluster, all in flight at once."""
+    """The OpenAI client path: one request per cluster, all in flight at once (each reply
+    waits until all ten requests have arrived)."""
+    barrier = threading.Barrier(10)
 
     def responder(request):
+        barrier.wait(timeout=10)
         user = request["messages"][-1]["content"]
         return "The capital of France is Paris." if CAUSE in user else OUT_OF_SCOPE
 
-    with FakeOpenAI(responder, delay_s=0.3) as server:
+    with FakeOpenAI(responder) as server:
         llm = OpenAILLM(server.base_url, "fake-model", "sk-test", max_retries=0)
         evidences = evidences_with_cause_at(6)
         out = counterfactual_attribution(
             llm, HashEmbedder(), QUESTION, evidences, "The capital of France is Paris."
         )
         requests = server.chat_requests
-    assert len(requests) == 10 and server.max_in_flight == 10
+    assert len(requests) == 10 and server.max_in_flight == 10 and not barrier.broken
     assert all(r.json["temperature"] == 0.0 and "n" not in r.json for r in requests)
     assert out.top_evidence() == 6 and out.clusters[0].share == 1.0
 

@@ -1,14 +1,24 @@
-"""`confbot eval` end to end on a subset of ConfQuestions (skipped when the data is absent)."""
+"""`confbot eval` end to end on a subset of ConfQuestions (skipped when the data is absent).
+
+Both tests share one data folder, so the benchmark index is built once (the second run
+reuses it through the content-hash cache).
+"""
 
 from __future__ import annotations
 
 import json
+import os
 
 import pytest
 
 from bot.cli import main
 
 pytestmark = pytest.mark.benchmark_data
+
+
+@pytest.fixture(scope="module")
+def data_dir(tmp_path_factory):
+    return tmp_path_factory.mktemp("benchmark-data")
 
 
 @pytest.fixture
@@ -20,31 +30,25 @@ def subset(benchmark_dir, tmp_path):
     return path, sum(len(c["turns"]) for c in conversations)
 
 
-def test_eval_on_subset_reaches_precision_floor(
-    benchmark_dir, subset, tmp_path, monkeypatch, capsys
-):
-    for name in [n for n in __import__("os").environ if n.startswith("CONFBOT_")]:
+@pytest.fixture
+def clean_env(monkeypatch, data_dir):
+    for name in [n for n in os.environ if n.startswith("CONFBOT_") or n == "OPENAI_API_KEY"]:
         monkeypatch.delenv(name)
-    monkeypatch.setenv("CONFBOT_DATA_DIR", str(tmp_path / "data"))
+    monkeypatch.setenv("CONFBOT_DATA_DIR", str(data_dir))
+
+
+def _eval(benchmark_dir, subset_path, mode, out) -> dict:
+    argv = ["eval", "--data", str(benchmark_dir), "--conversations", str(subset_path)]
+    argv += ["--questions", mode, "--lang", "both", "--json", str(out)]
+    assert main(argv) == 0
+    return json.loads(out.read_text())
+
+
+def test_completed_questions_reach_precision_floor(
+    benchmark_dir, subset, tmp_path, clean_env, capsys
+):
     path, turns = subset
-    out = tmp_path / "figures.json"
-    code = main(
-        [
-            "eval",
-            "--data",
-            str(benchmark_dir),
-            "--conversations",
-            str(path),
-            "--questions",
-            "completed",
-            "--lang",
-            "both",
-            "--json",
-            str(out),
-        ]
-    )
-    assert code == 0
-    figures = json.loads(out.read_text())
+    figures = _eval(benchmark_dir, path, "completed", tmp_path / "figures.json")
     assert figures["n"] == 2 * turns
     assert set(figures) >= {"p_at_1", "r_at_10", "mrr", "answer_recall_at_10", "n"}
     by_lang = figures["slices"]["lang"]
@@ -53,3 +57,14 @@ def test_eval_on_subset_reaches_precision_floor(
     assert figures["r_at_10"] >= 0.9
     printed = capsys.readouterr().out
     assert "P@1" in printed and "by a_source" in printed
+
+
+def test_conversational_replay_reaches_precision_floor(
+    benchmark_dir, subset, tmp_path, clean_env, capsys
+):
+    path, turns = subset
+    figures = _eval(benchmark_dir, path, "conversational", tmp_path / "conv.json")
+    assert figures["n"] == 2 * turns
+    assert figures["p_at_1"] >= 0.65
+    assert figures["answers"]["all"]["out_of_scope_rate"] <= 0.2
+    assert "conversational" in capsys.readouterr().out

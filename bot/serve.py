@@ -1,0 +1,254 @@
+"""`confbot serve`: the web app, the sync scheduler and (with Slack tokens) the Slack bot in one
+process, for a single-machine deployment and for `make run`.
+
+Startup:
+1. the assistant is wired from the settings (state database migrated, index opened);
+2. with no sync source configured (no `confluence_url`, or the files source without a
+   folder), the packaged sample wiki (`bot/sample_wiki/pages`, a fictional company's
+   Confluence pages) becomes the source, as long as the index holds nothing else: it is
+   indexed at once when the index is empty, so a new user can ask straight away;
+3. the scheduler (`connectors.schedule.Worker`) syncs each space on its schedule, on the
+   same index the web app reads;
+4. Slack: Socket Mode runs in this process when `SLACK_BOT_TOKEN` and `SLACK_APP_TOKEN` are
+   set; with `SLACK_SIGNING_SECRET` the web app also serves Slack's HTTP mode at
+   `/slack/events`;
+5. uvicorn serves the web app and the URL is printed once the socket is bound.
+
+SIGINT or SIGTERM stops it cleanly: uvicorn stops accepting and finishes the requests in
+flight, the Slack connection closes, a running sync stops at its next batch boundary (its
+state is then consistent) and background explanations finish. Split deployments run the
+parts as separate processes instead (`Procfile`: web, worker and bot).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import logging
+import signal
+import sys
+import threading
+import time
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import TextIO
+
+from core.settings import Settings
+
+log = logging.getLogger(__name__)
+
+SAMPLE_WIKI = Path(__file__).resolve().parent / "sample_wiki"
+SAMPLE_PAGES = SAMPLE_WIKI / "pages"
+
+
+def source_configured(settings: Settings) -> bool:
+    """Whether the settings name somewhere to sync pages from."""
+    if settings.sync_source == "files":
+        return bool(settings.sync_files_path)
+    if settings.sync_source == "confluence":
+        return bool(settings.confluence_url)
+    return True  # an unknown source: let the worker report it
+
+
+def sample_settings(settings: Settings) -> Settings:
+    """`settings` with the packaged sample wiki as a files source (every space in it)."""
+    return settings.replace(sync_source="files", sync_files_path=str(SAMPLE_PAGES), sync_spaces=[])
+
+
+def sample_page_ids() -> set[str]:
+    """Ids of the sample wiki's pages."""
+    from connectors.files import FilesSource
+
+    return set(FilesSource(SAMPLE_PAGES).pages)
+
+
+def sync_sample_wiki(settings: Settings, index) -> list:
+    """Index the sample wiki into `index` (one sync run per space); the `SyncReport`s."""
+    from connectors.files import FilesSource
+    from connectors.sync import SpaceSync
+
+    source = FilesSource(SAMPLE_PAGES)
+    sync = SpaceSync(sample_settings(settings), index, source)
+    return [sync.run(space) for space in source.spaces()]
+
+
+def sample_questions() -> list[str]:
+    """The sample wiki's example questions."""
+    records = json.loads((SAMPLE_WIKI / "questions.json").read_text(encoding="utf-8"))
+    return [r["question"] for r in records]
+
+
+def display_url(host: str, port: int) -> str:
+    """The URL to print for a bound address (a wildcard address is shown as 127.0.0.1)."""
+    if host in ("", "0.0.0.0", "::"):
+        host = "127.0.0.1"
+    if ":" in host:
+        host = f"[{host}]"
+    return f"http://{host}:{port}"
+
+
+@dataclass
+class Parts:
+    """What one `confbot serve` process runs, and how to stop each part (last started,
+    first stopped)."""
+
+    notes: list[str] = field(default_factory=list)
+    stops: list[tuple[str, Callable[[], None]]] = field(default_factory=list)
+
+    def stop_all(self) -> None:
+        for name, stop in reversed(self.stops):
+            try:
+                stop()
+            except Exception:  # keep stopping the others
+                log.exception("stopping %s failed", name)
+        self.stops.clear()
+
+
+def slack_parts(settings: Settings, assistant, socket_mode: bool, parts: Parts):
+    """The bolt App for HTTP mode (None when no signing secret is set), after starting
+    Socket Mode in the background when asked for and its tokens are set."""
+    if not settings.slack_bot_token:
+        return None
+    from bot.slack import create_app as create_slack_app  # MOUNT POINT: bot/slack.py
+
+    slack_app = create_slack_app(settings, assistant)
+    if socket_mode and settings.slack_app_token:
+        from slack_bolt.adapter.socket_mode import SocketModeHandler
+
+        handler = SocketModeHandler(slack_app, settings.slack_app_token)
+        handler.connect()
+        parts.stops.append(("Slack Socket Mode", handler.close))
+        parts.notes.append("Slack: Socket Mode connected")
+    if settings.slack_signing_secret:
+        parts.notes.append("Slack: HTTP mode at /slack/events")
+        return slack_app
+    return None
+
+
+def run(
+    settings: Settings,
+    *,
+    worker: bool = True,
+    socket_mode: bool = True,
+    out: TextIO = sys.stdout,
+) -> int:
+    """Run until SIGINT or SIGTERM; the exit status."""
+    import uvicorn
+
+    from bot.web import create_app
+    from core.assistant import Assistant
+
+    parts = Parts()
+    server: uvicorn.Server | None = None
+
+    def on_signal(signum, _frame) -> None:
+        if server is None:  # still starting: unwind through the finally below
+            raise _Stopped(signal.Signals(signum).name)
+        server.should_exit = True  # uvicorn has its own handlers while it serves
+
+    previous = {s: signal.signal(s, on_signal) for s in (signal.SIGINT, signal.SIGTERM)}
+    try:
+        assistant = Assistant.from_settings(settings)
+        parts.stops.append(("the assistant", assistant.close))
+        parts.stops.append(("the index", assistant.index.close))
+        sync_settings = settings
+        if not source_configured(settings):
+            indexed = assistant.index.page_ids()
+            if indexed <= sample_page_ids():
+                sync_settings = sample_settings(settings)
+                if not indexed:
+                    print("No sync source configured: indexing the sample wiki…", file=out)
+                    for report in sync_sample_wiki(settings, assistant.index):
+                        print(f"  {report.summary()}", file=out)
+                parts.notes.append(f"sample wiki ({SAMPLE_PAGES})")
+            else:
+                worker = False
+                parts.notes.append("no sync source configured: serving the pages indexed")
+        assistant.index.warm_up()
+        assistant.retriever.search("warm up", k=1)  # load every lazy piece before the URL
+
+        if worker:
+            from connectors.schedule import Worker
+
+            sync_worker = Worker(sync_settings, assistant.index)
+            sync_worker.start()
+            parts.stops.append(("the sync scheduler", sync_worker.shutdown))
+            parts.notes.append(f"sync scheduler: {', '.join(sync_worker.schedules())}")
+
+        slack_app = slack_parts(settings, assistant, socket_mode, parts)
+        config = uvicorn.Config(
+            create_app(assistant, slack_app=slack_app),
+            host=settings.web_host,
+            port=settings.web_port,
+            log_config=None,
+            lifespan="off",
+            timeout_graceful_shutdown=30,
+        )
+        server = uvicorn.Server(config)
+
+        def ready(port: int) -> None:
+            url = display_url(settings.web_host, port)
+            for note in parts.notes:
+                print(f"  {note}", file=out)
+            print(f"confbot is ready: {url}/ask", file=out, flush=True)
+            if sync_settings is not settings:
+                print(f"  try: {sample_questions()[0]}", file=out, flush=True)
+
+        asyncio.run(_serve(server, ready))
+        return 0 if server.started else 1
+    except _Stopped as stopped:
+        print(f"{stopped} received while starting: stopped", file=out)
+        return 0
+    finally:
+        parts.stop_all()
+        for signum, handler in previous.items():
+            signal.signal(signum, handler)
+
+
+class _Stopped(Exception):
+    """A stop signal arrived before the web server was up."""
+
+
+async def _serve(server, ready: Callable[[int], None]) -> None:
+    """Run the uvicorn server, calling `ready(port)` once it listens."""
+    task = asyncio.create_task(server.serve())
+    while not server.started and not task.done():
+        await asyncio.sleep(0.02)
+    if server.started:
+        ready(server.servers[0].sockets[0].getsockname()[1])
+    await task
+
+
+class BackgroundServer:
+    """An ASGI app served by uvicorn in a background thread on 127.0.0.1 (port 0: a free
+    one), for tests and benchmarks that need a real HTTP server in-process:
+
+        with BackgroundServer(app) as server:
+            httpx.get(server.url + "/healthz")
+    """
+
+    def __init__(self, app, host: str = "127.0.0.1", port: int = 0, timeout: float = 30.0):
+        import uvicorn
+
+        config = uvicorn.Config(app, host=host, port=port, log_level="warning", lifespan="off")
+        self.server = uvicorn.Server(config)
+        self.timeout = timeout
+        self.url = ""
+        self._thread: threading.Thread | None = None
+
+    def __enter__(self) -> BackgroundServer:
+        self._thread = threading.Thread(target=self.server.run, name="uvicorn", daemon=True)
+        self._thread.start()
+        deadline = time.monotonic() + self.timeout
+        while not self.server.started:
+            if not self._thread.is_alive() or time.monotonic() > deadline:
+                raise RuntimeError("the web server did not start")
+            time.sleep(0.01)
+        host, port = self.server.servers[0].sockets[0].getsockname()[:2]
+        self.url = display_url(host, port)
+        return self
+
+    def __exit__(self, *exc) -> None:
+        self.server.should_exit = True
+        self._thread.join(self.timeout)

@@ -1,0 +1,370 @@
+"""The Slack bot: a slack-bolt `App` that answers wiki questions in Slack threads.
+
+Where it answers: every `app_mention`, every direct message, and every message in a thread
+the bot has been asked in before (no need to mention it again). It always replies in the
+thread (`thread_ts`, or the message's own `ts` for a new thread), and one thread is one
+conversation (`ConversationKey("slack", team, channel, thread ts)`), so follow-ups are
+completed from the thread's earlier turns. Messages from bots, its own included, and edits
+and other message subtypes are ignored.
+
+Exactly once: Slack redelivers an event it thinks was not acknowledged (same `event_id`,
+with an `X-Slack-Retry-Num` header), and a mention in a channel arrives twice, as
+`app_mention` and as `message`, with different event ids. A global middleware claims each
+event id and the answer claims the message (team, channel, ts) in the database
+(`bot.slack_state`); a claim is a row insert that fails when the row exists, so the second
+delivery does nothing, in this process or any other replica sharing the database.
+
+Ack at once, work lazily: every listener acknowledges immediately and answers, explains or
+records feedback in a lazy listener (`lazy=[...]`, run on `slack_workers` threads). The
+App runs with `process_before_response=True`, so acknowledgements run on the request's own
+thread and never queue behind answers being worked on. While it works the bot puts 👀 on the
+message; when anything fails the thread gets a short apology instead of silence.
+
+Socket Mode (`confbot bot`, `run_socket_mode`) needs `SLACK_APP_TOKEN` and
+`SLACK_BOT_TOKEN`. HTTP mode is served by the web app (`bot/web.py` dispatches
+`SLACK_EVENTS_PATH`, the Event Subscriptions and Interactivity request URL, to the App from
+`build_app`), which verifies each request's signature with `SLACK_SIGNING_SECRET`.
+"""
+
+from __future__ import annotations
+
+import logging
+import re
+import secrets
+from concurrent.futures import ThreadPoolExecutor
+
+from slack_bolt import App, BoltContext, BoltRequest, BoltResponse
+from slack_sdk import WebClient
+from slack_sdk.errors import SlackApiError
+
+from bot.blocks import (
+    EXPLAIN_ACTION,
+    FEEDBACK_DOWN_ACTION,
+    FEEDBACK_UP_ACTION,
+    answer_blocks,
+    answer_text,
+    explanation_blocks,
+    explanation_text,
+    mentions,
+    plain_text,
+)
+from bot.slack_state import SlackStore
+from core.assistant import Assistant, ConversationKey, Turn
+from core.llm import LLMError
+from core.settings import Settings
+
+log = logging.getLogger(__name__)
+
+SLACK_EVENTS_PATH = "/slack/events"
+WORKING_REACTION = "eyes"
+ANSWERED_SUBTYPES = (None, "file_share", "thread_broadcast")
+
+EMPTY_QUESTION = "Ask me anything about the wiki, and I'll answer here with the sources."
+LLM_FAILED = (
+    ":warning: Sorry, I couldn't reach the language model to answer this just now."
+    " Please try again in a few minutes."
+)
+ANSWER_FAILED = (
+    ":warning: Sorry, something went wrong while I was answering. Please try again;"
+    " if it keeps happening, let the confbot admins know."
+)
+EXPLAIN_FAILED = (
+    ":warning: Sorry, I couldn't work out the explanation of this answer. Please try again later."
+)
+ALREADY_EXPLAINED = "The explanation of this answer is already in the thread (or on its way)."
+THANKS = {"up": "Thanks for the 👍, noted!", "down": "Thanks for the 👎, noted; it helps us improve."}
+TURN_GONE = "Sorry, I can't find that answer any more."
+
+
+def channel_spaces(settings: Settings, channel: str) -> set[str] | None:
+    """The Confluence spaces a channel may search (`slack_channel_spaces`: the channel's
+    entry, else the `*` entry); None means every synced space."""
+    table = settings.slack_channel_spaces
+    value = table.get(channel, table.get("*"))
+    if value is None:
+        return None
+    items = value.split(",") if isinstance(value, str) else value
+    return {str(item).strip() for item in items if str(item).strip()}
+
+
+def workspace_of(body: dict, context: BoltContext) -> str:
+    """The team id of a request (events and interactivity payloads alike)."""
+    return (
+        context.team_id
+        or body.get("team_id")
+        or (body.get("team") or {}).get("id")
+        or context.enterprise_id
+        or ""
+    )
+
+
+def from_a_person(event: dict, bot_user_id: str | None) -> bool:
+    """Whether a message event was written by a person (not a bot, not this bot)."""
+    return (
+        bool(event.get("user"))
+        and not event.get("bot_id")
+        and event.get("subtype") != "bot_message"
+        and event.get("user") != bot_user_id
+    )
+
+
+def acknowledge(ack) -> None:
+    """The ack function of every listener: acknowledge at once, the work is lazy."""
+    ack()
+
+
+class SlackBot:
+    """The listeners, each a thin layer over `core.assistant.Assistant`."""
+
+    def __init__(self, settings: Settings, assistant: Assistant, state: SlackStore):
+        self.settings = settings
+        self.assistant = assistant
+        self.state = state
+
+    # ------------------------------------------------------------------ middleware
+    def deduplicate(self, body: dict, request: BoltRequest, next, logger: logging.Logger):
+        """Let each Events API event id through once; later deliveries are acknowledged and
+        dropped (the claim is a database row, so this holds across processes)."""
+        event_id = body.get("event_id")
+        if request.lazy_only or body.get("type") != "event_callback" or not event_id:
+            return next()
+        if self.state.claim("event", event_id):
+            return next()
+        retry = (request.headers.get("x-slack-retry-num") or ["-"])[0]
+        logger.info("Slack event %s delivered again (retry %s): skipped", event_id, retry)
+        return BoltResponse(status=200, body="")
+
+    # ------------------------------------------------------------------ events
+    def on_mention(self, body: dict, event: dict, client: WebClient, context: BoltContext):
+        """`app_mention`: answer in the thread."""
+        if from_a_person(event, context.bot_user_id):
+            self.answer(client, workspace_of(body, context), event, context.bot_user_id)
+
+    def on_message(self, body: dict, event: dict, client: WebClient, context: BoltContext):
+        """`message`: answer direct messages, messages that mention the bot (whichever of
+        this and `app_mention` comes first) and follow-ups in the bot's threads."""
+        if event.get("subtype") not in ANSWERED_SUBTYPES:
+            return
+        if not from_a_person(event, context.bot_user_id):
+            return
+        team = workspace_of(body, context)
+        thread = event.get("thread_ts")
+        if (
+            event.get("channel_type") == "im"
+            or mentions(event.get("text") or "", context.bot_user_id)
+            or (
+                thread
+                and thread != event.get("ts")
+                and self.state.in_thread(ConversationKey("slack", team, event["channel"], thread))
+            )
+        ):
+            self.answer(client, team, event, context.bot_user_id)
+
+    def on_reaction(self, body: dict, event: dict, client: WebClient, context: BoltContext):
+        """`reaction_added`: the explain reaction on an answer posts its explanation."""
+        item = event.get("item") or {}
+        if event.get("reaction") != self.settings.slack_explain_reaction:
+            return
+        if item.get("type") != "message":
+            return
+        team = workspace_of(body, context)
+        found = self.state.answer_at(team, item.get("channel", ""), item.get("ts", ""))
+        if found is not None:
+            turn_id, thread = found
+            self.explain(client, team, item["channel"], thread, turn_id, event.get("user"), item["ts"])
+
+    # ------------------------------------------------------------------ buttons
+    def on_explain_button(self, body: dict, client: WebClient, context: BoltContext):
+        """The Explain button: post the explanation in the thread."""
+        channel, thread, answer_ts = _message_place(body)
+        turn_id = int(body["actions"][0]["value"])
+        user = (body.get("user") or {}).get("id")
+        self.explain(client, workspace_of(body, context), channel, thread, turn_id, user, answer_ts)
+
+    def on_feedback(self, body: dict, client: WebClient):
+        """👍 / 👎: store the rating on the turn, thank the user privately."""
+        action = body["actions"][0]
+        value = "up" if action["action_id"] == FEEDBACK_UP_ACTION else "down"
+        user = (body.get("user") or {}).get("id", "")
+        channel, thread, _ = _message_place(body)
+        try:
+            self.assistant.feedback(int(action["value"]), value, user=user)
+            text = THANKS[value]
+        except KeyError:
+            text = TURN_GONE
+        client.chat_postEphemeral(channel=channel, user=user, thread_ts=thread, text=text)
+
+    # ------------------------------------------------------------------ the work
+    def answer(self, client: WebClient, team: str, event: dict, bot_user_id: str | None) -> None:
+        """Answer one message in its thread, once."""
+        channel, ts = event["channel"], event["ts"]
+        thread = event.get("thread_ts") or ts
+        if not self.state.claim("message", f"{team}:{channel}:{ts}"):
+            return
+        question = plain_text(event.get("text") or "", bot_user_id)
+        if not question:
+            self._post(client, channel, thread, EMPTY_QUESTION)
+            return
+        key = ConversationKey("slack", team, channel, thread)
+        self._react(client, "add", channel, ts)
+        try:
+            self.assistant.store.conversation_id(key)  # the bot is now part of the thread
+            turn = self.assistant.ask(key, question, spaces=channel_spaces(self.settings, channel))
+            posted = client.chat_postMessage(
+                channel=channel,
+                thread_ts=thread,
+                text=answer_text(turn),
+                blocks=answer_blocks(turn, self._pages(turn)),
+                unfurl_links=False,
+                unfurl_media=False,
+            )
+        except Exception as exc:
+            log.exception("answering message %s in %s failed", ts, channel)
+            self._post(client, channel, thread, LLM_FAILED if _llm_failed(exc) else ANSWER_FAILED)
+            return
+        finally:
+            self._react(client, "remove", channel, ts)
+        try:
+            self.state.remember_answer(team, channel, posted["ts"], thread, turn.id)
+        except Exception:
+            log.exception("could not record the answer message of turn %d", turn.id)
+
+    def explain(
+        self,
+        client: WebClient,
+        team: str,
+        channel: str,
+        thread: str,
+        turn_id: int,
+        user: str | None,
+        answer_ts: str,
+    ) -> None:
+        """Post the explanation of a turn's answer in its thread, once per answer."""
+        claim = f"{team}:{channel}:{turn_id}"
+        if not self.state.claim("explain", claim):
+            if user:
+                client.chat_postEphemeral(
+                    channel=channel, user=user, thread_ts=thread, text=ALREADY_EXPLAINED
+                )
+            return
+        self._react(client, "add", channel, answer_ts)
+        try:
+            explanation = self.assistant.explain(turn_id)
+            record = self.assistant.turn_record(turn_id)
+            client.chat_postMessage(
+                channel=channel,
+                thread_ts=thread,
+                text=explanation_text(explanation),
+                blocks=explanation_blocks(explanation, record.evidences if record else []),
+                unfurl_links=False,
+                unfurl_media=False,
+            )
+        except Exception:
+            log.exception("explaining turn %d failed", turn_id)
+            self.state.release("explain", claim)
+            self._post(client, channel, thread, EXPLAIN_FAILED)
+        finally:
+            self._react(client, "remove", channel, answer_ts)
+
+    def _pages(self, turn: Turn) -> dict:
+        """The indexed records of the cited pages (for their spaces and dates)."""
+        pages = {}
+        for citation in turn.citations:
+            if citation.page_id not in pages:
+                try:
+                    page = self.assistant.index.page(citation.page_id)
+                except Exception:
+                    log.exception("could not read page %s from the index", citation.page_id)
+                    page = None
+                if page is not None:
+                    pages[citation.page_id] = page
+        return pages
+
+    @staticmethod
+    def _post(client: WebClient, channel: str, thread: str, text: str) -> None:
+        try:
+            client.chat_postMessage(channel=channel, thread_ts=thread, text=text)
+        except Exception:
+            log.exception("could not post to %s", channel)
+
+    @staticmethod
+    def _react(client: WebClient, how: str, channel: str, ts: str) -> None:
+        """Add or remove the 👀 reaction; a reaction that fails is not worth an error."""
+        try:
+            if how == "add":
+                client.reactions_add(channel=channel, timestamp=ts, name=WORKING_REACTION)
+            else:
+                client.reactions_remove(channel=channel, timestamp=ts, name=WORKING_REACTION)
+        except SlackApiError as exc:
+            log.debug("reactions.%s on %s failed: %s", how, ts, exc.response.get("error"))
+
+
+def _message_place(body: dict) -> tuple[str, str, str]:
+    """(channel, thread ts, message ts) of the message whose button was clicked."""
+    container = body.get("container") or {}
+    message = body.get("message") or {}
+    channel = (body.get("channel") or {}).get("id") or container.get("channel_id", "")
+    message_ts = message.get("ts") or container.get("message_ts", "")
+    thread = message.get("thread_ts") or container.get("thread_ts") or message_ts
+    return channel, thread, message_ts
+
+
+def _llm_failed(exc: BaseException) -> bool:
+    """Whether the failure was the LLM endpoint's (anywhere in the exception chain)."""
+    while exc is not None:
+        if isinstance(exc, LLMError):
+            return True
+        exc = exc.__cause__ or exc.__context__
+    return False
+
+
+def build_app(settings: Settings, assistant: Assistant, client: WebClient | None = None) -> App:
+    """The slack-bolt App with every listener, for Socket Mode or HTTP mode.
+
+    `client` defaults to a `WebClient` with `slack_bot_token` (tests pass one pointed at a
+    fake Slack). The token is checked with `auth.test` now. HTTP requests are verified with
+    `slack_signing_secret`; without one, a random secret makes every HTTP request fail
+    verification, so an App meant for Socket Mode can never be driven over HTTP unsigned.
+    """
+    if client is None:
+        client = WebClient(token=settings.require("slack_bot_token"))
+    bot = SlackBot(settings, assistant, SlackStore(settings.sqlalchemy_url))
+    app = App(
+        client=client,
+        signing_secret=settings.slack_signing_secret or secrets.token_hex(32),
+        process_before_response=True,
+        listener_executor=ThreadPoolExecutor(
+            max_workers=max(1, settings.slack_workers), thread_name_prefix="confbot-slack"
+        ),
+        name="confbot",
+    )
+    app.use(bot.deduplicate)
+    app.event("app_mention")(ack=acknowledge, lazy=[bot.on_mention])
+    app.event("message")(ack=acknowledge, lazy=[bot.on_message])
+    app.event("reaction_added")(ack=acknowledge, lazy=[bot.on_reaction])
+    app.action(EXPLAIN_ACTION)(ack=acknowledge, lazy=[bot.on_explain_button])
+    feedback = re.compile(f"^(?:{FEEDBACK_UP_ACTION}|{FEEDBACK_DOWN_ACTION})$")
+    app.action(feedback)(ack=acknowledge, lazy=[bot.on_feedback])
+    return app
+
+
+# The name bot/serve.py imports.
+create_app = build_app
+
+
+def run_socket_mode(settings: Settings) -> int:
+    """Answer in Slack over Socket Mode until interrupted (`confbot bot`)."""
+    from slack_bolt.adapter.socket_mode import SocketModeHandler
+
+    app_token = settings.require("slack_app_token")
+    settings.require("slack_bot_token")
+    assistant = Assistant.from_settings(settings)
+    try:
+        app = build_app(settings, assistant)
+        log.info("confbot is connecting to Slack over Socket Mode")
+        SocketModeHandler(app, app_token).start()
+    except KeyboardInterrupt:
+        pass
+    finally:
+        assistant.close()
+    return 0

@@ -1,0 +1,300 @@
+// confbot /ask page: asks through the JSON API and renders answers, sources, the
+// attribution breakdown and the trace. Every text from the server is inserted with
+// textContent (never innerHTML), and only http(s) URLs become links.
+"use strict";
+
+(function () {
+  const app = document.getElementById("app");
+  const turns = document.getElementById("turns");
+  const form = document.getElementById("ask-form");
+  const input = document.getElementById("question");
+  const askButton = document.getElementById("ask-button");
+  const status = document.getElementById("status");
+  const scope = {
+    conversation: app.dataset.conversation,
+    space: app.dataset.space || null,
+    page: app.dataset.page || null,
+  };
+
+  // ------------------------------------------------------------------ DOM helpers
+  function el(tag, props, children) {
+    const node = document.createElement(tag);
+    for (const [name, value] of Object.entries(props || {})) {
+      if (name === "text") node.textContent = value;
+      else if (name === "className") node.className = value;
+      else node.setAttribute(name, value);
+    }
+    for (const child of children || []) {
+      if (child === null || child === undefined) continue;
+      node.append(typeof child === "string" ? document.createTextNode(child) : child);
+    }
+    return node;
+  }
+
+  function safeUrl(url) {
+    try {
+      const parsed = new URL(url, window.location.href);
+      return parsed.protocol === "http:" || parsed.protocol === "https:" ? parsed.href : null;
+    } catch (e) {
+      return null;
+    }
+  }
+
+  function link(url, text, className) {
+    const href = safeUrl(url);
+    if (!href) return el("span", { text: text, className: className || "" });
+    return el("a", { href: href, target: "_blank", rel: "noopener", text: text, className: className || "" });
+  }
+
+  function percent(share) {
+    return (share * 100).toFixed(1) + "%";
+  }
+
+  function newConversationId() {
+    const bytes = new Uint8Array(16);
+    window.crypto.getRandomValues(bytes);
+    return Array.from(bytes, (b) => b.toString(16).padStart(2, "0")).join("");
+  }
+
+  async function api(path, body) {
+    const options = body === undefined
+      ? { method: "GET" }
+      : { method: "POST", headers: { "Content-Type": "application/json" }, body: JSON.stringify(body) };
+    const response = await fetch(path, options);
+    let data = null;
+    try {
+      data = await response.json();
+    } catch (e) {
+      data = null;
+    }
+    if (!response.ok) {
+      throw new Error((data && data.error) || response.status + " " + response.statusText);
+    }
+    return data;
+  }
+
+  function scoped(extra) {
+    return Object.assign({ conversation: scope.conversation, space: scope.space, page: scope.page }, extra);
+  }
+
+  // ------------------------------------------------------------------ rendering
+  function renderAnswer(turn) {
+    const byNumber = new Map(turn.sources.map((s) => [s.number, s]));
+    const answer = el("div", { className: "answer" });
+    for (const segment of turn.segments) {
+      if (!segment.cite) {
+        answer.append(document.createTextNode(segment.text));
+        continue;
+      }
+      // One link per cited number, so [1, 3] links both sources.
+      segment.cite.forEach((number, i) => {
+        const source = byNumber.get(number);
+        const a = link(source.url, "[" + number + "]", "cite");
+        a.title = source.title + (source.heading ? " — " + source.heading : "");
+        answer.append(a);
+        if (i < segment.cite.length - 1) answer.append(document.createTextNode(" "));
+      });
+    }
+    return answer;
+  }
+
+  function sourceItem(source) {
+    const item = el("li", { value: String(source.number), "data-number": String(source.number) }, [
+      link(source.url, source.title || source.page_id, "title"),
+    ]);
+    if (source.heading && source.heading !== source.title) {
+      item.append(el("span", { className: "where", text: " — " + source.heading }));
+    }
+    if (source.space) item.append(el("span", { className: "space", text: " (" + source.space + ")" }));
+    if (source.excerpt) item.append(el("span", { className: "excerpt", text: source.excerpt }));
+    return item;
+  }
+
+  function renderSources(turn) {
+    const cited = turn.sources.filter((s) => s.cited);
+    if (cited.length) {
+      return [el("h3", { text: "Sources" }), el("ol", { className: "sources" }, cited.map(sourceItem))];
+    }
+    // Nothing cited (out of scope): show the closest pages, one line each.
+    const seen = new Set();
+    const closest = [];
+    for (const s of turn.sources) {
+      if (seen.has(s.page_id)) continue;
+      seen.add(s.page_id);
+      closest.push(s);
+      if (closest.length === 3) break;
+    }
+    if (!closest.length) return [el("p", { className: "completed", text: "Nothing in the index matched." })];
+    return [el("h3", { text: "Closest pages" }), el("ol", { className: "sources closest" }, closest.map(sourceItem))];
+  }
+
+  function renderExplanation(box, data) {
+    box.replaceChildren();
+    box.append(el("h3", { text: "Why this answer" }));
+    box.append(el("p", { className: "method", text: "Method: " + data.method + " attribution. " + data.lines[0] }));
+    if (data.top_evidence === null) return;
+    for (const cluster of data.clusters) {
+      const fill = el("div", { className: "fill" });
+      fill.style.width = (cluster.share * 100).toFixed(2) + "%";
+      const evidence = el("div", { className: "evidence" });
+      cluster.evidences.forEach((e, i) => {
+        if (i) evidence.append(document.createTextNode(", "));
+        evidence.append(link(e.url, "[" + e.number + "] " + (e.title || ""), "evidence-link"));
+        if (e.heading && e.heading !== e.title) evidence.append(document.createTextNode(" — " + e.heading));
+      });
+      box.append(
+        el("div", { className: "cluster", "data-cluster": String(cluster.cluster) }, [
+          el("span", { className: "pct", text: percent(cluster.share) }),
+          el("div", { className: "bar", role: "img", "aria-label": percent(cluster.share) }, [fill]),
+          evidence,
+        ])
+      );
+    }
+  }
+
+  function table(headers, rows) {
+    return el("table", {}, [
+      el("thead", {}, [el("tr", {}, headers.map((h) => el("th", { text: h })))]),
+      el("tbody", {}, rows.map((cells) => el("tr", {}, cells.map((c) =>
+        el("td", { text: c === null || c === undefined ? "–" : String(c), className: typeof c === "number" ? "num" : "" })
+      )))),
+    ]);
+  }
+
+  function renderTrace(box, trace) {
+    box.replaceChildren();
+    box.append(el("h4", { text: "Question" }));
+    box.append(el("p", { text: trace.question }));
+    box.append(el("p", { text: "Completed: " + trace.completed_question }));
+    box.append(el("p", { text: "Retrieval query: " + trace.query }));
+    const notes = Object.entries(trace.completion_notes || {}).map(([k, v]) => k + "=" + JSON.stringify(v));
+    if (notes.length) box.append(el("p", { text: "Completion: " + notes.join(", ") }));
+
+    box.append(el("h4", { text: "Retrieval (rank per retriever)" }));
+    const retrievers = [];
+    for (const item of trace.retrieval) {
+      for (const name of Object.keys(item.ranks || {})) if (!retrievers.includes(name)) retrievers.push(name);
+    }
+    const rows = trace.retrieval.map((item) => [
+      item.number,
+      Number(item.score).toFixed(4),
+      ...retrievers.map((name) => {
+        const rank = (item.ranks || {})[name];
+        const score = (item.scores || {})[name];
+        if (rank === null || rank === undefined) return null;
+        return "#" + rank + (score === undefined ? "" : " (" + Number(score).toFixed(3) + ")");
+      }),
+      (item.cited ? "cited · " : "") + item.title + (item.heading ? " — " + item.heading : ""),
+    ]);
+    box.append(table(["#", "fused", ...retrievers, "evidence"], rows));
+
+    for (const [step, messages] of Object.entries(trace.messages || {})) {
+      if (!messages) continue;
+      box.append(el("h4", { text: "Prompt sent (" + step + ")" }));
+      for (const message of messages) {
+        box.append(el("pre", { text: "--- " + message.role + "\n" + message.content }));
+      }
+    }
+    box.append(el("h4", { text: "Timings (ms)" }));
+    box.append(table(["step", "ms"], Object.entries(trace.timings).map(([k, v]) => [k.replace(/_ms$/, ""), v])));
+    box.append(el("p", { className: "method", text: "Model: " + trace.model }));
+  }
+
+  function renderTurn(turn) {
+    const node = el("article", { className: "turn", "data-turn": String(turn.turn) });
+    node.append(el("p", { className: "question", text: turn.question }));
+    if (turn.completed_question && turn.completed_question !== turn.question) {
+      node.append(el("p", { className: "completed", text: "Completed question: " + turn.completed_question }));
+    }
+    node.append(renderAnswer(turn));
+    node.append(...renderSources(turn));
+
+    const explainBox = el("div", { className: "explanation" });
+    const explain = el("button", { type: "button", className: "explain", text: "Explain" });
+    explain.addEventListener("click", async () => {
+      explain.disabled = true;
+      explain.textContent = "Explaining…";
+      try {
+        renderExplanation(explainBox, await api("api/explain", scoped({ turn: turn.turn })));
+        explain.textContent = "Explained";
+      } catch (error) {
+        explainBox.replaceChildren(el("p", { className: "error", text: "Could not explain: " + error.message }));
+        explain.disabled = false;
+        explain.textContent = "Explain";
+      }
+    });
+
+    const note = el("span", { className: "feedback-note" });
+    const feedbackButtons = [["up", "Helpful"], ["down", "Not helpful"]].map(([value, label]) => {
+      const button = el("button", { type: "button", className: "secondary feedback", "data-value": value, text: label });
+      button.addEventListener("click", async () => {
+        feedbackButtons.forEach((b) => { b.disabled = true; });
+        try {
+          await api("api/feedback", scoped({ turn: turn.turn, value: value }));
+          note.textContent = "Thanks for the feedback.";
+        } catch (error) {
+          note.textContent = "Feedback not saved: " + error.message;
+          feedbackButtons.forEach((b) => { b.disabled = false; });
+        }
+      });
+      return button;
+    });
+    node.append(el("div", { className: "actions" }, [explain, ...feedbackButtons, note]));
+    node.append(explainBox);
+
+    const traceBox = el("div", { className: "trace-body" }, [el("p", { text: "Loading…" })]);
+    const trace = el("details", { className: "trace" }, [el("summary", { text: "Trace" }), traceBox]);
+    let loaded = false;
+    trace.addEventListener("toggle", async () => {
+      if (!trace.open || loaded) return;
+      loaded = true;
+      const query = new URLSearchParams({ conversation: scope.conversation });
+      if (scope.space) query.set("space", scope.space);
+      if (scope.page) query.set("page", scope.page);
+      try {
+        renderTrace(traceBox, await api("api/turns/" + turn.turn + "?" + query.toString()));
+      } catch (error) {
+        loaded = false;
+        traceBox.replaceChildren(el("p", { className: "error", text: "Could not load the trace: " + error.message }));
+      }
+    });
+    node.append(trace);
+    return node;
+  }
+
+  // ------------------------------------------------------------------ the form
+  async function ask(question) {
+    askButton.disabled = true;
+    status.textContent = "Searching…";
+    try {
+      const turn = await api("api/ask", scoped({ question: question }));
+      turns.append(renderTurn(turn));
+      input.value = "";
+      status.textContent = "";
+    } catch (error) {
+      status.textContent = "Error: " + error.message;
+    } finally {
+      askButton.disabled = false;
+      input.focus();
+    }
+  }
+
+  form.addEventListener("submit", (event) => {
+    event.preventDefault();
+    const question = input.value.trim();
+    if (question) ask(question);
+  });
+  input.addEventListener("keydown", (event) => {
+    if (event.key === "Enter" && !event.shiftKey && !event.isComposing) {
+      event.preventDefault();
+      form.requestSubmit();
+    }
+  });
+  document.getElementById("new-conversation").addEventListener("click", () => {
+    scope.conversation = newConversationId();
+    app.dataset.conversation = scope.conversation;
+    turns.replaceChildren();
+    status.textContent = "New conversation.";
+    input.focus();
+  });
+})();

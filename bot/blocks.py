@@ -283,9 +283,7 @@ def cluster_sources(numbers: Sequence[int], evidences: Sequence[Mapping]) -> str
             order.append(page)
             cited[page] = []
         cited[page].append(number)
-    return ", ".join(
-        "".join(f"[{n}]" for n in cited[page]) + " " + link(*page) for page in order
-    )
+    return ", ".join("".join(f"[{n}]" for n in cited[page]) + " " + link(*page) for page in order)
 
 
 def explanation_lines(explanation: Explanation, evidences: Sequence[Mapping]) -> list[str]:

@@ -110,9 +110,9 @@ def slack_parts(settings: Settings, assistant, socket_mode: bool, parts: Parts):
     Socket Mode in the background when asked for and its tokens are set."""
     if not settings.slack_bot_token:
         return None
-    from bot.slack import create_app as create_slack_app  # MOUNT POINT: bot/slack.py
+    from bot.slack import build_app
 
-    slack_app = create_slack_app(settings, assistant)
+    slack_app = build_app(settings, assistant)
     if socket_mode and settings.slack_app_token:
         from slack_bolt.adapter.socket_mode import SocketModeHandler
 

@@ -72,7 +72,10 @@ EXPLAIN_FAILED = (
     ":warning: Sorry, I couldn't work out the explanation of this answer. Please try again later."
 )
 ALREADY_EXPLAINED = "The explanation of this answer is already in the thread (or on its way)."
-THANKS = {"up": "Thanks for the 👍, noted!", "down": "Thanks for the 👎, noted; it helps us improve."}
+THANKS = {
+    "up": "Thanks for the 👍, noted!",
+    "down": "Thanks for the 👎, noted; it helps us improve.",
+}
 TURN_GONE = "Sorry, I can't find that answer any more."
 
 
@@ -171,7 +174,9 @@ class SlackBot:
         found = self.state.answer_at(team, item.get("channel", ""), item.get("ts", ""))
         if found is not None:
             turn_id, thread = found
-            self.explain(client, team, item["channel"], thread, turn_id, event.get("user"), item["ts"])
+            self.explain(
+                client, team, item["channel"], thread, turn_id, event.get("user"), item["ts"]
+            )
 
     # ------------------------------------------------------------------ buttons
     def on_explain_button(self, body: dict, client: WebClient, context: BoltContext):

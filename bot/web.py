@@ -331,7 +331,9 @@ class WebApp:
             Mount("/static", StaticFiles(directory=STATIC), name="static"),
         ]
         if slack_app is not None:
-            routes.append(Route("/slack/events", self.slack_events, methods=["POST"]))
+            from bot.slack import SLACK_EVENTS_PATH
+
+            routes.append(Route(SLACK_EVENTS_PATH, self.slack_events, methods=["POST"]))
         self.app = Starlette(
             routes=routes,
             exception_handlers={BadRequest: self._bad_request, NotFound: self._not_found},

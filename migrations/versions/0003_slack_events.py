@@ -37,9 +37,7 @@ def upgrade() -> None:
             nullable=False,
         ),
         sa.Column("created_at", sa.DateTime(timezone=True), nullable=False),
-        sa.UniqueConstraint(
-            "workspace", "channel", "message_ts", name="uq_slack_answers_message"
-        ),
+        sa.UniqueConstraint("workspace", "channel", "message_ts", name="uq_slack_answers_message"),
     )
     op.create_index("ix_slack_answers_turn_id", "slack_answers", ["turn_id"])
 

@@ -1,0 +1,170 @@
+"""A real HTTP server speaking the Slack Web API, for tests.
+
+It listens on 127.0.0.1 on a free port in a background thread, answers each API method
+with canned JSON (`auth.test` names the bot, `chat.postMessage` gives each message a new
+timestamp) and records every call with its parameters, whether the client sent them as JSON
+or as a form. Point the real `slack_sdk.WebClient` at it; nothing is patched.
+
+    with FakeSlack() as slack:
+        client = WebClient(token="xoxb-test", base_url=slack.base_url)
+        ...
+        (post,) = slack.wait_for("chat.postMessage")
+        assert post.params["thread_ts"] == "1700000000.000100"
+
+`fail(method, error)` makes a method answer `{"ok": false, "error": error}` from then on.
+"""
+
+from __future__ import annotations
+
+import itertools
+import json
+import threading
+import time
+from dataclasses import dataclass
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from urllib.parse import parse_qsl
+
+TEAM_ID = "T0TEST"
+BOT_USER_ID = "U0BOT"
+BOT_ID = "B0BOT"
+
+
+@dataclass
+class Call:
+    """One API call the server received: the method (`chat.postMessage`), its parameters,
+    the request's headers (names lower-cased) and the JSON the server answered."""
+
+    method: str
+    params: dict
+    headers: dict[str, str]
+    response: dict
+    at: float
+
+
+class FakeSlack:
+    """The fake server. Start with `start()` or a `with` block; stop with `stop()`."""
+
+    def __init__(self):
+        self.calls: list[Call] = []
+        self.failures: dict[str, str] = {}
+        self._ts = itertools.count(1)
+        self._lock = threading.Lock()
+        self._changed = threading.Condition(self._lock)
+        self._server: ThreadingHTTPServer | None = None
+        self._thread: threading.Thread | None = None
+
+    @property
+    def base_url(self) -> str:
+        """The API base URL to give `WebClient(base_url=...)` (ends with a slash)."""
+        assert self._server is not None, "server not started"
+        return f"http://127.0.0.1:{self._server.server_address[1]}/api/"
+
+    def start(self) -> FakeSlack:
+        """Listen on a free port in a daemon thread."""
+        handler = type("Handler", (_Handler,), {"fake": self})
+        self._server = ThreadingHTTPServer(("127.0.0.1", 0), handler)
+        self._server.daemon_threads = True
+        self._thread = threading.Thread(
+            target=self._server.serve_forever, kwargs={"poll_interval": 0.05}, daemon=True
+        )
+        self._thread.start()
+        return self
+
+    def stop(self) -> None:
+        """Stop serving."""
+        if self._server is not None:
+            self._server.shutdown()
+            self._server.server_close()
+        if self._thread is not None:
+            self._thread.join(timeout=5)
+
+    def __enter__(self) -> FakeSlack:
+        return self.start()
+
+    def __exit__(self, *exc) -> None:
+        self.stop()
+
+    # ------------------------------------------------------------------ assertions
+    def fail(self, method: str, error: str) -> None:
+        """Make `method` answer with `{"ok": false, "error": error}`."""
+        with self._lock:
+            self.failures[method] = error
+
+    def calls_to(self, method: str) -> list[Call]:
+        """The recorded calls of one API method, oldest first."""
+        with self._lock:
+            return [c for c in self.calls if c.method == method]
+
+    def wait_for(self, method: str, count: int = 1, timeout: float = 20.0) -> list[Call]:
+        """Wait until `method` has been called at least `count` times; its calls."""
+        deadline = time.monotonic() + timeout
+        with self._changed:
+            while True:
+                found = [c for c in self.calls if c.method == method]
+                left = deadline - time.monotonic()
+                if len(found) >= count or left <= 0:
+                    break
+                self._changed.wait(left)
+        assert len(found) >= count, f"{method} called {len(found)} times, expected {count}"
+        return found
+
+    # ------------------------------------------------------------------ serving
+    def _answer(self, method: str, params: dict) -> dict:
+        error = self.failures.get(method)
+        if error:
+            return {"ok": False, "error": error}
+        if method == "auth.test":
+            return {
+                "ok": True,
+                "url": "https://test.slack.com/",
+                "team": "Test",
+                "user": "confbot",
+                "team_id": TEAM_ID,
+                "user_id": BOT_USER_ID,
+                "bot_id": BOT_ID,
+                "is_enterprise_install": False,
+            }
+        if method == "chat.postMessage":
+            ts = f"1800000000.{next(self._ts):06d}"
+            message = {"type": "message", "user": BOT_USER_ID, "bot_id": BOT_ID, "ts": ts}
+            message.update({k: params[k] for k in ("text", "blocks", "thread_ts") if k in params})
+            return {"ok": True, "channel": params.get("channel"), "ts": ts, "message": message}
+        if method == "chat.postEphemeral":
+            return {"ok": True, "message_ts": f"1800000000.{next(self._ts):06d}"}
+        if method == "conversations.replies":
+            return {"ok": True, "messages": [], "has_more": False}
+        return {"ok": True}
+
+
+class _Handler(BaseHTTPRequestHandler):
+    fake: FakeSlack
+    protocol_version = "HTTP/1.1"
+
+    def log_message(self, format, *args) -> None:  # keep test output quiet
+        pass
+
+    def do_POST(self) -> None:
+        length = int(self.headers.get("Content-Length") or 0)
+        raw = self.rfile.read(length).decode("utf-8") if length else ""
+        if "json" in (self.headers.get("Content-Type") or ""):
+            params = json.loads(raw or "{}")
+        else:
+            params = dict(parse_qsl(raw))
+        for name in ("blocks", "attachments"):  # sent as JSON strings in forms
+            if isinstance(params.get(name), str):
+                params[name] = json.loads(params[name])
+        method = self.path.split("?")[0].rsplit("/", 1)[-1]
+        headers = {name.lower(): value for name, value in self.headers.items()}
+        fake = self.fake
+        with fake._changed:
+            payload = fake._answer(method, params)
+            fake.calls.append(Call(method, params, headers, payload, time.time()))
+            fake._changed.notify_all()
+        data = json.dumps(payload).encode("utf-8")
+        self.send_response(200)
+        self.send_header("Content-Type", "application/json; charset=utf-8")
+        self.send_header("Content-Length", str(len(data)))
+        self.end_headers()
+        self.wfile.write(data)
+
+    do_GET = do_POST

@@ -1,0 +1,122 @@
+"""The /ask page in headless Chromium against a real uvicorn server on 127.0.0.1: ask, see
+the answer and its sources, press Explain, see the breakdown, open the trace.
+
+Playwright drives the system's Chromium (Debian's `chromium`, `executable_path`); it never
+downloads a browser. Without Playwright (the `browser` extra) or Chromium the test skips
+with the reason; CI sets `CONFBOT_TEST_BROWSER=required`, which turns that skip into a
+failure so the test cannot silently stop running there.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import shutil
+
+import pytest
+
+from bot.serve import BackgroundServer
+from bot.web import create_app
+from tests.fakes.tiny_wiki import build_wiki, make_assistant
+
+CHROMIUM_FLAGS = [
+    "--headless",
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-quic",
+    "--no-first-run",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+]
+TIMEOUT_MS = 20_000
+
+
+def chromium_or_skip() -> str:
+    """The path of the system Chromium, after checking Playwright is importable."""
+    reason = None
+    try:
+        import playwright.sync_api  # noqa: F401
+    except ImportError:
+        reason = "playwright is not installed: pip install -e '.[browser]'"
+    path = shutil.which("chromium") or shutil.which("chromium-browser")
+    if reason is None and path is None:
+        reason = "no chromium on PATH: apt-get install chromium"
+    if reason is not None:
+        if os.environ.get("CONFBOT_TEST_BROWSER") == "required":
+            pytest.fail(f"CONFBOT_TEST_BROWSER=required but {reason}")
+        pytest.skip(reason)
+    return path
+
+
+def test_ask_explain_and_trace_in_headless_chromium(tmp_path):
+    executable = chromium_or_skip()
+    from playwright.sync_api import expect, sync_playwright
+
+    assistant = make_assistant(build_wiki(tmp_path / "wiki"), tmp_path)
+    problems: list[str] = []
+    try:
+        with BackgroundServer(create_app(assistant)) as server, sync_playwright() as p:
+            context = p.chromium.launch_persistent_context(
+                str(tmp_path / "profile"),  # a fresh user-data-dir
+                executable_path=executable,
+                headless=True,
+                args=CHROMIUM_FLAGS,
+            )
+            try:
+                page = context.new_page()
+                page.set_default_timeout(TIMEOUT_MS)
+                page.on("pageerror", lambda exc: problems.append(f"page error: {exc}"))
+                page.on(
+                    "console",
+                    lambda m: problems.append(f"console: {m.text}") if m.type == "error" else None,
+                )
+                page.on("dialog", lambda d: (problems.append(f"dialog: {d.message}"), d.dismiss()))
+                page.goto(f"{server.url}/ask?space=TEST&page=101")
+                expect(page.locator("#scope")).to_contain_text("TEST")
+                expect(page.locator("#scope a")).to_have_text("Bats: Bash Automated Testing System")
+
+                # Ask: the answer, its [n] links and the numbered sources.
+                page.fill("#question", "What does BATS stand for?")
+                page.click("#ask-button")
+                turn = page.locator(".turn").first
+                expect(turn.locator(".answer")).to_contain_text("Bash Automated Testing System")
+                cite = turn.locator(".answer a.cite").first
+                expect(cite).to_have_attribute("href", re.compile(r"^https://wiki\.example/"))
+                sources = turn.locator(".sources li")
+                assert sources.count() >= 1
+                expect(sources.first.locator("a")).to_have_attribute(
+                    "href", re.compile(r"^https://wiki\.example/spaces/TEST/")
+                )
+
+                # Explain: bars with percentages and evidence links.
+                turn.locator("button.explain").click()
+                cluster = turn.locator(".explanation .cluster").first
+                expect(cluster.locator(".pct")).to_have_text(re.compile(r"^\d+\.\d%$"))
+                width = cluster.locator(".fill").evaluate("e => e.getBoundingClientRect().width")
+                assert width > 0
+                expect(cluster.locator("a.evidence-link").first).to_have_attribute(
+                    "href", re.compile(r"^https://wiki\.example/")
+                )
+
+                # Trace: ranks per retriever, the prompt sent, timings.
+                turn.locator("details.trace summary").click()
+                trace = turn.locator(".trace-body")
+                expect(trace.locator("table").first).to_contain_text("lexical")
+                expect(trace).to_contain_text("Prompt sent (answer)")
+                expect(trace).to_contain_text("total")
+
+                # Text from the user is shown as text, never run as markup.
+                page.fill("#question", '<img src=x onerror="alert(1)"> BATS?')
+                page.click("#ask-button")
+                second = page.locator(".turn").nth(1)
+                expect(second.locator(".question")).to_have_text(
+                    '<img src=x onerror="alert(1)"> BATS?'
+                )
+                assert second.locator("img").count() == 0
+                page.screenshot(path=str(tmp_path / "ask.png"), full_page=True)
+            finally:
+                context.close()
+    finally:
+        assistant.close()
+    assert problems == []

@@ -1,0 +1,131 @@
+"""`confbot serve` as a user runs it: a real process on the embedded defaults (offline USE
+embedder, extractive answerer, SQLite, embedded Chroma) with no sync source configured.
+
+It must index the packaged sample wiki, print the URL, answer over HTTP, stop cleanly on
+SIGTERM and on SIGINT (exit status 0), and on a restart reuse the index instead of indexing
+again. The process gets a clean environment: only PATH, a temporary HOME and data folder.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import queue
+import re
+import signal
+import subprocess
+import sys
+import threading
+import time
+from pathlib import Path
+
+import httpx
+import pytest
+
+from bot.serve import SAMPLE_PAGES, SAMPLE_WIKI, sample_questions, source_configured
+from core.settings import Settings
+
+ROOT = Path(__file__).resolve().parents[1]
+READY = re.compile(r"confbot is ready: (http://\S+)/ask")
+
+
+@pytest.mark.parametrize(
+    ("environ", "configured"),
+    [
+        ({}, False),
+        ({"CONFBOT_CONFLUENCE_URL": "https://x.atlassian.net/wiki"}, True),
+        ({"CONFBOT_SYNC_SOURCE": "files"}, False),
+        ({"CONFBOT_SYNC_SOURCE": "files", "CONFBOT_SYNC_FILES_PATH": "/srv/export"}, True),
+    ],
+)
+def test_source_configured(tmp_path, environ, configured):
+    settings = Settings.load(environ={"CONFBOT_DATA_DIR": str(tmp_path), **environ})
+    assert source_configured(settings) is configured
+
+
+def test_sample_wiki_is_shipped():
+    pages = sorted(SAMPLE_PAGES.glob("*.json"))
+    assert len(pages) >= 10
+    spaces = {json.loads(p.read_text())["space"] for p in pages}
+    assert len(spaces) >= 2, "two spaces, so space scoping can be tried"
+    assert (SAMPLE_WIKI / "questions.json").is_file() and sample_questions()
+
+
+class Serve:
+    """`confbot serve --port 0` in a subprocess, its output read line by line."""
+
+    def __init__(self, home: Path):
+        env = {
+            "PATH": os.environ.get("PATH", "/usr/bin:/bin"),
+            "HOME": str(home),
+            "CONFBOT_DATA_DIR": str(home / "data"),
+            "PYTHONUNBUFFERED": "1",
+        }
+        self.process = subprocess.Popen(
+            [sys.executable, "-m", "bot.cli", "serve", "--port", "0"],
+            cwd=ROOT,
+            env=env,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.STDOUT,
+            text=True,
+        )
+        self.lines: list[str] = []
+        self._queue: queue.Queue[str | None] = queue.Queue()
+        threading.Thread(target=self._read, daemon=True).start()
+
+    def _read(self) -> None:
+        for line in self.process.stdout:
+            self._queue.put(line)
+        self._queue.put(None)
+
+    def wait_for(self, pattern: re.Pattern, timeout: float) -> re.Match:
+        deadline = time.monotonic() + timeout
+        while time.monotonic() < deadline:
+            try:
+                line = self._queue.get(timeout=0.5)
+            except queue.Empty:
+                continue
+            if line is None:
+                break
+            self.lines.append(line)
+            match = pattern.search(line)
+            if match:
+                return match
+        self.process.kill()
+        raise AssertionError("confbot serve did not print its URL:\n" + "".join(self.lines))
+
+    def stop(self, signum: int, timeout: float = 60) -> int:
+        self.process.send_signal(signum)
+        try:
+            code = self.process.wait(timeout)
+        except subprocess.TimeoutExpired:
+            self.process.kill()
+            raise
+        while (line := self._queue.get(timeout=5)) is not None:
+            self.lines.append(line)
+        return code
+
+
+def test_serve_indexes_the_sample_wiki_answers_and_stops_cleanly(tmp_path):
+    question = json.loads((SAMPLE_WIKI / "questions.json").read_text())[0]
+
+    first = Serve(tmp_path)
+    url = first.wait_for(READY, timeout=240).group(1)
+    output = "".join(first.lines)
+    assert "indexing the sample wiki" in output
+    assert "sync scheduler: ACME, HR" in output
+    with httpx.Client(base_url=url, timeout=30) as http:
+        assert http.get("/healthz").json()["evidences"] > 0
+        body = {"question": question["question"], "conversation": "serve-test-1"}
+        turn = http.post("/api/ask", json=body).json()
+        assert question["page_id"] in {s["page_id"] for s in turn["sources"] if s["cited"]}
+        scoped = http.post("/api/ask", json={**body, "space": "HR"}).json()
+        assert {s["space"] for s in scoped["sources"]} == {"HR"}
+    assert first.stop(signal.SIGTERM) == 0
+    assert "Traceback" not in "".join(first.lines)
+
+    second = Serve(tmp_path)
+    second.wait_for(READY, timeout=240)
+    assert "indexing the sample wiki" not in "".join(second.lines), "the index is reused"
+    assert second.stop(signal.SIGINT) == 0
+    assert "Traceback" not in "".join(second.lines)

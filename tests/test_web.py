@@ -1,0 +1,390 @@
+"""The web app through its front door, in-process (`httpx.ASGITransport`), on the tiny wiki:
+the /ask page, the JSON API it uses, /healthz, the Slack HTTP-mode mount and bad requests."""
+
+from __future__ import annotations
+
+import hashlib
+import hmac
+import json
+import re
+import time
+from pathlib import Path
+
+import httpx
+import pytest
+
+from bot.web import (
+    MAX_QUESTION_CHARS,
+    STATIC,
+    Scope,
+    WebApp,
+    answer_segments,
+    create_app,
+    excerpt,
+)
+from tests.fakes.tiny_wiki import Wiki, build_wiki, make_assistant
+
+CONVERSATION = "tab-0123456789"
+
+
+@pytest.fixture
+def anyio_backend() -> str:
+    return "asyncio"
+
+
+@pytest.fixture(scope="module")
+def wiki(tmp_path_factory) -> Wiki:
+    """The tiny wiki (spaces TEST and DEV), indexed once for the module."""
+    return build_wiki(tmp_path_factory.mktemp("wiki"))
+
+
+@pytest.fixture
+def assistant(wiki, tmp_path):
+    assistant = make_assistant(wiki, tmp_path)
+    yield assistant
+    assistant.close()
+
+
+@pytest.fixture
+async def client(assistant):
+    transport = httpx.ASGITransport(app=create_app(assistant))
+    async with httpx.AsyncClient(transport=transport, base_url="http://confbot.test") as client:
+        yield client
+
+
+async def ask(client, question: str, **fields) -> httpx.Response:
+    body = {"question": question, "conversation": CONVERSATION, **fields}
+    return await client.post("/api/ask", json=body)
+
+
+# --------------------------------------------------------------------------- pure helpers
+@pytest.mark.parametrize(
+    ("text", "sources", "expected"),
+    [
+        ("No citation.", 3, [{"text": "No citation."}]),
+        (
+            "BATS [1].",
+            3,
+            [{"text": "BATS "}, {"text": "[1]", "cite": [1]}, {"text": "."}],
+        ),
+        (
+            "A [1, 3] and B [2-3]",
+            3,
+            [
+                {"text": "A "},
+                {"text": "[1, 3]", "cite": [1, 3]},
+                {"text": " and B "},
+                {"text": "[2-3]", "cite": [2, 3]},
+            ],
+        ),
+        ("Unknown [7] source.", 3, [{"text": "Unknown [7] source."}]),
+        ("Partly [2, 9]", 3, [{"text": "Partly "}, {"text": "[2, 9]", "cite": [2]}]),
+        ("[1][2]", 2, [{"text": "[1]", "cite": [1]}, {"text": "[2]", "cite": [2]}]),
+        ("", 3, []),
+    ],
+)
+def test_answer_segments(text, sources, expected):
+    assert answer_segments(text, sources) == expected
+
+
+@pytest.mark.parametrize(
+    ("text", "limit", "expected"),
+    [
+        ("short  text\n here", 50, "short text here"),
+        ("one two three four", 10, "one two…"),
+    ],
+)
+def test_excerpt(text, limit, expected):
+    assert excerpt(text, limit) == expected
+
+
+# --------------------------------------------------------------------------- ask
+@pytest.mark.anyio
+async def test_ask_returns_answer_and_numbered_sources(client):
+    response = await ask(client, "What does BATS stand for?")
+    assert response.status_code == 200
+    turn = response.json()
+    assert turn["question"] == "What does BATS stand for?"
+    assert turn["conversation"] == CONVERSATION
+    assert "Bash Automated Testing System" in turn["answer"]
+    assert turn["citations"], "the extractive answerer cites its sources"
+    by_number = {s["number"]: s for s in turn["sources"]}
+    assert sorted(by_number) == list(range(1, len(turn["sources"]) + 1))
+    for number in turn["citations"]:
+        source = by_number[number]
+        assert source["cited"] is True
+        assert source["url"].startswith("https://wiki.example/")
+        assert source["title"] and source["excerpt"]
+    cited_links = [n for s in turn["segments"] if "cite" in s for n in s["cite"]]
+    assert set(cited_links) == set(turn["citations"])
+    assert "".join(s["text"] for s in turn["segments"]) == turn["answer"]
+    assert {"lexical", "dense"} <= set(turn["sources"][0]["ranks"])
+    assert turn["timings"]["total_ms"] > 0
+
+
+@pytest.mark.anyio
+async def test_follow_up_is_completed_within_the_conversation_only(client):
+    await ask(client, "Which TPM version did the Dell Optiplex 7040 have?")
+    follow_up = (await ask(client, "And the BIOS?")).json()
+    assert follow_up["completed_question"].startswith("And the BIOS? (context:")
+    assert "1.14.0" in follow_up["answer"]
+    other_tab = (await ask(client, "And the BIOS?", conversation="tab-other-tab")).json()
+    assert other_tab["completed_question"] == "And the BIOS?"
+
+
+@pytest.mark.anyio
+async def test_space_scoping_never_cites_another_space(client):
+    # BATS is only documented in TEST; asked from DEV, no TEST page may come back.
+    turn = (await ask(client, "What does BATS stand for?", space="DEV")).json()
+    assert turn["space"] == "DEV"
+    assert turn["sources"], "DEV still has evidence to rank"
+    assert {s["space"] for s in turn["sources"]} == {"DEV"}
+    assert "Bash Automated Testing System" not in turn["answer"]
+    unscoped = (await ask(client, "What does BATS stand for?", conversation="tab-unscoped")).json()
+    assert "TEST" in {s["space"] for s in unscoped["sources"]}
+
+
+@pytest.mark.anyio
+async def test_page_alone_scopes_to_its_space(client):
+    turn = (await ask(client, "What does BATS stand for?", page="103")).json()
+    assert turn["space"] == "DEV" and turn["page"] == "103"
+    assert {s["space"] for s in turn["sources"]} == {"DEV"}
+
+
+# ------------------------------------------------------------------ explain, feedback, trace
+@pytest.mark.anyio
+async def test_explain_gives_shares_with_evidence_links(client):
+    turn = (await ask(client, "What does BATS stand for?")).json()
+    body = {"turn": turn["turn"], "conversation": CONVERSATION}
+    response = await client.post("/api/explain", json=body)
+    assert response.status_code == 200
+    explanation = response.json()
+    assert explanation["turn"] == turn["turn"]
+    assert explanation["method"] == "counterfactual"
+    assert explanation["lines"]
+    shares = [c["share"] for c in explanation["clusters"]]
+    assert shares == sorted(shares, reverse=True)
+    assert sum(shares) == pytest.approx(1.0)
+    top = explanation["clusters"][0]["evidences"][0]
+    assert top["number"] == explanation["top_evidence"]
+    assert top["url"].startswith("https://wiki.example/") and top["title"]
+    again = await client.post("/api/explain", json=body)
+    assert again.json()["clusters"] == explanation["clusters"], "stored and reused"
+
+
+@pytest.mark.anyio
+async def test_feedback_is_recorded(client, assistant):
+    turn = (await ask(client, "What does BATS stand for?")).json()
+    body = {"turn": turn["turn"], "conversation": CONVERSATION, "value": "up"}
+    response = await client.post("/api/feedback", json=body)
+    assert response.status_code == 200
+    assert response.json()["value"] == "up"
+    assert [(f.value, f.user) for f in assistant.store.feedback(turn["turn"])] == [("up", "web")]
+
+
+@pytest.mark.anyio
+async def test_trace_shows_every_step(client):
+    turn = (await ask(client, "What does BATS stand for?", space="TEST")).json()
+    params = {"conversation": CONVERSATION, "space": "TEST"}
+    response = await client.get(f"/api/turns/{turn['turn']}", params=params)
+    assert response.status_code == 200
+    trace = response.json()
+    assert trace["query"] == "What does BATS stand for?"
+    assert len(trace["retrieval"]) == len(turn["sources"])
+    first = trace["retrieval"][0]
+    assert first["number"] == 1 and first["rank"] == 1
+    assert set(first["ranks"]) >= {"lexical", "dense"}
+    assert first["space"] == "TEST" and first["kind"]
+    answer_prompt = trace["messages"]["answer"]
+    assert [m["role"] for m in answer_prompt] == ["system", "user"]
+    assert "Question: What does BATS stand for?" in answer_prompt[1]["content"]
+    assert {"history_ms", "complete_ms", "retrieve_ms", "answer_ms", "total_ms"} <= set(
+        trace["timings"]
+    )
+    assert trace["explanation"] is None
+    await client.post("/api/explain", json={"turn": turn["turn"], **params})
+    explained = (await client.get(f"/api/turns/{turn['turn']}", params=params)).json()
+    assert explained["explanation"]["method"] == "counterfactual"
+
+
+@pytest.mark.anyio
+async def test_turns_are_private_to_their_conversation(client):
+    turn = (await ask(client, "What does BATS stand for?", space="TEST")).json()
+    number = turn["turn"]
+    for params in (
+        {"conversation": "tab-somebody-else", "space": "TEST"},
+        {"conversation": CONVERSATION},  # same tab id, other scope: another conversation
+    ):
+        assert (await client.get(f"/api/turns/{number}", params=params)).status_code == 404
+        body = {"turn": number, **params}
+        assert (await client.post("/api/explain", json=body)).status_code == 404
+        body["value"] = "down"
+        assert (await client.post("/api/feedback", json=body)).status_code == 404
+
+
+# --------------------------------------------------------------------------- pages and health
+@pytest.mark.anyio
+async def test_ask_page_shows_scope_and_a_new_conversation_each_load(client):
+    first = await client.get("/ask", params={"space": "TEST", "page": "102"})
+    assert first.status_code == 200
+    assert first.headers["content-type"].startswith("text/html")
+    assert "default-src 'self'" in first.headers["content-security-policy"]
+    page = first.text
+    assert "<strong>TEST</strong> space" in page
+    assert 'href="https://wiki.example/spaces/TEST/pages/102/Measurement"' in page
+    assert ">OpenXT 9.0 Measurement Test</a>" in page
+    assert 'data-space="TEST"' in page and 'data-page="102"' in page
+    second = (await client.get("/ask", params={"space": "TEST", "page": "102"})).text
+
+    def conversation(text: str) -> str:
+        return text.split('data-conversation="', 1)[1].split('"', 1)[0]
+
+    assert conversation(page) != conversation(second)
+    unknown = (await client.get("/ask", params={"space": "NOPE"})).text
+    assert "no pages of NOPE are indexed" in unknown
+    everything = (await client.get("/ask")).text
+    assert "every indexed space" in everything and 'data-space=""' in everything
+    assert (await client.get("/")).headers["location"] == "ask"
+
+
+def test_page_escapes_what_it_shows(assistant):
+    web = WebApp(assistant)
+    scope = Scope(
+        space="TEST",
+        page="9",
+        page_title="<script>alert(1)</script>",
+        page_url='https://x.example/"onmouseover="alert(1)',
+    )
+    page = web.render(scope, conversation="c0nversation")
+    assert "<script>alert" not in page
+    assert "&lt;script&gt;alert(1)&lt;/script&gt;" in page
+    assert '"onmouseover' not in page
+
+
+@pytest.mark.anyio
+async def test_static_files_and_no_innerhtml(client):
+    script = await client.get("/static/ask.js")
+    assert script.status_code == 200
+    assert "javascript" in script.headers["content-type"]
+    html_sinks = re.compile(r"\.\s*(innerHTML|outerHTML|insertAdjacentHTML)\b|document\.write")
+    assert not html_sinks.search(script.text), "text is inserted with textContent only"
+    assert (await client.get("/static/ask.css")).status_code == 200
+    assert (STATIC / "ask.js").is_file()
+
+
+@pytest.mark.anyio
+async def test_healthz(client):
+    response = await client.get("/healthz")
+    assert response.status_code == 200
+    assert response.json()["status"] == "ok"
+    assert response.json()["evidences"] > 0
+
+
+# --------------------------------------------------------------------------- bad requests
+@pytest.mark.anyio
+@pytest.mark.parametrize(
+    ("body", "message"),
+    [
+        (b"{not json", "not valid JSON"),
+        (b"[1, 2]", "must be a JSON object"),
+        (json.dumps({"conversation": CONVERSATION}).encode(), "question is required"),
+        (json.dumps({"question": "   ", "conversation": CONVERSATION}).encode(), "question"),
+        (json.dumps({"question": 42, "conversation": CONVERSATION}).encode(), "question"),
+        (
+            json.dumps({"question": "x" * (MAX_QUESTION_CHARS + 1), "conversation": "tab-1234"}),
+            "too long",
+        ),
+        (json.dumps({"question": "Why?"}).encode(), "conversation is required"),
+        (json.dumps({"question": "Why?", "conversation": "short"}).encode(), "conversation"),
+        (
+            json.dumps({"question": "Why?", "conversation": CONVERSATION, "space": "A B"}),
+            "space must be a Confluence space key",
+        ),
+        (
+            json.dumps({"question": "Why?", "conversation": CONVERSATION, "page": "../etc"}),
+            "page must be a page id",
+        ),
+    ],
+)
+async def test_bad_ask_requests_get_a_clear_400(client, body, message):
+    if isinstance(body, str):
+        body = body.encode()
+    response = await client.post(
+        "/api/ask", content=body, headers={"content-type": "application/json"}
+    )
+    assert response.status_code == 400
+    assert message in response.json()["error"]
+
+
+@pytest.mark.anyio
+@pytest.mark.parametrize(
+    ("path", "body", "message"),
+    [
+        ("/api/explain", {"conversation": CONVERSATION}, "turn must be a positive integer"),
+        ("/api/explain", {"turn": "x", "conversation": CONVERSATION}, "turn must be"),
+        ("/api/explain", {"turn": 0, "conversation": CONVERSATION}, "turn must be"),
+        ("/api/explain", {"turn": 1}, "conversation is required"),
+        ("/api/feedback", {"turn": 1, "conversation": CONVERSATION}, "value must be one of"),
+        (
+            "/api/feedback",
+            {"turn": 1, "conversation": CONVERSATION, "value": "meh"},
+            "value must be one of: up, down",
+        ),
+    ],
+)
+async def test_bad_explain_and_feedback_requests_get_a_clear_400(client, path, body, message):
+    response = await client.post(path, json=body)
+    assert response.status_code == 400
+    assert message in response.json()["error"]
+
+
+@pytest.mark.anyio
+async def test_bad_page_and_trace_requests(client):
+    page = await client.get("/ask", params={"space": "<script>"})
+    assert page.status_code == 400
+    assert "space must be a Confluence space key" in page.text
+    assert "<script>" not in page.text
+    trace = await client.get("/api/turns/abc", params={"conversation": CONVERSATION})
+    assert trace.status_code == 400
+    assert "turn must be" in trace.json()["error"]
+    too_big = await client.post("/api/ask", content=b"{" + b" " * 70_000 + b"}")
+    assert too_big.status_code == 400 and "too large" in too_big.json()["error"]
+
+
+# --------------------------------------------------------------------------- Slack HTTP mode
+def _signed(secret: str, body: str) -> dict:
+    """Headers Slack sends with a request body (v0 signature, Slack's signing docs)."""
+    timestamp = str(int(time.time()))
+    base = f"v0:{timestamp}:{body}".encode()
+    signature = "v0=" + hmac.new(secret.encode(), base, hashlib.sha256).hexdigest()
+    return {
+        "x-slack-request-timestamp": timestamp,
+        "x-slack-signature": signature,
+        "content-type": "application/json",
+    }
+
+
+@pytest.mark.anyio
+async def test_slack_events_endpoint_is_mounted_when_given(assistant):
+    from slack_bolt import App
+
+    secret = "test-signing-secret"
+    slack = App(token="xoxb-test", signing_secret=secret, token_verification_enabled=False)
+    transport = httpx.ASGITransport(app=create_app(assistant, slack_app=slack))
+    async with httpx.AsyncClient(transport=transport, base_url="http://confbot.test") as client:
+        body = json.dumps({"type": "url_verification", "challenge": "c-123", "token": "t"})
+        signed = await client.post("/slack/events", content=body, headers=_signed(secret, body))
+        assert signed.status_code == 200 and "c-123" in signed.text
+        forged = await client.post(
+            "/slack/events", content=body, headers=_signed("another-secret", body)
+        )
+        assert forged.status_code == 401
+
+    transport = httpx.ASGITransport(app=create_app(assistant))
+    async with httpx.AsyncClient(transport=transport, base_url="http://confbot.test") as client:
+        assert (await client.post("/slack/events", content="{}")).status_code == 404
+
+
+def test_templates_and_static_are_package_data():
+    pyproject = (Path(__file__).resolve().parents[1] / "pyproject.toml").read_text()
+    assert '"static/*"' in pyproject and '"templates/*"' in pyproject

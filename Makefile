@@ -4,7 +4,7 @@ VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 
-.PHONY: run test lint bge test-bge benchmarks clean
+.PHONY: run test lint docs bge test-bge benchmarks clean
 
 $(STAMP): pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -13,7 +13,7 @@ $(STAMP): pyproject.toml
 	touch $(STAMP)
 
 run: $(STAMP)
-	$(BIN)/confbot demo
+	$(BIN)/confbot serve
 
 lint: $(STAMP)
 	$(BIN)/ruff check .
@@ -21,6 +21,10 @@ lint: $(STAMP)
 
 test: lint
 	$(BIN)/pytest -q
+
+# Regenerate the README's settings table from core/settings.py (tests/test_docs.py checks it).
+docs: $(STAMP)
+	$(BIN)/python -m bot.docs README.md
 
 # Optional BGE-M3 / BGE reranker support. FlagEmbedding asks for an unpinned torch, so torch
 # is pinned in the same command (a CPU build of 2.13.0; any other request pulls CUDA wheels).

@@ -47,6 +47,8 @@ _CLOSING = re.compile(r"([*_~`])(?![^\W_])")
 _QUOTE = re.compile(r"^(&gt;)", re.MULTILINE)
 _SAFE_URL = re.compile(r"^https?://", re.IGNORECASE)
 _ANGLE = re.compile(r"<([^<>]*)>")
+# A word of an overlong line: non-space characters, a citation with spaces counting as one.
+_WORD = re.compile(rf"(?:{CITATION.pattern}|\S)+", re.IGNORECASE)
 
 
 # --------------------------------------------------------------------------- mrkdwn text
@@ -128,36 +130,40 @@ def render_answer(text: str, urls: Mapping[int, str]) -> str:
 
 
 def split_rendered(text: str, render: Callable[[str], str], limit: int) -> list[str]:
-    """`render(text)` in pieces of at most `limit` characters each: greedy over lines,
-    an overlong line over words, an overlong word over characters. Each piece is rendered
-    from whole raw text, so no entity or link is ever cut in half."""
+    """`text` rendered in pieces of at most `limit` characters each, packed greedily: by
+    lines; a line too long for one piece by words (a citation like `[1, 2]` is one word);
+    a word too long by characters. Each unit is rendered whole, so no entity or link is cut
+    in half, and each is rendered once, so the cost is linear in the text."""
     pieces: list[str] = []
+    current = ""
 
-    def fit(units: list[str], joiner: str, finer: Callable[[str], None]) -> None:
-        current: list[str] = []
-        for unit in units:
-            if current and len(render(joiner.join([*current, unit]))) <= limit:
-                current.append(unit)
-                continue
+    def add(rendered: str, joiner: str) -> None:
+        nonlocal current
+        if current and len(current) + len(joiner) + len(rendered) <= limit:
+            current += joiner + rendered
+        else:
             if current:
-                pieces.append(render(joiner.join(current)))
-                current = []
-            if len(render(unit)) <= limit:
-                current = [unit]
+                pieces.append(current)
+            current = rendered
+
+    for line in text.split("\n"):
+        rendered = render(line)
+        if len(rendered) <= limit:
+            add(rendered, "\n")
+            continue
+        joiner = "\n"
+        for word in (match.group(0) for match in _WORD.finditer(line)):
+            rendered = render(word)
+            if len(rendered) <= limit:
+                add(rendered, joiner)
             else:
-                finer(unit)
-        if current:
-            pieces.append(render(joiner.join(current)))
-
-    def by_chars(word: str) -> None:
-        size = max(1, limit // 8)
-        last = lambda chunk: pieces.append(clip(render(chunk), limit))  # noqa: E731
-        fit([word[i : i + size] for i in range(0, len(word), size)], "", last)
-
-    def by_words(line: str) -> None:
-        fit(line.split(" "), " ", by_chars)
-
-    fit(text.split("\n"), "\n", by_words)
+                size = max(1, limit // 8)
+                for start in range(0, len(word), size):
+                    add(clip(render(word[start : start + size]), limit), joiner)
+                    joiner = ""
+            joiner = " "
+    if current:
+        pieces.append(current)
     return [p for p in pieces if p.strip()]
 
 

@@ -21,7 +21,14 @@ from slack_sdk.signature import SignatureVerifier
 from sqlalchemy import inspect
 
 from bot.blocks import EXPLAIN_ACTION, FEEDBACK_DOWN_ACTION, FEEDBACK_UP_ACTION
-from bot.slack import ALREADY_EXPLAINED, ANSWER_FAILED, LLM_FAILED, build_app, channel_spaces
+from bot.slack import (
+    ALREADY_EXPLAINED,
+    ANSWER_FAILED,
+    EXPLAIN_FAILED,
+    LLM_FAILED,
+    build_app,
+    channel_spaces,
+)
 from bot.slack_state import TABLES, Base, SlackStore
 from core.assistant import Assistant, ConversationKey
 from core.db import engine_for, upgrade
@@ -194,7 +201,7 @@ class Bot:
 def make_bot(wiki: Wiki, folder: Path, slack: FakeSlack, llm=None, **changes) -> Bot:
     settings, _, _ = wiki
     url = f"sqlite:///{folder / 'state.sqlite'}"
-    settings = settings.replace(slack_signing_secret=SECRET, database_url=url, **changes)
+    settings = settings.replace(**{"slack_signing_secret": SECRET, "database_url": url, **changes})
     assistant = make_assistant(wiki, folder, llm)
     client = WebClient(token="xoxb-test", base_url=slack.base_url)
     return Bot(build_app(settings, assistant, client), assistant, slack)
@@ -549,3 +556,48 @@ def test_claims_hold_once_and_old_ones_are_pruned(tmp_path):
     assert store.claim("explain", "T:C:1")
     assert store.prune(utcnow() + timedelta(days=2)) == 1  # the event; explain claims stay
     assert store.claim("event", "Ev1") and not store.claim("explain", "T:C:1")
+
+
+def test_failed_explanation_is_apologised_for_and_can_be_retried(wiki, tmp_path, slack):
+    with FakeOpenAI(responder=lambda request: Reply.error(500)) as server:
+        server.push("BATS stands for Bash Automated Testing System [1].")
+        llm = OpenAILLM(server.base_url, "fake-model", "sk-test", max_retries=0)
+        bot = make_bot(wiki, tmp_path, slack, llm)
+        thread = "1700000000.000100"
+        bot.deliver(mention(thread, "What does BATS stand for?"), "Ev1")
+        (answer,) = bot.answers(1)
+        (turn_id,) = turn_ids(bot, "C1", thread)
+
+        bot.click(EXPLAIN_ACTION, turn_id, answer)
+        apology = bot.answers(2)[1]
+        assert apology["thread_ts"] == thread and apology["text"] == EXPLAIN_FAILED
+        slack.wait_for("reactions.remove", 2)
+
+        server.responder = lambda request: "BATS is a test system."
+        bot.click(EXPLAIN_ACTION, turn_id, answer)  # the failed attempt left no claim
+        explanation = bot.answers(3)[2]
+        bot.finish()
+    assert "%" in section_texts(explanation["blocks"])
+    assert slack.calls_to("chat.postEphemeral") == []
+
+
+def test_socket_mode_requests_need_no_signature(wiki, tmp_path, slack):
+    """Socket Mode delivers events over the app's own WebSocket: no signing secret is
+    needed, and an App without one refuses every HTTP request."""
+    bot = make_bot(wiki, tmp_path, slack, slack_signing_secret="")
+    body = json.loads(event_request(mention("1.1", "What does BATS stand for?"), "Ev1").raw_body)
+    assert bot.app.dispatch(BoltRequest(body=body, mode="socket_mode")).status == 200
+    assert bot.answers(1)[0]["thread_ts"] == "1.1"
+
+    unsigned = event_request(mention("1.2", "What does BATS stand for?"), "Ev2")
+    assert bot.app.dispatch(unsigned).status == 401  # signed with a secret it does not have
+    bot.finish()
+    assert len(slack.calls_to("chat.postMessage")) == 1
+
+
+def test_bot_command_without_tokens_is_a_configuration_error(tmp_path, monkeypatch, capsys):
+    from bot.cli import main
+
+    monkeypatch.setenv("CONFBOT_DATA_DIR", str(tmp_path / "data"))
+    assert main(["bot"]) == 2
+    assert "SLACK_APP_TOKEN is not set" in capsys.readouterr().err

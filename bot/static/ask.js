@@ -133,7 +133,10 @@
     box.append(el("h3", { text: "Why this answer" }));
     box.append(el("p", { className: "method", text: "Method: " + data.method + " attribution. " + data.lines[0] }));
     if (data.top_evidence === null) return;
-    for (const cluster of data.clusters) {
+    // Clusters that got a share get a bar; the rest (0%) are listed on one line.
+    const shown = data.clusters.filter((c) => c.share >= 0.0005);
+    const rest = data.clusters.filter((c) => c.share < 0.0005);
+    for (const cluster of shown) {
       const fill = el("div", { className: "fill" });
       fill.style.width = (cluster.share * 100).toFixed(2) + "%";
       const evidence = el("div", { className: "evidence" });
@@ -149,6 +152,19 @@
           evidence,
         ])
       );
+    }
+    if (rest.length) {
+      const label = data.method === "counterfactual"
+        ? "Removing any of these left the answer unchanged (0%): "
+        : "No share (0%): ";
+      const others = el("p", { className: "method others", text: label });
+      rest.flatMap((c) => c.evidences).forEach((e, i) => {
+        if (i) others.append(document.createTextNode(", "));
+        const a = link(e.url, "[" + e.number + "]", "evidence-link");
+        a.title = e.title + (e.heading ? " — " + e.heading : "");
+        others.append(a);
+      });
+      box.append(others);
     }
   }
 

@@ -1,0 +1,66 @@
+"""The README keeps up with the code (after datasette's tests/test_docs.py): every setting has
+help text and is in the README's configuration section, the generated settings table is
+current, and every `confbot` command is documented."""
+
+from __future__ import annotations
+
+import argparse
+from pathlib import Path
+
+import pytest
+
+from bot.cli import build_parser
+from bot.docs import END, START, settings_table, with_table
+from core.settings import describe
+
+ROOT = Path(__file__).resolve().parents[1]
+README = (ROOT / "README.md").read_text(encoding="utf-8")
+
+
+def section(title: str) -> str:
+    """The README text under a `## title` heading, up to the next `## ` heading."""
+    _, found, rest = README.partition(f"\n## {title}\n")
+    assert found, f"README.md has no '## {title}' section"
+    return rest.split("\n## ", 1)[0]
+
+
+def commands() -> list[str]:
+    parser = build_parser()
+    (subparsers,) = [a for a in parser._actions if isinstance(a, argparse._SubParsersAction)]
+    return sorted(subparsers.choices)
+
+
+def test_readme_starts_with_the_two_commands():
+    first_block = README.split("```", 2)[1]
+    assert "make run" in first_block and "make test" in first_block
+
+
+@pytest.mark.parametrize(("name", "env", "default", "help_text"), describe())
+def test_setting_has_help_and_is_documented(name, env, default, help_text):
+    assert help_text.strip(), f"setting {name} has no help text"
+    assert f"`{env}`" in section("Configuration"), (
+        f"{env} is not in the README's configuration section: run `make docs`"
+    )
+
+
+def test_settings_table_is_up_to_date():
+    assert START in README and END in README
+    assert with_table(README) == README, (
+        "the README's settings table is out of date: run `make docs`"
+    )
+    assert settings_table() in section("Configuration")
+
+
+@pytest.mark.parametrize("command", commands())
+def test_command_is_documented(command):
+    assert f"`confbot {command}`" in section("Commands"), (
+        f"`confbot {command}` is not in the README's Commands section"
+    )
+
+
+def test_procfile_processes():
+    lines = (ROOT / "Procfile").read_text().splitlines()
+    processes = dict(line.split(":", 1) for line in lines if line and not line.startswith("#"))
+    assert set(processes) == {"web", "worker", "bot"}
+    for command in processes.values():
+        assert command.split()[1] in commands()

@@ -1,0 +1,239 @@
+"""Slack message building (bot/blocks.py): mrkdwn escaping, links, question text, bars,
+Block Kit limits, and the answer and explanation messages, on literal inputs."""
+
+from __future__ import annotations
+
+import pytest
+
+from bot.blocks import (
+    EXPLAIN_ACTION,
+    MAX_BLOCKS,
+    MAX_SECTION_TEXT,
+    ZWSP,
+    answer_blocks,
+    answer_text,
+    bar,
+    escape,
+    explanation_blocks,
+    link,
+    mentions,
+    plain_text,
+    render_answer,
+    split_rendered,
+)
+from core.answer import Citation
+from core.assistant import ConversationKey, Turn
+from core.attribution import ClusterShare, Explanation
+from core.pages import Evidence, Page
+from core.retrieve import ScoredEvidence
+
+Z = ZWSP
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        ("plain words", "plain words"),
+        ("a & b", "a &amp; b"),
+        ("<!channel> now", "&lt;!channel&gt; now"),
+        ("hi <@U0EVE>", "hi &lt;@U0EVE&gt;"),
+        ("<https://evil.example|click>", "&lt;https://evil.example|click&gt;"),
+        ("*bold*", f"{Z}*bold*{Z}"),
+        ("an _italic_ word", f"an {Z}_italic_{Z} word"),
+        ("~gone~", f"{Z}~gone~{Z}"),
+        ("`code`", f"{Z}`code`{Z}"),
+        ("> quoted\nnext", f"{Z}&gt; quoted\nnext"),
+        ("DISTRO_FEATURE and 2*3", "DISTRO_FEATURE and 2*3"),
+        ("&amp; stays visible", "&amp;amp; stays visible"),
+    ],
+)
+def test_escape(text, expected):
+    assert escape(text) == expected
+
+
+@pytest.mark.parametrize(
+    ("url", "label", "expected"),
+    [
+        ("https://wiki.example/p?a=1&b=2", "Page", "<https://wiki.example/p?a=1&amp;b=2|Page>"),
+        ("https://wiki.example/x|y>z", "<b>", "<https://wiki.example/x%7Cy%3Ez|&lt;b&gt;>"),
+        ("https://wiki.example/a b", "*T*", f"<https://wiki.example/a%20b|{Z}*T*{Z}>"),
+        ("javascript:alert(1)", "Page", "Page"),
+        ("", "Page", "Page"),
+    ],
+)
+def test_link(url, label, expected):
+    assert link(url, label) == expected
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        ("<@U0BOT> What is BATS?", "What is BATS?"),
+        ("<@U0BOT|confbot> ask <@U2|bob> or <@U3>", "ask @bob or @U3"),
+        ("see <https://x.example|the page> &amp; <#C1|general>", "see the page & #general"),
+        ("<!here> what is &lt;b&gt;?", "what is <b>?"),
+        (
+            "<mailto:a@b.example> and <https://x.example>",
+            "mailto:a@b.example and https://x.example",
+        ),
+        ("<@U0BOT>", ""),
+        ("line one\n  line   two  ", "line one\nline two"),
+    ],
+)
+def test_plain_text(text, expected):
+    assert plain_text(text, "U0BOT") == expected
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [("<@U0BOT> hi", True), ("hi <@U0BOT|confbot>", True), ("<@U0BOTX> hi", False), ("hi", False)],
+)
+def test_mentions(text, expected):
+    assert mentions(text, "U0BOT") is expected
+
+
+@pytest.mark.parametrize(
+    ("share", "expected"),
+    [
+        (0.521, "▇▇▇▇▇░░░░░"),
+        (0.0, "░░░░░░░░░░"),
+        (0.04, "░░░░░░░░░░"),
+        (0.06, "▇░░░░░░░░░"),
+        (1.0, "▇▇▇▇▇▇▇▇▇▇"),
+        (1.3, "▇▇▇▇▇▇▇▇▇▇"),
+    ],
+)
+def test_bar(share, expected):
+    assert bar(share) == expected
+
+
+URLS = {1: "https://w.example/1", 2: "https://w.example/2"}
+
+
+@pytest.mark.parametrize(
+    ("answer", "expected"),
+    [
+        ("It is X [1].", "It is X <https://w.example/1|[1]>."),
+        ("Both [1, 2]", "Both <https://w.example/1|[1]><https://w.example/2|[2]>"),
+        ("Unknown [3] & [1]", "Unknown [3] &amp; <https://w.example/1|[1]>"),
+        ("No sources.", "No sources."),
+    ],
+)
+def test_render_answer(answer, expected):
+    assert render_answer(answer, URLS) == expected
+
+
+def test_split_rendered_keeps_every_word_within_the_limit():
+    lines = [" ".join(f"w{line}_{i} & [1, 2]" for i in range(80)) for line in range(30)]
+    text = "\n".join(lines)
+    text += "\n" + "q" * 7000
+    pieces = split_rendered(text, lambda raw: render_answer(raw, URLS), 1000)
+    assert all(len(p) <= 1000 for p in pieces)
+    joined = " ".join(pieces)
+    both = "<https://w.example/1|[1]><https://w.example/2|[2]>"  # one word, never split
+    assert joined.count(both) == 30 * 80
+    assert all(f"w{line}_79" in joined for line in range(30))
+    assert sum(p.count("q") for p in pieces) == 7000
+
+
+# --------------------------------------------------------------------------- messages
+EVIL_TITLE = "<!channel> *Pwned* & <@U0EVE>"
+
+
+def make_turn(answer: str, out_of_scope: bool = False) -> Turn:
+    evidences = [
+        Evidence("e1", "101", "TEST", "https://w.example/101", EVIL_TITLE, "passage", 0, "x"),
+        Evidence("e2", "102", "T&D", "https://w.example/102", "Second", "passage", 1, "y"),
+    ]
+    citations = [Citation(1, "e1", "101", EVIL_TITLE, "https://w.example/101")]
+    if "[2]" in answer:
+        citations.append(Citation(2, "e2", "102", "Second", "https://w.example/102"))
+    return Turn(
+        id=42,
+        key=ConversationKey("slack", "T", "C", "1.1"),
+        question="and then?",
+        completed_question="What happened *then*? <!here>",
+        query="q",
+        answer=answer,
+        citations=[] if out_of_scope else citations,
+        evidences=[ScoredEvidence(e, 1.0 / n, n) for n, e in enumerate(evidences, start=1)],
+        timings={},
+        model="m",
+        out_of_scope=out_of_scope,
+    )
+
+
+PAGES = {
+    "101": Page(
+        "101", "TEST", EVIL_TITLE, "https://w.example/101", "", updated_at="2024-05-01T10:00:00Z"
+    ),
+}
+
+
+def test_answer_message_escapes_page_text():
+    turn = make_turn("It happened [1] and then [2].")
+    blocks = answer_blocks(turn, PAGES)
+    question = blocks[0]["elements"][0]["text"]
+    assert "<!here>" not in question and f"{Z}*then*{Z}" in question
+    sources = blocks[-2]["text"]["text"]
+    assert sources.splitlines() == [
+        "*Sources*",
+        f"[1] <https://w.example/101|&lt;!channel&gt; {Z}*Pwned*{Z} &amp; &lt;@U0EVE&gt;>"
+        " · TEST · updated 2024-05-01",
+        "[2] <https://w.example/102|Second> · T&amp;D",
+    ]
+    assert all(b["text"]["verbatim"] for b in blocks if b["type"] == "section")
+    assert "<!channel>" not in str(blocks)
+
+
+def test_long_answer_respects_slack_limits():
+    paragraph = "A long paragraph about the build & the tests [1]. " * 40
+    turn = make_turn("\n\n".join([paragraph] * 200))
+    blocks = answer_blocks(turn, PAGES)
+    assert len(blocks) == MAX_BLOCKS
+    sections = [b["text"]["text"] for b in blocks if b["type"] == "section"]
+    assert all(len(text) <= MAX_SECTION_TEXT for text in sections)
+    assert sections[-2].endswith("…")  # the last answer section, before the sources
+    assert blocks[-1]["type"] == "actions"
+    assert len(answer_text(turn)) <= 3000
+
+
+def test_out_of_scope_answer_has_no_sources_and_no_explain():
+    turn = make_turn("The desired information cannot be found.", out_of_scope=True)
+    blocks = answer_blocks(turn, PAGES)
+    assert "*Sources*" not in str(blocks)
+    actions = [e["action_id"] for e in blocks[-1]["elements"]]
+    assert EXPLAIN_ACTION not in actions and len(actions) == 2
+
+
+def test_explanation_message():
+    evidences = [
+        {"id": "e1", "page_id": "101", "title": EVIL_TITLE, "url": "https://w.example/101"},
+        {"id": "e2", "page_id": "101", "title": EVIL_TITLE, "url": "https://w.example/101"},
+        {"id": "e3", "page_id": "102", "title": "Second", "url": "https://w.example/102"},
+        {"id": "e4", "page_id": "103", "title": "Third", "url": "https://w.example/103"},
+    ]
+    explanation = Explanation(
+        method="counterfactual",
+        question="q",
+        answer="a",
+        clusters=[
+            ClusterShare(1, [1, 2], ["e1", "e2"], 0.4, 0.521),
+            ClusterShare(2, [3], ["e3"], 0.38, 0.479),
+            ClusterShare(3, [4], ["e4"], 0.0, 0.0),
+        ],
+    )
+    blocks = explanation_blocks(explanation, evidences)
+    lines = blocks[-1]["text"]["text"].splitlines()
+    assert lines == [
+        f"`▇▇▇▇▇░░░░░` 52.1%  [1][2] <https://w.example/101|&lt;!channel&gt; {Z}*Pwned*{Z}"
+        " &amp; &lt;@U0EVE&gt;>",
+        "`▇▇▇▇▇░░░░░` 47.9%  [3] <https://w.example/102|Second>",
+        "_1 other source group: no effect on the answer._",
+    ]
+
+
+def test_explanation_with_nothing_attributed():
+    explanation = Explanation("counterfactual", "q", "a", [ClusterShare(1, [1], ["e1"], 0.0, 0.0)])
+    text = explanation_blocks(explanation, [{"title": "T", "url": "https://w.example/1"}])
+    assert "nothing to attribute" in text[-1]["text"]["text"]

@@ -150,8 +150,8 @@ def run(
     previous = {s: signal.signal(s, on_signal) for s in (signal.SIGINT, signal.SIGTERM)}
     try:
         assistant = Assistant.from_settings(settings)
-        parts.stops.append(("the assistant", assistant.close))
         parts.stops.append(("the index", assistant.index.close))
+        parts.stops.append(("background explanations", assistant.close))
         sync_settings = settings
         if not source_configured(settings):
             indexed = assistant.index.page_ids()
@@ -206,8 +206,9 @@ def run(
             signal.signal(signum, handler)
 
 
-class _Stopped(Exception):
-    """A stop signal arrived before the web server was up."""
+class _Stopped(BaseException):
+    """A stop signal arrived before the web server was up (a BaseException, like
+    KeyboardInterrupt, so that no `except Exception` on the way swallows it)."""
 
 
 async def _serve(server, ready: Callable[[int], None]) -> None:

@@ -353,10 +353,6 @@ def build_app(settings: Settings, assistant: Assistant, client: WebClient | None
     return app
 
 
-# The name bot/serve.py imports.
-create_app = build_app
-
-
 def run_socket_mode(settings: Settings) -> int:
     """Answer in Slack over Socket Mode until interrupted (`confbot bot`)."""
     from slack_bolt.adapter.socket_mode import SocketModeHandler

@@ -268,17 +268,21 @@ def trace_json(record: TurnRecord, explanation: dict | None, feedback: Sequence)
     }
 
 
-def explanation_json(explanation: Explanation, record: TurnRecord) -> dict:
+def explanation_json(
+    explanation: Explanation, record: TurnRecord, headings: dict[str, str] | None = None
+) -> dict:
     """The API's answer to `POST /api/explain`: clusters with shares (0..1) and, for each
-    evidence number, the source it names (title, heading, url)."""
+    evidence number, the source it names (title, heading, url). `headings` maps evidence
+    ids to their headings (the stored trace does not keep them)."""
     evidences = record.evidences or []
+    headings = headings or {}
 
     def source(number: int) -> dict:
         item = evidences[number - 1] if 1 <= number <= len(evidences) else {}
         return {
             "number": number,
             "title": item.get("title", ""),
-            "heading": item.get("heading", ""),
+            "heading": headings.get(item.get("id", ""), ""),
             "url": item.get("url", ""),
         }
 
@@ -458,9 +462,10 @@ class WebApp:
         except LLMError as exc:
             log.warning("explanation of turn %s failed: %s", record.id, exc)
             return JSONResponse({"error": f"The language model failed: {exc}"}, 502)
-        if isinstance(explanation, dict):
-            explanation = Explanation.from_dict(explanation)
-        return JSONResponse(explanation_json(explanation, record))
+        ids = [item.get("id", "") for item in record.evidences or []]
+        found = await run_in_threadpool(self.assistant.index.get, ids)
+        headings = {e.id: e.heading for e in found}
+        return JSONResponse(explanation_json(explanation, record, headings))
 
     async def api_feedback(self, request: Request) -> Response:
         data = await self._json_body(request)

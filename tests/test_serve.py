@@ -129,3 +129,12 @@ def test_serve_indexes_the_sample_wiki_answers_and_stops_cleanly(tmp_path):
     assert "indexing the sample wiki" not in "".join(second.lines), "the index is reused"
     assert second.stop(signal.SIGINT) == 0
     assert "Traceback" not in "".join(second.lines)
+
+
+def test_serve_stops_cleanly_while_starting(tmp_path):
+    serve = Serve(tmp_path)
+    serve.wait_for(re.compile("indexing the sample wiki"), timeout=240)
+    assert serve.stop(signal.SIGTERM) == 0
+    output = "".join(serve.lines)
+    assert "Traceback" not in output
+    assert "SIGTERM received while starting" in output or "confbot is ready" in output

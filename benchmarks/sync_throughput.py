@@ -46,11 +46,12 @@ class TimedEmbedder:
             self.seconds += time.perf_counter() - started
 
 
-def timed_run(settings: Settings, index: EvidenceIndex, embedder: TimedEmbedder):
-    """One sync run of space GEN: (report, seconds, seconds spent embedding)."""
+def timed_run(settings, index, embedder: TimedEmbedder, source: ConfluenceSource):
+    """One sync run of space GEN: (report, seconds, seconds spent embedding). The source
+    lives across runs, as the worker's does."""
     embedding = embedder.seconds
     started = time.perf_counter()
-    report = SpaceSync(settings, index, ConfluenceSource(settings)).run("GEN")
+    report = SpaceSync(settings, index, source).run("GEN")
     return report, time.perf_counter() - started, embedder.seconds - embedding
 
 
@@ -67,6 +68,12 @@ def main() -> int:
     parser.add_argument("--pages", type=int, default=2000, help="generated pages (default 2000)")
     parser.add_argument("--changed", type=float, default=0.01, help="share edited (default 0.01)")
     parser.add_argument("--embedder", default="use", help="embedder setting (default use)")
+    parser.add_argument(
+        "--listing-interval",
+        default="1h",
+        help="sync_listing_interval: how often a run lists every page id to find deletions"
+        " (default 1h, the product default; 0 lists on every run)",
+    )
     args = parser.parse_args()
 
     with tempfile.TemporaryDirectory() as data, FakeConfluence(generated_pages(args.pages)) as fake:
@@ -74,17 +81,18 @@ def main() -> int:
             environ={
                 "CONFBOT_DATA_DIR": data,
                 "CONFBOT_EMBEDDER": args.embedder,
-                "CONFBOT_SYNC_LISTING_INTERVAL": "0",
+                "CONFBOT_SYNC_LISTING_INTERVAL": args.listing_interval,
                 **fake.settings_environ(),
             }
         )
         upgrade(settings.sqlalchemy_url)
         embedder = TimedEmbedder(make_embedder(settings))
         index = EvidenceIndex(settings, embedder)
+        source = ConfluenceSource(settings)
         print(f"{args.pages} generated pages, embedder {embedder.name}, data in {data}")
 
         requests = len(fake.requests)
-        full, full_s, full_embed = timed_run(settings, index, embedder)
+        full, full_s, full_embed = timed_run(settings, index, embedder, source)
         full_requests, requests = len(fake.requests) - requests, len(fake.requests)
         evidences = index.count()
 
@@ -93,9 +101,9 @@ def main() -> int:
         for page_id in changed:
             page = fake.pages[page_id]
             fake.edit(page_id, body=page.body + f"<p>Revision note for {page_id}: updated.</p>")
-        incremental, incremental_s, incremental_embed = timed_run(settings, index, embedder)
+        incremental, incremental_s, incremental_embed = timed_run(settings, index, embedder, source)
         incremental_requests, requests = len(fake.requests) - requests, len(fake.requests)
-        idle, idle_s, idle_embed = timed_run(settings, index, embedder)
+        idle, idle_s, idle_embed = timed_run(settings, index, embedder, source)
         idle_requests = len(fake.requests) - requests
 
     print(line("full", full, full_s, full_embed, full_requests))

@@ -34,6 +34,7 @@ from urllib.parse import urlparse
 import requests
 
 from connectors.source import Batch, Fetched, Listed
+from connectors.sync import parse_interval
 from core.pages import Page
 from core.settings import Settings
 
@@ -288,7 +289,10 @@ class ConfluenceSource:
         self.page_size = settings.confluence_page_size
         self.overlap = timedelta(minutes=settings.sync_overlap_minutes)
         self.skip_restricted = settings.sync_skip_restricted
-        self._ancestor_restricted: dict[str, bool] = {}
+        # Ancestors' read restrictions, with the monotonic time they were asked; a source that
+        # lives across runs (the worker's) asks again once `sync_listing_interval` has passed.
+        self.restriction_ttl = parse_interval(settings.sync_listing_interval).total_seconds()
+        self._ancestor_restricted: dict[str, tuple[bool, float]] = {}
 
     def changes(self, space: str, since: datetime | None) -> Iterator[Batch]:
         """Pages of `space` modified since `since` minus the overlap window, oldest first.
@@ -339,8 +343,10 @@ class ConfluenceSource:
             return True
         for ancestor in item.get("ancestors") or ():
             ancestor_id = str(ancestor["id"])
-            if ancestor_id not in self._ancestor_restricted:
-                self._ancestor_restricted[ancestor_id] = self.client.read_restricted(ancestor_id)
-            if self._ancestor_restricted[ancestor_id]:
+            cached = self._ancestor_restricted.get(ancestor_id)
+            if cached is None or time.monotonic() - cached[1] >= self.restriction_ttl:
+                cached = (self.client.read_restricted(ancestor_id), time.monotonic())
+                self._ancestor_restricted[ancestor_id] = cached
+            if cached[0]:
                 return True
         return False

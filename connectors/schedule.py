@@ -70,6 +70,7 @@ class Worker:
         self.settings = settings
         self.index = index
         self.stop = threading.Event()
+        self._source = None
         self.reports: dict[str, SyncReport] = {}
         """The last report of each space."""
         self.runs: Counter[str] = Counter()
@@ -122,8 +123,9 @@ class Worker:
 
     def sync(self, space: str) -> SyncReport:
         """One sync run of `space` (what each job does)."""
-        source = make_source(self.settings)
-        report = SpaceSync(self.settings, self.index, source, self.stop).run(space)
+        if self._source is None:  # one source for the worker's life keeps its caches warm
+            self._source = make_source(self.settings)
+        report = SpaceSync(self.settings, self.index, self._source, self.stop).run(space)
         log.info("sync %s", report.summary())
         self.reports[space] = report
         self.runs[space] += 1

@@ -27,7 +27,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from benchmarks._common import peak_rss_mib  # noqa: E402
 from core.answer import OUT_OF_SCOPE, build_messages  # noqa: E402
-from core.attribution import counterfactual_attribution  # noqa: E402
+from core.attribution import attribute  # noqa: E402
 from core.embeddings import make_embedder  # noqa: E402
 from core.llm import OpenAILLM  # noqa: E402
 from core.pages import Evidence  # noqa: E402
@@ -99,19 +99,7 @@ def main() -> None:
 
         def explain():
             start = time.perf_counter()
-            out = counterfactual_attribution(
-                llm,
-                embedder,
-                QUESTION,
-                items,
-                answer,
-                eps=settings.attribution_eps,
-                min_samples=settings.attribution_min_samples,
-                samples=settings.attribution_samples,
-                sampling_temperature=settings.attribution_sampling_temperature,
-                softmax_temperature=settings.attribution_temperature,
-                workers=settings.attribution_workers,
-            )
+            out = attribute("counterfactual", settings, llm, embedder, QUESTION, items, answer)
             return (time.perf_counter() - start) * 1000, out
 
         explain()  # warm-up: model loading and HTTP connections are not what is measured

@@ -226,13 +226,13 @@ class SlackBot:
         except Exception as exc:
             log.exception("answering message %s in %s failed", ts, channel)
             self._post(client, channel, thread, LLM_FAILED if _llm_failed(exc) else ANSWER_FAILED)
-            return
-        finally:
             self._react(client, "remove", channel, ts)
-        try:
+            return
+        try:  # recorded before the 👀 goes, so an explain reaction always finds the turn
             self.state.remember_answer(team, channel, posted["ts"], thread, turn.id)
         except Exception:
             log.exception("could not record the answer message of turn %d", turn.id)
+        self._react(client, "remove", channel, ts)
 
     def explain(
         self,

@@ -117,6 +117,8 @@ class EvidenceIndex:
         self._bm25_spaces: list[str] = []
         self._bm25_generation = -1
         self._translator: TermTranslator | None = None
+        self._build_lock = threading.Lock()  # one lexical build at a time
+        self._rebuilding = False
 
     # ------------------------------------------------------------------ writing
     def index_pages(
@@ -356,46 +358,75 @@ class EvidenceIndex:
         pairs = zip(result["ids"][0], result["distances"][0], strict=True)
         return [(i, 1.0 - float(d)) for i, d in pairs]
 
+    def _generation(self) -> int:
+        row = self._db.execute("SELECT value FROM meta WHERE key = 'generation'").fetchone()
+        return int(row[0]) if row else 0
+
     def _lexical(self) -> tuple[BM25Index, list[str]]:
-        """The BM25 index for the store's current generation, loading or rebuilding it."""
+        """The BM25 index to query. Once one is loaded, a store that has changed since gets a
+        new index built in the background while queries go on with the previous one (a
+        rebuild takes seconds to a minute on large wikis); the first use builds it now."""
         with self._lock:
-            row = self._db.execute("SELECT value FROM meta WHERE key = 'generation'").fetchone()
-            generation = int(row[0]) if row else 0
-            if self._bm25 is not None and generation == self._bm25_generation:
+            if self._bm25 is not None:
+                if self._generation() != self._bm25_generation and not self._rebuilding:
+                    self._rebuilding = True
+                    threading.Thread(
+                        target=self._background_refresh, name="bm25-rebuild", daemon=True
+                    ).start()
                 return self._bm25, self._bm25_spaces
+        return self.warm_up()
+
+    def _background_refresh(self) -> None:
+        try:
+            self.warm_up()
+        except Exception:  # the next query tries again; the previous index keeps serving
+            log.exception("rebuilding the lexical index failed")
+        finally:
+            with self._lock:
+                self._rebuilding = False
+
+    def warm_up(self) -> tuple[BM25Index, list[str]]:
+        """Bring the BM25 index (and the translation vocabulary) up to date with the store
+        now: load the saved one if it is current, else rebuild it. Queries are not blocked
+        while it builds; they use the previous index until it is swapped in."""
+        with self._build_lock:
             folder = self.folder / "bm25"
             stamp = folder / "generation.json"
-            saved = json.loads(stamp.read_text()) if stamp.exists() else {}
-            if saved.get("generation") == generation and saved.get("format") == _LEXICAL_FORMAT:
+            with self._lock:
+                generation = self._generation()
+                if self._bm25 is not None and generation == self._bm25_generation:
+                    return self._bm25, self._bm25_spaces
+                saved = json.loads(stamp.read_text()) if stamp.exists() else {}
+                current = saved.get("generation") == generation
+                if not (current and saved.get("format") == _LEXICAL_FORMAT):
+                    rows = self._db.execute(
+                        "SELECT id, space, tokens, record FROM evidences ORDER BY id"
+                    ).fetchall()
+            if current and saved.get("format") == _LEXICAL_FORMAT:
                 bm25 = BM25Index.load(folder)
                 doc_spaces = saved["spaces"]
                 translator = TermTranslator.load(folder, self.embedder)
             else:
-                rows = self._db.execute(
-                    "SELECT id, space, tokens, record FROM evidences ORDER BY id"
-                )
                 ids, doc_spaces, tokens, texts = [], [], [], []
                 for evidence_id, space, token_json, record in rows:
                     ids.append(evidence_id)
                     doc_spaces.append(space)
                     tokens.append(json.loads(token_json))
                     texts.append(json.loads(record)["contextualized"])
+                del rows
                 bm25 = BM25Index(ids, tokens)
                 bm25.save(folder)
-                translator = TermTranslator.build(vocabulary(texts), self.embedder)
+                translator = TermTranslator(vocabulary(texts), self.embedder)
                 translator.save(folder)
                 stamp.write_text(
                     json.dumps(
                         {"generation": generation, "format": _LEXICAL_FORMAT, "spaces": doc_spaces}
                     )
                 )
-            self._bm25, self._bm25_spaces, self._bm25_generation = bm25, doc_spaces, generation
-            self._translator = translator
+            with self._lock:
+                self._bm25, self._bm25_spaces = bm25, doc_spaces
+                self._bm25_generation, self._translator = generation, translator
             return bm25, doc_spaces
-
-    def warm_up(self) -> None:
-        """Load or build the BM25 index now rather than on the first query."""
-        self._lexical()
 
     def close(self) -> None:
         """Close the evidence store."""

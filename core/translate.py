@@ -3,15 +3,18 @@
 BM25 cannot match "Vorstand" to "board". A multilingual sentence encoder puts both in one
 space, so each German query word that the corpus does not contain is embedded and replaced
 by its nearest corpus words (cosine ≥ `min_similarity`), which BM25 then matches. The
-corpus vocabulary's vectors are computed once per index generation and cached with every
-other embedding. This is word-level translation by nearest neighbours in a shared
-embedding space (in the spirit of Conneau et al., "Word Translation Without Parallel Data",
-2018), restricted to the words the index can actually match.
+corpus vocabulary's vectors are computed on the first translation after the index changed
+(each word's vector is cached with every other embedding, so only new words cost time).
+This is word-level translation by nearest neighbours in a shared embedding space (in the
+spirit of Conneau et al., "Word Translation Without Parallel Data", 2018), restricted to the
+words the index can actually match.
 """
 
 from __future__ import annotations
 
+import hashlib
 import re
+import threading
 from collections.abc import Iterable, Sequence
 from pathlib import Path
 
@@ -31,19 +34,39 @@ def vocabulary(texts: Iterable[str]) -> list[str]:
 
 
 class TermTranslator:
-    """Maps query words that are not in the corpus vocabulary to their nearest corpus words."""
+    """Maps query words that are not in the corpus vocabulary to their nearest corpus words.
 
-    def __init__(self, words: Sequence[str], vectors: np.ndarray, embedder: Embedder):
+    The vocabulary's vectors are computed on the first translation (English-only use never
+    pays for them) and saved to `folder` when one is given.
+    """
+
+    def __init__(
+        self,
+        words: Sequence[str],
+        embedder: Embedder,
+        vectors: np.ndarray | None = None,
+        folder: Path | None = None,
+    ):
         self.words = list(words)
         self._known = set(self.words)
-        self._vectors = vectors
         self._embedder = embedder
+        self._vectors = vectors
+        self._folder = folder
+        self._lock = threading.Lock()
 
-    @classmethod
-    def build(cls, words: Sequence[str], embedder: Embedder) -> TermTranslator:
-        """Embed the vocabulary (cached by the embedder) and make a translator."""
-        vectors = embedder.embed(list(words)) if words else np.zeros((0, 1), np.float32)
-        return cls(words, vectors, embedder)
+    def _vocabulary_vectors(self) -> np.ndarray:
+        with self._lock:
+            if self._vectors is None:
+                self._vectors = self._embedder.embed(self.words)
+                if self._folder is not None:
+                    np.save(self._vectors_file(self._folder), self._vectors)
+            return self._vectors
+
+    def _vectors_file(self, folder: Path) -> Path:
+        """Where this vocabulary's vectors are saved: named by a digest of the words, so
+        vectors computed late can never be paired with a newer vocabulary."""
+        digest = hashlib.sha256("\n".join(self.words).encode("utf-8")).hexdigest()[:16]
+        return folder / f"vocabulary-{digest}.npy"
 
     def translate(
         self, words: Sequence[str], per_word: int = 2, min_similarity: float = 0.6
@@ -52,8 +75,7 @@ class TermTranslator:
         unknown = sorted({w.lower() for w in words if w.lower() not in self._known})
         if not unknown or not self.words:
             return {}
-        queries = self._embedder.embed(unknown)
-        similarity = queries @ self._vectors.T
+        similarity = self._embedder.embed(unknown) @ self._vocabulary_vectors().T
         out = {}
         for word, row in zip(unknown, similarity, strict=True):
             best = np.argsort(-row)[:per_word]
@@ -63,16 +85,25 @@ class TermTranslator:
         return out
 
     def save(self, folder: Path) -> None:
-        """Persist the vocabulary and its vectors under `folder`."""
+        """Persist the vocabulary under `folder` (its vectors follow once computed)."""
         folder.mkdir(parents=True, exist_ok=True)
         (folder / "vocabulary.txt").write_text("\n".join(self.words), encoding="utf-8")
-        np.save(folder / "vocabulary.npy", self._vectors)
+        for old in folder.glob("vocabulary-*.npy"):
+            if old != self._vectors_file(folder):
+                old.unlink(missing_ok=True)
+        if self._vectors is not None:
+            np.save(self._vectors_file(folder), self._vectors)
+        self._folder = folder
 
     @classmethod
     def load(cls, folder: Path, embedder: Embedder) -> TermTranslator:
-        """Load a translator saved by `save`."""
+        """Load a translator saved by `save` (with its vectors when they were computed)."""
         text = (folder / "vocabulary.txt").read_text(encoding="utf-8")
-        return cls(text.split("\n") if text else [], np.load(folder / "vocabulary.npy"), embedder)
+        translator = cls(text.split("\n") if text else [], embedder, None, folder)
+        vectors_file = translator._vectors_file(folder)
+        if vectors_file.exists():
+            translator._vectors = np.load(vectors_file)
+        return translator
 
 
 def query_words(text: str) -> list[str]:

@@ -23,7 +23,7 @@ from collections.abc import Sequence
 from core.answer import generate
 from core.attribution import METHODS, attribute
 from core.embeddings import Embedder
-from core.evaluation.benchmark import SLICE_KEYS, Question, turn_bucket
+from core.evaluation.benchmark import SLICE_KEYS, Question, question_fields
 from core.evaluation.metrics import page_id_of, slices, summarize
 from core.llm import LLM
 from core.retrieve import Retriever
@@ -77,14 +77,7 @@ def run_attribution(
         precision, recall = citation_scores([page_id_of(c.url) for c in answer.citations], gold)
         retrieved = bool(gold & set(pages))
         record = {
-            "conv_id": question.conv_id,
-            "turn_id": question.turn_id,
-            "turn": turn_bucket(question.turn_id),
-            "lang": question.lang,
-            "a_source": question.a_source,
-            "q_type": question.q_type,
-            "question": question.text,
-            "gold": sorted(gold),
+            **question_fields(question),
             "pages": pages,
             "answer": answer.text,
             "cited": [c.number for c in answer.citations],

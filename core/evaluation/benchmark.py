@@ -99,6 +99,20 @@ def turn_bucket(turn_id: str) -> str:
     return str(number) if number < 4 else "4+"
 
 
+def question_fields(question: Question) -> dict:
+    """The fields that identify and slice a question in every per-question record."""
+    return {
+        "conv_id": question.conv_id,
+        "turn_id": question.turn_id,
+        "turn": turn_bucket(question.turn_id),
+        "lang": question.lang,
+        "a_source": question.a_source,
+        "q_type": question.q_type,
+        "question": question.text,
+        "gold": sorted(question.gold_pages),
+    }
+
+
 def score_ranking(
     ranked_pages: Sequence[str],
     texts: Sequence[str],
@@ -110,14 +124,7 @@ def score_ranking(
     gold_groups = {groups.get(p, p) for p in gold}
     top_group = groups.get(ranked_pages[0], ranked_pages[0]) if ranked_pages else None
     return {
-        "conv_id": question.conv_id,
-        "turn_id": question.turn_id,
-        "turn": turn_bucket(question.turn_id),
-        "lang": question.lang,
-        "a_source": question.a_source,
-        "q_type": question.q_type,
-        "question": question.text,
-        "gold": sorted(gold),
+        **question_fields(question),
         "ranked_pages": list(ranked_pages[:10]),
         "p_at_1": precision_at_1(ranked_pages, gold),
         "p_at_1_dup": float(top_group in gold_groups) if top_group else 0.0,

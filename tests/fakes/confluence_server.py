@@ -26,9 +26,11 @@ import time
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from datetime import UTC, datetime, timedelta, tzinfo
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from http.server import BaseHTTPRequestHandler
 from pathlib import Path
 from urllib.parse import parse_qsl, quote, urlencode, urlsplit
+
+from tests.fakes.local_server import LocalServer
 
 BODY_LIMIT = 50
 """Most results per search response when bodies are expanded (Cloud's cap)."""
@@ -164,7 +166,7 @@ def _iso(moment: datetime) -> str:
     return moment.astimezone(UTC).isoformat(timespec="milliseconds").replace("+00:00", "Z")
 
 
-class FakeConfluence:
+class FakeConfluence(LocalServer):
     """The fake server. Use as a context manager; `url` is what the client is pointed at."""
 
     def __init__(
@@ -189,37 +191,16 @@ class FakeConfluence:
         self._fault_rate = 0.0
         self._fault_rng = random.Random(0)
         self._fault_choices: Sequence[tuple[int, str | None]] = ()
-        self._server: ThreadingHTTPServer | None = None
-        self._thread: threading.Thread | None = None
 
     # ------------------------------------------------------------------ lifecycle
-    def start(self) -> FakeConfluence:
-        """Start serving on a free port in a daemon thread."""
-        server = ThreadingHTTPServer(("127.0.0.1", 0), _handler(self))
-        server.daemon_threads = True
-        self._server = server
-        self._thread = threading.Thread(target=server.serve_forever, daemon=True)
-        self._thread.start()
-        return self
-
-    def stop(self) -> None:
-        """Stop serving."""
-        if self._server is not None:
-            self._server.shutdown()
-            self._server.server_close()
-            self._server = None
-
-    def __enter__(self) -> FakeConfluence:
-        return self.start()
-
-    def __exit__(self, *exc) -> None:
-        self.stop()
+    def handler_class(self) -> type[BaseHTTPRequestHandler]:
+        """The request handler, bound to this fake."""
+        return _handler(self)
 
     @property
     def url(self) -> str:
         """Base URL of the fake site (what `CONFBOT_CONFLUENCE_URL` is set to)."""
-        host, port = self._server.server_address[:2]
-        return f"http://{host}:{port}{self.context}"
+        return f"http://127.0.0.1:{self.port}{self.context}"
 
     def settings_environ(self) -> dict[str, str]:
         """The `CONFBOT_CONFLUENCE_*` variables that point the connector here."""

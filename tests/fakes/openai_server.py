@@ -22,7 +22,9 @@ import time
 from collections import deque
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from http.server import BaseHTTPRequestHandler
+
+from tests.fakes.local_server import LocalServer
 
 
 @dataclass
@@ -58,7 +60,7 @@ class Recorded:
 Responder = Callable[[dict], "str | list[str] | Reply"]
 
 
-class FakeOpenAI:
+class FakeOpenAI(LocalServer):
     """The fake server. Start with `start()` or a `with` block; stop with `stop()`."""
 
     def __init__(
@@ -74,8 +76,6 @@ class FakeOpenAI:
         self._script: deque[str | list[str] | Reply] = deque()
         self._lock = threading.Lock()
         self._stopping = threading.Event()
-        self._server: ThreadingHTTPServer | None = None
-        self._thread: threading.Thread | None = None
         self.in_flight = 0
         self.max_in_flight = 0
 
@@ -88,8 +88,7 @@ class FakeOpenAI:
     @property
     def base_url(self) -> str:
         """The `/v1` base URL to give an OpenAI client."""
-        assert self._server is not None, "server not started"
-        return f"http://127.0.0.1:{self._server.server_address[1]}/v1"
+        return f"http://127.0.0.1:{self.port}/v1"
 
     @property
     def chat_requests(self) -> list[Recorded]:
@@ -97,31 +96,14 @@ class FakeOpenAI:
         with self._lock:
             return [r for r in self.requests if r.path.endswith("/chat/completions")]
 
-    def start(self) -> FakeOpenAI:
-        """Listen on a free port in a daemon thread."""
-        handler = type("Handler", (_Handler,), {"fake": self})
-        self._server = ThreadingHTTPServer(("127.0.0.1", 0), handler)
-        self._server.daemon_threads = True
-        self._thread = threading.Thread(
-            target=self._server.serve_forever, kwargs={"poll_interval": 0.05}, daemon=True
-        )
-        self._thread.start()
-        return self
+    def handler_class(self) -> type[BaseHTTPRequestHandler]:
+        """The request handler, bound to this fake."""
+        return type("Handler", (_Handler,), {"fake": self})
 
     def stop(self) -> None:
         """Stop serving; delayed replies still pending are cut short."""
         self._stopping.set()
-        if self._server is not None:
-            self._server.shutdown()
-            self._server.server_close()
-        if self._thread is not None:
-            self._thread.join(timeout=5)
-
-    def __enter__(self) -> FakeOpenAI:
-        return self.start()
-
-    def __exit__(self, *exc) -> None:
-        self.stop()
+        super().stop()
 
     # ------------------------------------------------------------------ serving
     def _next_reply(self, request: dict) -> Reply:

@@ -21,8 +21,10 @@ import json
 import threading
 import time
 from dataclasses import dataclass
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from http.server import BaseHTTPRequestHandler
 from urllib.parse import parse_qsl
+
+from tests.fakes.local_server import LocalServer
 
 TEAM_ID = "T0TEST"
 BOT_USER_ID = "U0BOT"
@@ -41,7 +43,7 @@ class Call:
     at: float
 
 
-class FakeSlack:
+class FakeSlack(LocalServer):
     """The fake server. Start with `start()` or a `with` block; stop with `stop()`."""
 
     def __init__(self):
@@ -50,39 +52,15 @@ class FakeSlack:
         self._ts = itertools.count(1)
         self._lock = threading.Lock()
         self._changed = threading.Condition(self._lock)
-        self._server: ThreadingHTTPServer | None = None
-        self._thread: threading.Thread | None = None
 
     @property
     def base_url(self) -> str:
         """The API base URL to give `WebClient(base_url=...)` (ends with a slash)."""
-        assert self._server is not None, "server not started"
-        return f"http://127.0.0.1:{self._server.server_address[1]}/api/"
+        return f"http://127.0.0.1:{self.port}/api/"
 
-    def start(self) -> FakeSlack:
-        """Listen on a free port in a daemon thread."""
-        handler = type("Handler", (_Handler,), {"fake": self})
-        self._server = ThreadingHTTPServer(("127.0.0.1", 0), handler)
-        self._server.daemon_threads = True
-        self._thread = threading.Thread(
-            target=self._server.serve_forever, kwargs={"poll_interval": 0.05}, daemon=True
-        )
-        self._thread.start()
-        return self
-
-    def stop(self) -> None:
-        """Stop serving."""
-        if self._server is not None:
-            self._server.shutdown()
-            self._server.server_close()
-        if self._thread is not None:
-            self._thread.join(timeout=5)
-
-    def __enter__(self) -> FakeSlack:
-        return self.start()
-
-    def __exit__(self, *exc) -> None:
-        self.stop()
+    def handler_class(self) -> type[BaseHTTPRequestHandler]:
+        """The request handler, bound to this fake."""
+        return type("Handler", (_Handler,), {"fake": self})
 
     # ------------------------------------------------------------------ assertions
     def fail(self, method: str, error: str) -> None:

@@ -55,6 +55,18 @@ def test_faults_do_not_change_the_result(tmp_path, embedder):
     assert len(clean["pages"]) == 39
 
 
+def resume_matches_clean_run(settings, clean_settings, embedder) -> EvidenceIndex:
+    """Resume the interrupted sync, check it ends exactly like a clean run of the same
+    pages, and return the resumed index."""
+    index = EvidenceIndex(settings, embedder)
+    resumed = run_sync(settings, index, "GEN")
+    clean = EvidenceIndex(clean_settings, embedder)
+    run_sync(clean_settings, clean, "GEN")
+    assert (resumed.error, resumed.failed) == (None, 0)
+    assert snapshot(index) == snapshot(clean)
+    return index
+
+
 class Crash(BaseException):
     """Stands in for the process dying (not an Exception, so nothing catches it)."""
 
@@ -92,13 +104,7 @@ def test_crash_mid_batch_then_resume_ends_with_the_current_versions(tmp_path, em
         fake.edit("100012", body="<p>Edited after its unrecorded write</p>")
         fake.delete("100025")
 
-        index = EvidenceIndex(settings, embedder)
-        resumed = run_sync(settings, index, "GEN")
-        clean = EvidenceIndex(clean_settings, embedder)
-        run_sync(clean_settings, clean, "GEN")
-
-    assert (resumed.error, resumed.failed) == (None, 0)
-    assert snapshot(index) == snapshot(clean)
+        index = resume_matches_clean_run(settings, clean_settings, embedder)
     assert "Edited while" in index.get(index.page_evidence_ids("100003"))[0].text
 
 
@@ -149,11 +155,5 @@ def test_sigkill_mid_run_then_resume_ends_with_the_current_versions(tmp_path, em
         fake.edit("100040", body="<p>A page the killed run never reached</p>")
         fake.delete("100001")
 
-        index = EvidenceIndex(settings, embedder)
-        resumed = run_sync(settings, index, "GEN")
-        clean = EvidenceIndex(clean_settings, embedder)
-        run_sync(clean_settings, clean, "GEN")
-
-    assert (resumed.error, resumed.failed) == (None, 0)
-    assert snapshot(index) == snapshot(clean)
+        index = resume_matches_clean_run(settings, clean_settings, embedder)
     assert len(index.page_ids()) == 59

@@ -15,21 +15,12 @@ from core.answer import (
     parse_prompt,
 )
 from core.pages import Evidence
+from tests.fakes.evidence import make_evidence
 from tests.fakes.openai_server import FakeOpenAI
 
 
 def ev(number: int, text: str = "text", title: str = "Title", heading: str = "") -> Evidence:
-    return Evidence(
-        id=f"e{number}",
-        page_id=f"{100 + number}",
-        space="S",
-        url=f"https://wiki/pages/{100 + number}/T",
-        title=title,
-        kind="passage",
-        position=number,
-        text=text,
-        heading=heading,
-    )
+    return make_evidence(number, text, title, heading)
 
 
 @pytest.mark.parametrize(

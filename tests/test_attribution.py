@@ -22,6 +22,7 @@ from core.attribution import (
 from core.llm import ExtractiveLLM, OpenAILLM
 from core.pages import Evidence
 from core.settings import Settings
+from tests.fakes.evidence import make_evidence
 from tests.fakes.hash_embedder import HashEmbedder
 from tests.fakes.openai_server import FakeOpenAI
 
@@ -29,17 +30,8 @@ QUESTION = "What is the capital of France?"
 CAUSE = "Paris is the capital of France."
 
 
-def ev(number: int, text: str, title: str = "Geography") -> Evidence:
-    return Evidence(
-        id=f"e{number}",
-        page_id=f"{100 + number}",
-        space="S",
-        url=f"https://wiki/pages/{100 + number}/T",
-        title=title,
-        kind="passage",
-        position=number,
-        text=text,
-    )
+def ev(number: int, text: str = "text", title: str = "Geography", heading: str = "") -> Evidence:
+    return make_evidence(number, text, title, heading)
 
 
 FILLER = [

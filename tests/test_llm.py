@@ -20,6 +20,7 @@ from core.llm import (
 )
 from core.pages import Evidence
 from core.settings import Settings
+from tests.fakes.evidence import make_evidence
 from tests.fakes.openai_server import FakeOpenAI, Reply
 
 KEY = "sk-test-secret-0123456789"
@@ -166,18 +167,8 @@ def test_make_llm_picks_by_base_url(tmp_path):
 
 
 # --------------------------------------------------------------------------- extractive
-def ev(number: int, text: str, title: str = "Page", heading: str = "") -> Evidence:
-    return Evidence(
-        id=f"e{number}",
-        page_id=f"p{number}",
-        space="S",
-        url=f"https://wiki/pages/{number}/x",
-        title=title,
-        kind="passage",
-        position=0,
-        text=text,
-        heading=heading,
-    )
+def ev(number: int, text: str = "text", title: str = "Page", heading: str = "") -> Evidence:
+    return make_evidence(number, text, title, heading)
 
 
 EVIDENCES = [

@@ -217,7 +217,7 @@ class EvidenceIndex:
                         (
                             page.id,
                             page.space,
-                            json.dumps(dataclasses.asdict(dataclasses.replace(page, body=""))),
+                            _page_record(page),
                         )
                         for page, _ in items
                     ],
@@ -239,11 +239,10 @@ class EvidenceIndex:
     def update_page_record(self, page: Page) -> None:
         """Replace an indexed page's record (version, ancestors, labels...) and leave its
         evidences alone: for a page that moved, or got a new version with the same content."""
-        record = dataclasses.asdict(dataclasses.replace(page, body=""))
         with self._lock, self._db:
             self._db.execute(
                 "UPDATE pages SET space = ?, record = ? WHERE page_id = ?",
-                (page.space, json.dumps(record), page.id),
+                (page.space, _page_record(page), page.id),
             )
 
     def _bump_generation(self) -> None:
@@ -437,6 +436,11 @@ class EvidenceIndex:
 def _safe(name: str) -> str:
     """A Chroma-safe collection name fragment (3-63 chars, alphanumerics, . _ -)."""
     return "".join(c if c.isalnum() or c in "._-" else "-" for c in name)[:40].strip("-._")
+
+
+def _page_record(page: Page) -> str:
+    """A page's stored record: its metadata as JSON, without the body."""
+    return json.dumps(dataclasses.asdict(dataclasses.replace(page, body="")))
 
 
 def _page(record: dict) -> Page:

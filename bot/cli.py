@@ -54,8 +54,8 @@ def cmd_ask(args: argparse.Namespace) -> int:
 
 
 def cmd_eval(args: argparse.Namespace) -> int:
-    """Run the benchmark (see bot/evaluate.py)."""
-    from bot.evaluate import run
+    """Run the benchmark (see bot/evaluation/)."""
+    from bot.evaluation.command import run
 
     return run(args, _settings(args))
 

@@ -5,8 +5,8 @@ from __future__ import annotations
 
 import pytest
 
-from bot.attribution_eval import table
 from bot.cli import build_parser
+from bot.evaluation.attribution import table
 from core.evaluation.attribution import citation_scores, report, run_attribution
 from core.evaluation.benchmark import Question
 from core.llm import ExtractiveLLM

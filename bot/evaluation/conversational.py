@@ -6,7 +6,7 @@ from __future__ import annotations
 import statistics
 import time
 
-from bot.evaluate import format_table
+from bot.evaluation.tables import format_table
 from core.assistant import Assistant
 from core.conversation import ConversationStore
 from core.db import upgrade

@@ -5,6 +5,7 @@ from __future__ import annotations
 import statistics
 import time
 
+from bot.evaluation.tables import format_table
 from core.attribution import METHODS
 from core.evaluation.attribution import report, run_attribution
 from core.evaluation.benchmark import SLICE_KEYS, benchmark_index, questions
@@ -25,14 +26,10 @@ def _columns(methods) -> list[tuple[str, str]]:
 
 def table(title: str, rows: list[tuple[str, dict]], methods) -> str:
     """A fixed-width table: one row per label; attribution accuracy (strict and
-    duplicate-aware) per method, citation precision and recall, gold page in the top 10."""
-    cols = _columns(methods)
-    lines = [title, f"{'':<22}" + "".join(f"{h:>10}" for h, _ in cols) + f"{'n attr':>8}{'n':>6}"]
-    for label, figures in rows:
-        cells = "".join(f"{figures[key]:>10.3f}" for _, key in cols)
-        n_attr = figures.get(f"{methods[0]}_n", "")
-        lines.append(f"{label:<22}{cells}{n_attr!s:>8}{figures['n']:>6}")
-    return "\n".join(lines)
+    duplicate-aware) per method, citation precision and recall, gold page in the top 10, and
+    the number of questions attributed (gold page in the top 10)."""
+    columns = [*_columns(methods), ("n attr", f"{methods[0]}_n")]
+    return format_table(title, rows, columns, label_width=22)
 
 
 def run_attribution_eval(

@@ -171,8 +171,6 @@ class SpaceSync:
             report.error = f"{type(exc).__name__}: {exc}"
         finally:
             bar.close()
-        if report.added or report.updated or report.deleted:
-            self.index.warm_up()  # the lexical index is current when the run returns
         report.seconds = time.monotonic() - started
         with self.sessions() as db:
             state = db.get(SyncSpace, space)

@@ -34,6 +34,7 @@ import dataclasses
 import json
 from collections import Counter
 from collections.abc import Collection, Iterable, Sequence
+from functools import lru_cache
 
 import numpy as np
 from sqlalchemy import (
@@ -50,14 +51,14 @@ from sqlalchemy import (
     String,
     Table,
     Text,
+    TextClause,
     UniqueConstraint,
     bindparam,
-    cast,
     delete,
     func,
     insert,
     select,
-    union_all,
+    text,
     update,
 )
 from sqlalchemy.dialects import postgresql, sqlite
@@ -551,57 +552,27 @@ class EvidenceStore:
             return []
         c = self.collection_id
         with self.engine.connect() as db:
-            documents, total = db.execute(
-                select(collections.c.documents, collections.c.tokens).where(collections.c.id == c)
-            ).one()
-            found = db.execute(
-                select(terms.c.id, terms.c.term, terms.c.df).where(
-                    terms.c.collection_id == c, terms.c.term.in_(sorted(counts)), terms.c.df > 0
-                )
-            ).all()
+            documents, total = db.execute(_STATISTICS, {"c": c}).one()
+            found = db.execute(_TERMS, {"c": c, "terms": sorted(counts)}).all()
             if not documents or not found:
                 return []
-            space_ids = None
+            space_ids: list[int] = []
             if allowed is not None:
-                space_ids = list(
-                    db.execute(
-                        select(spaces.c.id).where(
-                            spaces.c.collection_id == c, spaces.c.space.in_(sorted(allowed))
-                        )
-                    ).scalars()
-                )
+                space_ids = list(db.execute(_SPACES, {"c": c, "spaces": sorted(allowed)}).scalars())
                 if not space_ids:
                     return []
-            average = total / documents
             # score = w tf / (tf + k1 (1 - b) + k1 b |d| / avgdl), with w = count x idf
-            constant, per_token = K1 * (1 - B), K1 * B / average
-            tf, length = cast(postings.c.tf, Float), cast(postings.c.length, Float)
-            parts = []
-            for term_id, term, df in found:
-                weight = counts[term] * idf(df, documents)
-                part = select(
-                    postings.c.doc,
-                    (weight * tf / (tf + constant + per_token * length)).label("score"),
-                ).where(postings.c.term_id == term_id)
-                if space_ids is not None:
-                    part = part.where(postings.c.space_id.in_(space_ids))
-                part = part.order_by(postings.c.impact.desc(), postings.c.doc.desc()).limit(
-                    self.postings_per_term
-                )
-                parts.append(select(part.subquery()))
-            scored = union_all(*parts).subquery()
-            summed = (
-                select(scored.c.doc, func.sum(scored.c.score).label("score"))
-                .group_by(scored.c.doc)
-                .order_by(func.sum(scored.c.score).desc())
-                .limit(2 * k)
-                .subquery()
-            )
-            rows = db.execute(
-                select(evidences.c.evidence_id, summed.c.score).join(
-                    summed, summed.c.doc == evidences.c.doc
-                )
-            ).all()
+            params: dict[str, float | int] = {
+                "constant": K1 * (1 - B),
+                "per_token": K1 * B * documents / total,
+                "limit": self.postings_per_term,
+                "k": 2 * k,
+            }
+            for n, (term_id, term, df) in enumerate(found):
+                params[f"t{n}"] = term_id
+                params[f"w{n}"] = counts[term] * idf(df, documents)
+            params.update({f"s{n}": space_id for n, space_id in enumerate(space_ids)})
+            rows = db.execute(_search_statement(len(found), len(space_ids)), params).all()
         # Equal scores (duplicate pages) may differ in the last bits of a float sum: rank
         # by score rounded to 9 places, then by id, as the embedded bm25s ranking did.
         ranked = sorted(rows, key=lambda r: (-round(r.score, 9), r.evidence_id))[:k]
@@ -647,3 +618,44 @@ class EvidenceStore:
                     for w, v in sorted(vectors.items())
                 ],
             )
+
+
+# Statements of the query path, built once (SQLAlchemy then reuses their compiled form).
+_STATISTICS = select(collections.c.documents, collections.c.tokens).where(
+    collections.c.id == bindparam("c")
+)
+_TERMS = select(terms.c.id, terms.c.term, terms.c.df).where(
+    terms.c.collection_id == bindparam("c"),
+    terms.c.term.in_(bindparam("terms", expanding=True)),
+    terms.c.df > 0,
+)
+_SPACES = select(spaces.c.id).where(
+    spaces.c.collection_id == bindparam("c"),
+    spaces.c.space.in_(bindparam("spaces", expanding=True)),
+)
+
+
+@lru_cache(maxsize=256)
+def _search_statement(term_count: int, space_count: int) -> TextClause:
+    """The BM25 query for `term_count` terms (parameters t0.., w0..) restricted to
+    `space_count` spaces (s0..; 0 for all): each term's postings best first up to :limit,
+    weighted, summed per evidence, the best :k joined to their evidence ids. Plain SQL that
+    SQLite and PostgreSQL both run."""
+    space_filter = ""
+    if space_count:
+        placeholders = ", ".join(f":s{n}" for n in range(space_count))
+        space_filter = f" AND space_id IN ({placeholders})"
+    parts = [
+        f"SELECT * FROM (SELECT doc, CAST(:w{n} AS DOUBLE PRECISION) * tf"
+        " / (tf + CAST(:constant AS DOUBLE PRECISION)"
+        " + CAST(:per_token AS DOUBLE PRECISION) * length) AS score"
+        f" FROM lexical_postings WHERE term_id = :t{n}{space_filter}"
+        f" ORDER BY impact DESC, doc DESC LIMIT :limit) AS p{n}"
+        for n in range(term_count)
+    ]
+    return text(
+        "SELECT e.evidence_id, best.score FROM (SELECT doc, SUM(score) AS score FROM ("
+        + " UNION ALL ".join(parts)
+        + ") AS postings GROUP BY doc ORDER BY SUM(score) DESC LIMIT :k) AS best"
+        " JOIN index_evidences AS e ON e.doc = best.doc"
+    )

@@ -242,6 +242,10 @@ class Settings:
         env="SLACK_SIGNING_SECRET",
         secret=True,
     )
+    slack_api_url: str = setting(
+        "https://slack.com/api/",
+        "Base URL of Slack's Web API (https://slack-gov.com/api/ for GovSlack).",
+    )
     slack_channel_spaces: dict[str, str] = setting(
         {},
         "Confluence spaces each Slack channel may search: C123=ENG,HR;C456=OPS (* matches every"

@@ -214,7 +214,10 @@ class EvidenceStore:
         self._copy = make_url(url).get_driver_name() == "psycopg2"
         if dialect == "sqlite" and not event.contains(self.engine, "connect", _sqlite_normal_sync):
             event.listen(self.engine, "connect", _sqlite_normal_sync)
-        METADATA.create_all(self.engine)
+        with self.engine.begin() as db:
+            if dialect == "postgresql":  # replicas starting at once create the tables once
+                db.execute(text("SELECT pg_advisory_xact_lock(hashtext('confbot index tables'))"))
+            METADATA.create_all(db)
         with self.engine.begin() as db:
             db.execute(
                 self._insert(collections)

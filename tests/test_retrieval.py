@@ -177,8 +177,10 @@ def test_malformed_page_is_indexed_as_far_as_readable(index):
 
 
 @pytest.mark.chroma_server
-def test_index_against_chroma_server(tmp_path):
-    """The same index operations through `HttpClient` against a real Chroma server."""
+@pytest.mark.postgres
+def test_index_in_server_mode(tmp_path, postgres_url):
+    """The same index operations with the vectors in a real Chroma server (`HttpClient`)
+    and the evidence store in PostgreSQL."""
     import os
     import uuid
 
@@ -189,15 +191,19 @@ def test_index_against_chroma_server(tmp_path):
         environ={
             "CONFBOT_DATA_DIR": str(tmp_path),
             "CONFBOT_CHROMA_URL": url,
+            "CONFBOT_DATABASE_URL": postgres_url,
             "CONFBOT_COLLECTION": f"test-{uuid.uuid4().hex[:8]}",
         }
     )
     index = EvidenceIndex(settings, HashEmbedder())
+    assert index.store.engine.dialect.name == "postgresql"
     index.index_pages(PAGES)
     assert index.dense_count() == index.count() > 0
+    assert not (tmp_path / settings.collection / "index.sqlite").exists()
     retriever = Retriever(index, index.embedder, settings)
     top = retriever.search("Which TPM version does the Dell Optiplex 7040 have?").results[0]
     assert "Dell Optiplex 7040" in top.evidence.text
     index.delete_page("2")
     assert index.dense_count() == index.count()
+    assert not index.lexical_search("Dell Optiplex", k=5)
     index.close()

@@ -19,7 +19,10 @@ on reading the store's last committed state.
 from __future__ import annotations
 
 import dataclasses
+import json
 import logging
+import shutil
+import sqlite3
 import threading
 from collections.abc import Collection, Iterable, Sequence
 from dataclasses import dataclass
@@ -33,7 +36,7 @@ from core.embeddings import Embedder
 from core.lexical import ENGLISH_STOPWORDS, GERMAN_STOPWORDS, tokenize
 from core.pages import Evidence, Page
 from core.settings import Settings
-from core.store import EvidenceStore
+from core.store import EvidenceStore, page_from_record
 from core.translate import TermTranslator, query_words
 
 log = logging.getLogger(__name__)
@@ -115,6 +118,39 @@ class EvidenceIndex:
         self._translator: TermTranslator | None = None
         self._translator_generation = -1
         self._translator_lock = threading.Lock()
+        self._import_previous_store()
+
+    def _import_previous_store(self) -> None:
+        """Once, after an upgrade: copy the records of the previous store format (an
+        `evidence.sqlite` beside the vectors, with a bm25s index) into the evidence store,
+        page by page, so nothing is re-embedded and sync state stays true; the old file is
+        renamed `evidence.sqlite.imported` and the bm25s files removed."""
+        old = self.folder / "evidence.sqlite"
+        if not old.exists() or self.store.count():
+            return
+        source = sqlite3.connect(str(old))
+        try:
+            batch: list[tuple[Page, list[Evidence]]] = []
+            pages = source.execute("SELECT record FROM pages ORDER BY page_id").fetchall()
+            for (record,) in pages:
+                page = page_from_record(record)
+                rows = source.execute(
+                    "SELECT record FROM evidences WHERE page_id = ? ORDER BY id", (page.id,)
+                )
+                batch.append((page, [Evidence(**json.loads(r)) for (r,) in rows]))
+                if sum(len(e) for _, e in batch) >= 256:
+                    self.store.replace_pages(batch)
+                    batch = []
+            if batch:
+                self.store.replace_pages(batch)
+        finally:
+            source.close()
+        log.info("imported %d pages from %s into the evidence store", len(pages), old)
+        try:
+            old.rename(old.with_name("evidence.sqlite.imported"))
+        except FileNotFoundError:  # another process imported it at the same time
+            pass
+        shutil.rmtree(self.folder / "bm25", ignore_errors=True)
 
     # ------------------------------------------------------------------ writing
     def index_pages(

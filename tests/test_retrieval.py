@@ -207,3 +207,41 @@ def test_index_in_server_mode(tmp_path, postgres_url):
     assert index.dense_count() == index.count()
     assert not index.lexical_search("Dell Optiplex", k=5)
     index.close()
+
+
+def test_records_of_the_previous_store_format_are_imported_once(settings):
+    """An index written before the SQL evidence store (evidence.sqlite and bm25s files
+    beside the vectors) is taken over without re-embedding."""
+    import dataclasses
+    import json
+    import sqlite3
+
+    from core.contextualize import ContextOptions, page_evidences
+    from core.store import page_record
+
+    folder = settings.data_path / settings.collection
+    folder.mkdir(parents=True)
+    (folder / "bm25").mkdir()
+    old = sqlite3.connect(str(folder / "evidence.sqlite"))
+    old.executescript(
+        "CREATE TABLE evidences (id TEXT PRIMARY KEY, page_id TEXT NOT NULL,"
+        " space TEXT NOT NULL, record TEXT NOT NULL, tokens TEXT NOT NULL);"
+        "CREATE TABLE pages (page_id TEXT PRIMARY KEY, space TEXT NOT NULL,"
+        " record TEXT NOT NULL);"
+    )
+    for page in PAGES:
+        evidences, _ = page_evidences(page, ContextOptions.from_settings(settings))
+        old.execute("INSERT INTO pages VALUES (?, ?, ?)", (page.id, page.space, page_record(page)))
+        old.executemany(
+            "INSERT INTO evidences VALUES (?, ?, ?, ?, '[]')",
+            [(e.id, e.page_id, e.space, json.dumps(dataclasses.asdict(e))) for e in evidences],
+        )
+    old.commit()
+    old.close()
+    embedder = HashEmbedder()
+    index = EvidenceIndex(settings, embedder)
+    assert index.page_ids() == {"1", "2", "3"} and embedder.calls == 0
+    assert index.get([index.lexical_search("OXT-1654", k=1)[0][0]])[0].page_id == "1"
+    assert not (folder / "evidence.sqlite").exists() and not (folder / "bm25").exists()
+    assert (folder / "evidence.sqlite.imported").exists()
+    index.close()

@@ -265,14 +265,7 @@ class EvidenceStore:
             reference = self._begin_write(db)
             removed_docs, removed_tokens = self._remove_evidences(db, page_ids)
             added_tokens = self._add_evidences(db, new, reference)
-            db.execute(
-                update(collections)
-                .where(collections.c.id == c)
-                .values(
-                    documents=collections.c.documents + len(new) - removed_docs,
-                    tokens=collections.c.tokens + added_tokens - removed_tokens,
-                )
-            )
+            self._add_to_counts(db, len(new) - removed_docs, added_tokens - removed_tokens)
             stmt = self._insert(pages)
             db.execute(
                 stmt.on_conflict_do_update(
@@ -302,14 +295,7 @@ class EvidenceStore:
         with self.engine.begin() as db:
             self._begin_write(db)
             removed_docs, removed_tokens = self._remove_evidences(db, [page_id])
-            db.execute(
-                update(collections)
-                .where(collections.c.id == c)
-                .values(
-                    documents=collections.c.documents - removed_docs,
-                    tokens=collections.c.tokens - removed_tokens,
-                )
-            )
+            self._add_to_counts(db, -removed_docs, -removed_tokens)
             db.execute(delete(pages).where(pages.c.collection_id == c, pages.c.page_id == page_id))
 
     def update_page_record(self, page: Page) -> None:
@@ -340,6 +326,17 @@ class EvidenceStore:
             .values(generation=collections.c.generation + 1)
             .returning(collections.c.reference_length)
         ).scalar_one()
+
+    def _add_to_counts(self, db: Connection, documents: int, tokens: int) -> None:
+        """Change the collection's evidence and token counts (the BM25 N and avgdl)."""
+        db.execute(
+            update(collections)
+            .where(collections.c.id == self.collection_id)
+            .values(
+                documents=collections.c.documents + documents,
+                tokens=collections.c.tokens + tokens,
+            )
+        )
 
     def _remove_evidences(self, db: Connection, page_ids: Sequence[str]) -> tuple[int, int]:
         """Delete the pages' evidences with their postings, term and word counts; returns

@@ -32,7 +32,6 @@ def main() -> None:
         embedder = make_embedder(settings)
         index = EvidenceIndex(settings, embedder)
         report = index.index_pages(pages)
-        index.warm_up()
         build = time.perf_counter() - start
         print(
             f"indexed {report.pages} pages, {report.evidences} evidences in {build:.1f} s "

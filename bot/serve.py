@@ -165,7 +165,6 @@ def run(
             else:
                 worker = False
                 parts.notes.append("no sync source configured: serving the pages indexed")
-        assistant.index.warm_up()
         assistant.retriever.search("warm up", k=1)  # load every lazy piece before the URL
 
         if worker:

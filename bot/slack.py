@@ -332,7 +332,9 @@ def build_app(settings: Settings, assistant: Assistant, client: WebClient | None
     verification, so an App meant for Socket Mode can never be driven over HTTP unsigned.
     """
     if client is None:
-        client = WebClient(token=settings.require("slack_bot_token"))
+        client = WebClient(
+            token=settings.require("slack_bot_token"), base_url=settings.slack_api_url
+        )
     bot = SlackBot(settings, assistant, SlackStore(settings.sqlalchemy_url))
     app = App(
         client=client,

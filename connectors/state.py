@@ -63,3 +63,15 @@ class SyncPage(Base):
     def ancestor_ids(self) -> tuple[str, ...]:
         """`ancestors` decoded."""
         return tuple(json.loads(self.ancestors or "[]"))
+
+
+class SyncLease(Base):
+    """A worker's lease on a space: only `holder` syncs it until `expires_at` (renewed at
+    every batch). Created by migration `0006_sync_leases`."""
+
+    __tablename__ = "sync_leases"
+
+    space: Mapped[str] = mapped_column(String(255), primary_key=True)
+    holder: Mapped[str] = mapped_column(String(255))
+    """Who holds it: host, process id and a random suffix."""
+    expires_at: Mapped[datetime] = mapped_column(DateTime(timezone=True))

@@ -37,6 +37,7 @@ from datetime import UTC, datetime, timedelta
 
 from sqlalchemy import select
 
+from connectors.lease import SpaceLeases
 from connectors.source import Fetched, PageSource
 from connectors.state import SyncPage, SyncSpace, utcnow
 from core.contextualize import ContextOptions
@@ -154,15 +155,22 @@ class SpaceSync:
         self.listing_every = parse_interval(settings.sync_listing_interval)
         self.sessions = session_factory(settings.sqlalchemy_url)
         self.stop = stop or threading.Event()
+        self.leases = SpaceLeases(settings.sqlalchemy_url, parse_interval(settings.sync_lease))
 
     def run(self, space: str, full: bool = False, progress: bool = False) -> SyncReport:
         """Sync one space; `full` re-reads and re-indexes every page and lists the space.
 
         Errors of the source (Confluence unreachable, retries exhausted) end the run early
         with `report.error` set; what was recorded before stays and the next run goes on.
+        A space whose lease another worker holds is not synced (`report.error` says so).
         """
         started = time.monotonic()
         report = SyncReport(space)
+        if not self.leases.acquire(space):
+            holder = self.leases.holder_of(space) or "another worker"
+            report.error = f"not synced: {holder} is syncing space {space}"
+            log.info("%s", report.error)
+            return report
         bar = _Progress(space, progress)
         try:
             self._run(space, full, report, bar)
@@ -171,8 +179,7 @@ class SpaceSync:
             report.error = f"{type(exc).__name__}: {exc}"
         finally:
             bar.close()
-        if report.added or report.updated or report.deleted:
-            self.index.warm_up()  # the lexical index is current when the run returns
+            self.leases.release(space)
         report.seconds = time.monotonic() - started
         with self.sessions() as db:
             state = db.get(SyncSpace, space)
@@ -229,6 +236,7 @@ class SpaceSync:
         cursor: bool = False,
     ) -> None:
         """Index one batch, then record its pages (and the cursor) in one transaction."""
+        self.leases.renew(space)  # raises LeaseLost, which stops the run, if it lapsed
         ids = [f.page.id for f in fetched] + [page_id for page_id, _ in failures]
         with self.sessions() as db:
             rows = {

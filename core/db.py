@@ -1,7 +1,9 @@
 """The SQL database: one declarative base for every table, engines, and migrations.
 
-Tables are created only by Alembic migrations (`migrations/`); `upgrade` runs them to the
-newest revision, which `confbot init` and every process that opens the database call.
+The state tables are created only by Alembic migrations (`migrations/`); `upgrade` runs
+them to the newest revision, which `confbot init` and every process that opens the database
+call. The evidence store's tables (`core.store`) are derived data, rebuilt from the wiki
+rather than migrated, and created by the store itself.
 """
 
 from __future__ import annotations

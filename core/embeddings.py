@@ -56,12 +56,14 @@ class USEEmbedder:
         self._lock = threading.Lock()
 
     def embed(self, texts: Sequence[str]) -> np.ndarray:
-        """Embed texts in batches (the numpy model is not thread-safe, so calls are serialized)."""
+        """Embed texts in batches. The numpy model is not thread-safe, so batches are
+        serialized; the lock is taken per batch, so a query waits for one batch of a sync,
+        not for the whole sync's texts."""
         if not texts:
             return np.zeros((0, 512), dtype=np.float32)
         out = []
-        with self._lock:
-            for start in range(0, len(texts), self._batch_size):
+        for start in range(0, len(texts), self._batch_size):
+            with self._lock:
                 out.append(self._model.encode(list(texts[start : start + self._batch_size])))
         return normalize(np.vstack(out))
 

@@ -1,16 +1,19 @@
-"""The evidence index: evidence records, their dense vectors in ChromaDB, and a BM25 index.
+"""The evidence index: evidence records and a BM25 index in an SQL store, dense vectors in
+ChromaDB.
 
-Three stores, one key (the evidence id):
-- an SQLite evidence store (`evidence.sqlite`): the evidence records and their BM25 tokens,
-  the source of truth for what is indexed;
+Two stores, one key (the evidence id):
+- the evidence store (`core.store`): page and evidence records and the lexical index as SQL
+  rows, in an SQLite file in the data folder, or in the PostgreSQL database of
+  `database_url` (server mode: every replica and worker shares it);
 - a ChromaDB collection with our own embeddings (embedded `PersistentClient` under the
-  data folder, or `HttpClient` when `chroma_url` is set);
-- a bm25s index rebuilt from the store's tokens when the store changed, persisted beside it.
+  data folder, or `HttpClient` when `chroma_url` is set).
 
 Writes are by page: `upsert_page` replaces every evidence of a page, `delete_page` removes
 them, so re-syncing one page touches nothing else. A page is marked pending, then Chroma is
-written, then the store (clearing the mark) in one transaction; a crash in between leaves the
-store's previous state and the mark, and the next upsert of the page clears its vectors.
+written, then the store (records, postings and term statistics, clearing the mark) in one
+transaction; a crash in between leaves the store's previous state and the mark, and the next
+upsert of the page clears its vectors. No lock is held while Chroma is written: queries go
+on reading the store's last committed state.
 """
 
 from __future__ import annotations
@@ -18,6 +21,7 @@ from __future__ import annotations
 import dataclasses
 import json
 import logging
+import shutil
 import sqlite3
 import threading
 from collections.abc import Collection, Iterable, Sequence
@@ -29,17 +33,24 @@ import numpy as np
 
 from core.contextualize import ContextOptions, page_evidences
 from core.embeddings import Embedder
-from core.lexical import ENGLISH_STOPWORDS, GERMAN_STOPWORDS, BM25Index, space_mask, tokenize
+from core.lexical import ENGLISH_STOPWORDS, GERMAN_STOPWORDS, tokenize
 from core.pages import Evidence, Page
 from core.settings import Settings
-from core.translate import TermTranslator, query_words, vocabulary
+from core.store import EvidenceStore, page_from_record
+from core.translate import TermTranslator, query_words
 
 log = logging.getLogger(__name__)
 
-# Bumped whenever what is saved beside the BM25 index changes, so old saves are rebuilt.
-_LEXICAL_FORMAT = 2
 # Bumped whenever the text that is embedded or tokenized for an evidence changes.
-INDEX_FORMAT = 2
+INDEX_FORMAT = 3
+
+
+def store_url(settings: Settings, folder: Path) -> str:
+    """Where the evidence store lives: the state database when it is a server database
+    (PostgreSQL), else an SQLite file in the collection's folder."""
+    if settings.database_url and not settings.database_url.startswith("sqlite"):
+        return settings.database_url
+    return f"sqlite:///{folder / 'index.sqlite'}"
 
 
 @dataclass
@@ -83,7 +94,8 @@ def _chroma_client(settings: Settings, folder: Path):
 
 
 class EvidenceIndex:
-    """Persistent hybrid index of evidences. Thread-safe; one writer at a time."""
+    """Persistent hybrid index of evidences. Thread-safe; writers in any number of threads
+    and processes take turns in the store."""
 
     def __init__(self, settings: Settings, embedder: Embedder):
         self.settings = settings
@@ -91,20 +103,10 @@ class EvidenceIndex:
         self.options = ContextOptions.from_settings(settings)
         self.folder = settings.data_path / settings.collection
         self.folder.mkdir(parents=True, exist_ok=True)
-        self._lock = threading.RLock()
-        self._db = sqlite3.connect(str(self.folder / "evidence.sqlite"), check_same_thread=False)
-        self._db.execute("PRAGMA journal_mode=WAL")
-        self._db.executescript(
-            """
-            CREATE TABLE IF NOT EXISTS evidences (
-                id TEXT PRIMARY KEY, page_id TEXT NOT NULL, space TEXT NOT NULL,
-                record TEXT NOT NULL, tokens TEXT NOT NULL);
-            CREATE INDEX IF NOT EXISTS evidences_page ON evidences(page_id);
-            CREATE TABLE IF NOT EXISTS pages (
-                page_id TEXT PRIMARY KEY, space TEXT NOT NULL, record TEXT NOT NULL);
-            CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
-            CREATE TABLE IF NOT EXISTS pending (page_id TEXT PRIMARY KEY);
-            """
+        self.store = EvidenceStore(
+            store_url(settings, self.folder),
+            settings.collection,
+            settings.lexical_postings_per_term,
         )
         client = _chroma_client(settings, self.folder)
         self._collection = client.get_or_create_collection(
@@ -113,12 +115,42 @@ class EvidenceIndex:
             embedding_function=None,
         )
         self._max_batch = getattr(client, "get_max_batch_size", lambda: 5000)()
-        self._bm25: BM25Index | None = None
-        self._bm25_spaces: list[str] = []
-        self._bm25_generation = -1
         self._translator: TermTranslator | None = None
-        self._build_lock = threading.Lock()  # one lexical build at a time
-        self._rebuilding = False
+        self._translator_generation = -1
+        self._translator_lock = threading.Lock()
+        self._import_previous_store()
+
+    def _import_previous_store(self) -> None:
+        """Once, after an upgrade: copy the records of the previous store format (an
+        `evidence.sqlite` beside the vectors, with a bm25s index) into the evidence store,
+        page by page, so nothing is re-embedded and sync state stays true; the old file is
+        renamed `evidence.sqlite.imported` and the bm25s files removed."""
+        old = self.folder / "evidence.sqlite"
+        if not old.exists() or self.store.count():
+            return
+        source = sqlite3.connect(str(old))
+        try:
+            batch: list[tuple[Page, list[Evidence]]] = []
+            pages = source.execute("SELECT record FROM pages ORDER BY page_id").fetchall()
+            for (record,) in pages:
+                page = page_from_record(record)
+                rows = source.execute(
+                    "SELECT record FROM evidences WHERE page_id = ? ORDER BY id", (page.id,)
+                )
+                batch.append((page, [Evidence(**json.loads(r)) for (r,) in rows]))
+                if sum(len(e) for _, e in batch) >= 256:
+                    self.store.replace_pages(batch)
+                    batch = []
+            if batch:
+                self.store.replace_pages(batch)
+        finally:
+            source.close()
+        log.info("imported %d pages from %s into the evidence store", len(pages), old)
+        try:
+            old.rename(old.with_name("evidence.sqlite.imported"))
+        except FileNotFoundError:  # another process imported it at the same time
+            pass
+        shutil.rmtree(self.folder / "bm25", ignore_errors=True)
 
     # ------------------------------------------------------------------ writing
     def index_pages(
@@ -170,120 +202,48 @@ class EvidenceIndex:
         evidences = [e for _, page_evidences in items for e in page_evidences]
         if vectors is None:
             vectors = self.embedder.embed([dense_text(e, self.options) for e in evidences])
-        page_ids = [page.id for page, _ in items]
-        with self._lock:
-            marks = ",".join("?" * len(page_ids))
-            known = [
-                row[0]
-                for row in self._db.execute(
-                    f"SELECT page_id FROM pages WHERE page_id IN ({marks})"
-                    f" UNION SELECT page_id FROM pending WHERE page_id IN ({marks})",
-                    [*page_ids, *page_ids],
-                )
-            ]
-            with self._db:
-                self._db.executemany(
-                    "INSERT OR IGNORE INTO pending VALUES (?)", [(i,) for i in page_ids]
-                )
-            if known:  # new pages have no vectors to remove: skip the filtered delete
-                self._collection.delete(where={"page_id": {"$in": known}})
-            for start in range(0, len(evidences), self._max_batch):
-                chunk = evidences[start : start + self._max_batch]
-                self._collection.upsert(
-                    ids=[e.id for e in chunk],
-                    embeddings=vectors[start : start + len(chunk)],
-                    metadatas=[{"page_id": e.page_id, "space": e.space} for e in chunk],
-                )
-            with self._db:
-                self._db.executemany(
-                    "DELETE FROM evidences WHERE page_id = ?", [(i,) for i in page_ids]
-                )
-                self._db.executemany(
-                    "INSERT INTO evidences VALUES (?, ?, ?, ?, ?)",
-                    [
-                        (
-                            e.id,
-                            e.page_id,
-                            e.space,
-                            json.dumps(dataclasses.asdict(e)),
-                            json.dumps(tokenize(e.contextualized)),
-                        )
-                        for e in evidences
-                    ],
-                )
-                self._db.executemany(
-                    "INSERT OR REPLACE INTO pages VALUES (?, ?, ?)",
-                    [
-                        (
-                            page.id,
-                            page.space,
-                            _page_record(page),
-                        )
-                        for page, _ in items
-                    ],
-                )
-                self._db.executemany(
-                    "DELETE FROM pending WHERE page_id = ?", [(i,) for i in page_ids]
-                )
-                self._bump_generation()
+        known = self.store.mark_pending([page.id for page, _ in items])
+        if known:  # new pages have no vectors to remove: skip the filtered delete
+            self._collection.delete(where={"page_id": {"$in": known}})
+        for start in range(0, len(evidences), self._max_batch):
+            chunk = evidences[start : start + self._max_batch]
+            self._collection.upsert(
+                ids=[e.id for e in chunk],
+                embeddings=vectors[start : start + len(chunk)],
+                metadatas=[{"page_id": e.page_id, "space": e.space} for e in chunk],
+            )
+        self.store.replace_pages(items)
 
     def delete_page(self, page_id: str) -> None:
         """Remove a page and all its evidences."""
-        with self._lock:
-            self._collection.delete(where={"page_id": page_id})
-            with self._db:
-                self._db.execute("DELETE FROM evidences WHERE page_id = ?", (page_id,))
-                self._db.execute("DELETE FROM pages WHERE page_id = ?", (page_id,))
-                self._bump_generation()
+        self._collection.delete(where={"page_id": page_id})
+        self.store.delete_page(page_id)
 
     def update_page_record(self, page: Page) -> None:
         """Replace an indexed page's record (version, ancestors, labels...) and leave its
         evidences alone: for a page that moved, or got a new version with the same content."""
-        with self._lock, self._db:
-            self._db.execute(
-                "UPDATE pages SET space = ?, record = ? WHERE page_id = ?",
-                (page.space, _page_record(page), page.id),
-            )
-
-    def _bump_generation(self) -> None:
-        self._db.execute(
-            "INSERT INTO meta VALUES ('generation', '1') ON CONFLICT(key) DO UPDATE"
-            " SET value = CAST(value AS INTEGER) + 1"
-        )
+        self.store.update_page_record(page)
 
     # ------------------------------------------------------------------ reading
     def page_ids(self, space: str | None = None) -> set[str]:
         """Ids of the indexed pages (of one space if given)."""
-        with self._lock:
-            if space is None:
-                rows = self._db.execute("SELECT page_id FROM pages")
-            else:
-                rows = self._db.execute("SELECT page_id FROM pages WHERE space = ?", (space,))
-            return {r[0] for r in rows}
+        return self.store.page_ids(space)
 
     def pages(self) -> list[Page]:
         """The indexed pages' metadata (bodies are not kept)."""
-        with self._lock:
-            rows = self._db.execute("SELECT record FROM pages ORDER BY page_id").fetchall()
-        return [_page(json.loads(r[0])) for r in rows]
+        return self.store.pages()
 
     def page(self, page_id: str) -> Page | None:
         """One indexed page's metadata (body not kept), or None when it is not indexed."""
-        with self._lock:
-            row = self._db.execute(
-                "SELECT record FROM pages WHERE page_id = ?", (page_id,)
-            ).fetchone()
-        return _page(json.loads(row[0])) if row else None
+        return self.store.page(page_id)
 
     def spaces(self) -> set[str]:
         """The spaces that have indexed pages."""
-        with self._lock:
-            return {r[0] for r in self._db.execute("SELECT DISTINCT space FROM pages")}
+        return self.store.spaces()
 
     def count(self) -> int:
         """Number of indexed evidences."""
-        with self._lock:
-            return self._db.execute("SELECT COUNT(*) FROM evidences").fetchone()[0]
+        return self.store.count()
 
     def dense_count(self) -> int:
         """Number of vectors in the Chroma collection (equals `count()` when consistent)."""
@@ -291,32 +251,17 @@ class EvidenceIndex:
 
     def get(self, ids: Sequence[str]) -> list[Evidence]:
         """Evidences by id, in the order asked (unknown ids are left out)."""
-        found: dict[str, Evidence] = {}
-        with self._lock:
-            for start in range(0, len(ids), 500):
-                chunk = list(ids[start : start + 500])
-                marks = ",".join("?" * len(chunk))
-                for evidence_id, record in self._db.execute(
-                    f"SELECT id, record FROM evidences WHERE id IN ({marks})", chunk
-                ):
-                    found[evidence_id] = Evidence(**json.loads(record))
-        return [found[i] for i in ids if i in found]
+        return self.store.get(ids)
 
     def page_evidence_ids(self, page_id: str) -> list[str]:
         """Ids of one page's evidences, in page order."""
-        with self._lock:
-            rows = self._db.execute(
-                "SELECT id FROM evidences WHERE page_id = ? ORDER BY id", (page_id,)
-            )
-            return [r[0] for r in rows]
+        return self.store.page_evidence_ids(page_id)
 
     def lexical_search(
         self, query: str, k: int, spaces: Collection[str] | None = None, language: str = "en"
     ) -> list[tuple[str, float]]:
         """BM25 top `k` (evidence id, score) for the query text."""
-        bm25, doc_spaces = self._lexical()
-        mask = space_mask(doc_spaces, spaces) if spaces is not None else None
-        return bm25.search(self.query_tokens(query, language), k, mask)
+        return self.store.lexical_search(self.query_tokens(query, language), k, spaces)
 
     def query_tokens(self, query: str, language: str = "en") -> list[str]:
         """BM25 tokens of a query; a non-English query also gets the corpus words nearest to
@@ -324,10 +269,9 @@ class EvidenceIndex:
         tokens = tokenize(query, language)
         if language == "en" or not self.settings.translate_queries:
             return tokens
-        self._lexical()
         stop = GERMAN_STOPWORDS | ENGLISH_STOPWORDS
         words = [w for w in query_words(query) if w not in stop]
-        translations = self._translator.translate(
+        translations = self.translator().translate(
             words,
             per_word=self.settings.translation_per_word,
             min_similarity=self.settings.translation_min_similarity,
@@ -335,6 +279,33 @@ class EvidenceIndex:
         for neighbours in translations.values():
             tokens.extend(dict.fromkeys(t for n in neighbours for t in tokenize(n)))
         return tokens
+
+    def translator(self) -> TermTranslator:
+        """The query translator over the store's current vocabulary (reloaded when the store
+        changed, keeping the vectors already computed)."""
+        generation = self.store.generation()
+        with self._translator_lock:
+            if self._translator is None or self._translator_generation != generation:
+                previous = self._translator.computed_vectors() if self._translator else {}
+                self._translator = TermTranslator(
+                    self.store.vocabulary(),
+                    self.embedder,
+                    lambda words: self._vocabulary_vectors(words, previous),
+                )
+                self._translator_generation = generation
+            return self._translator
+
+    def _vocabulary_vectors(self, words: Sequence[str], known: dict[str, np.ndarray]) -> np.ndarray:
+        """Vectors of the vocabulary: known in this process, else stored, else embedded now
+        and stored for every other process."""
+        vectors = {w: known[w] for w in words if w in known}
+        vectors.update(self.store.word_vectors([w for w in words if w not in vectors]))
+        missing = [w for w in words if w not in vectors]
+        if missing:
+            computed = dict(zip(missing, self.embedder.embed(missing), strict=True))
+            self.store.save_word_vectors(computed)
+            vectors.update(computed)
+        return np.vstack([vectors[w] for w in words]).astype(np.float32)
 
     def dense_search(
         self, vector: np.ndarray, k: int, spaces: Collection[str] | None = None
@@ -357,93 +328,11 @@ class EvidenceIndex:
         pairs = zip(result["ids"][0], result["distances"][0], strict=True)
         return [(i, 1.0 - float(d)) for i, d in pairs]
 
-    def _generation(self) -> int:
-        row = self._db.execute("SELECT value FROM meta WHERE key = 'generation'").fetchone()
-        return int(row[0]) if row else 0
-
-    def _lexical(self) -> tuple[BM25Index, list[str]]:
-        """The BM25 index to query. Once one is loaded, a store that has changed since gets a
-        new index built in the background while queries go on with the previous one (a
-        rebuild takes seconds to a minute on large wikis); the first use builds it now."""
-        with self._lock:
-            if self._bm25 is not None:
-                if self._generation() != self._bm25_generation and not self._rebuilding:
-                    self._rebuilding = True
-                    threading.Thread(
-                        target=self._background_refresh, name="bm25-rebuild", daemon=True
-                    ).start()
-                return self._bm25, self._bm25_spaces
-        return self.warm_up()
-
-    def _background_refresh(self) -> None:
-        try:
-            self.warm_up()
-        except Exception:  # the next query tries again; the previous index keeps serving
-            log.exception("rebuilding the lexical index failed")
-        finally:
-            with self._lock:
-                self._rebuilding = False
-
-    def warm_up(self) -> tuple[BM25Index, list[str]]:
-        """Bring the BM25 index (and the translation vocabulary) up to date with the store
-        now: load the saved one if it is current, else rebuild it. Queries are not blocked
-        while it builds; they use the previous index until it is swapped in."""
-        with self._build_lock:
-            folder = self.folder / "bm25"
-            stamp = folder / "generation.json"
-            with self._lock:
-                generation = self._generation()
-                if self._bm25 is not None and generation == self._bm25_generation:
-                    return self._bm25, self._bm25_spaces
-                saved = json.loads(stamp.read_text()) if stamp.exists() else {}
-                current = saved.get("generation") == generation
-                if not (current and saved.get("format") == _LEXICAL_FORMAT):
-                    rows = self._db.execute(
-                        "SELECT id, space, tokens, record FROM evidences ORDER BY id"
-                    ).fetchall()
-            if current and saved.get("format") == _LEXICAL_FORMAT:
-                bm25 = BM25Index.load(folder)
-                doc_spaces = saved["spaces"]
-                translator = TermTranslator.load(folder, self.embedder)
-            else:
-                ids, doc_spaces, tokens, texts = [], [], [], []
-                for evidence_id, space, token_json, record in rows:
-                    ids.append(evidence_id)
-                    doc_spaces.append(space)
-                    tokens.append(json.loads(token_json))
-                    texts.append(json.loads(record)["contextualized"])
-                del rows
-                bm25 = BM25Index(ids, tokens)
-                bm25.save(folder)
-                translator = TermTranslator(vocabulary(texts), self.embedder)
-                translator.save(folder)
-                stamp.write_text(
-                    json.dumps(
-                        {"generation": generation, "format": _LEXICAL_FORMAT, "spaces": doc_spaces}
-                    )
-                )
-            with self._lock:
-                self._bm25, self._bm25_spaces = bm25, doc_spaces
-                self._bm25_generation, self._translator = generation, translator
-            return bm25, doc_spaces
-
     def close(self) -> None:
-        """Close the evidence store."""
-        with self._lock:
-            self._db.close()
+        """Release the store's pooled connections."""
+        self.store.engine.dispose()
 
 
 def _safe(name: str) -> str:
     """A Chroma-safe collection name fragment (3-63 chars, alphanumerics, . _ -)."""
     return "".join(c if c.isalnum() or c in "._-" else "-" for c in name)[:40].strip("-._")
-
-
-def _page_record(page: Page) -> str:
-    """A page's stored record: its metadata as JSON, without the body."""
-    return json.dumps(dataclasses.asdict(dataclasses.replace(page, body="")))
-
-
-def _page(record: dict) -> Page:
-    record["ancestors"] = tuple(record.get("ancestors", ()))
-    record["labels"] = tuple(record.get("labels", ()))
-    return Page(**record)

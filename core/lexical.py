@@ -1,20 +1,24 @@
-"""Lexical side of retrieval: a tokenizer that keeps technical tokens, and BM25 over bm25s.
+"""Lexical side of retrieval: a tokenizer that keeps technical tokens, and the BM25 formula.
 
 The tokenizer keeps version numbers and issue keys (`9.0.2`, `OXT-1654`, `xen-4.9`) as
 tokens and also emits their parts, so `OXT 1654` still matches `OXT-1654`. Plain words are
 lower-cased and stemmed with the English Snowball stemmer (the wiki is English). German
 queries drop German stopwords first: the technical terms they share with the English
-corpus are then what BM25 sees.
+corpus are then what BM25 sees. The index that scores with these functions is
+`core.store` (postings in SQL, scored by the database).
 """
 
 from __future__ import annotations
 
+import math
 import re
-from collections.abc import Collection, Sequence
+from collections import Counter
+from collections.abc import Sequence
 from functools import lru_cache
-from pathlib import Path
+from typing import TYPE_CHECKING
 
-import numpy as np
+if TYPE_CHECKING:
+    from core.pages import Evidence
 
 _TOKEN = re.compile(r"[^\W_]+(?:[.\-_/+][^\W_]+)*", re.UNICODE)
 _SPLIT = re.compile(r"[.\-_/+]")
@@ -86,66 +90,42 @@ def tokenize(text: str, language: str = "en") -> list[str]:
     return out
 
 
-class BM25Index:
-    """Okapi BM25 over token lists (bm25s, Lucene variant, k1=1.5, b=0.75 as in bm25s).
-
-    Built whole from (id, tokens) pairs; query scores can be restricted by a 0/1 mask.
-    """
-
-    def __init__(self, ids: Sequence[str], corpus_tokens: Sequence[Sequence[str]]):
-        import bm25s
-
-        self.ids = list(ids)
-        self._model = bm25s.BM25()
-        if self.ids:
-            # Every document gets a sentinel token so none is empty (bm25s rejects empty docs).
-            tokens = [[*t, "\x00"] for t in corpus_tokens]
-            self._model.index(tokens, show_progress=False)
-
-    def scores(self, query_tokens: Sequence[str], mask: np.ndarray | None = None) -> np.ndarray:
-        """BM25 score of every document for the query (zeros when no query token is known)."""
-        known = [t for t in query_tokens if t in self._model.vocab_dict] if self.ids else []
-        if not known:
-            return np.zeros(len(self.ids), dtype=np.float32)
-        return self._model.get_scores(known, weight_mask=mask)
-
-    def search(
-        self, query_tokens: Sequence[str], k: int, mask: np.ndarray | None = None
-    ) -> list[tuple[str, float]]:
-        """The top `k` (id, score) pairs with a positive score, best first; ties by id."""
-        scores = self.scores(query_tokens, mask)
-        return top_k(self.ids, scores, k)
-
-    def save(self, folder: Path) -> None:
-        """Persist the index under `folder`."""
-        folder.mkdir(parents=True, exist_ok=True)
-        (folder / "ids.txt").write_text("\n".join(self.ids), encoding="utf-8")
-        if self.ids:
-            self._model.save(str(folder / "bm25"))
-
-    @classmethod
-    def load(cls, folder: Path) -> BM25Index:
-        """Load an index saved by `save`."""
-        import bm25s
-
-        index = cls.__new__(cls)
-        text = (folder / "ids.txt").read_text(encoding="utf-8")
-        index.ids = text.split("\n") if text else []
-        index._model = bm25s.BM25.load(str(folder / "bm25")) if index.ids else bm25s.BM25()
-        return index
+# Okapi BM25 as Lucene scores it (the variant bm25s implements, with its defaults).
+K1 = 1.5
+B = 0.75
+# Term weights are stored as integers in [0, IMPACT_SCALE] to order each term's postings.
+IMPACT_SCALE = 32767
+# Longer tokens (encoded blobs, long URLs) are not indexed: a B-tree key must stay small.
+MAX_TERM_LENGTH = 100
 
 
-def top_k(ids: Sequence[str], scores: np.ndarray, k: int) -> list[tuple[str, float]]:
-    """The `k` best positive scores as (id, score), best first, ties broken by id."""
-    positive = np.flatnonzero(scores > 0)
-    if positive.size > k * 4:
-        cut = np.argpartition(-scores[positive], k)[: k * 4]
-        positive = positive[cut]
-    ranked = sorted(positive.tolist(), key=lambda i: (-float(scores[i]), ids[i]))[:k]
-    return [(ids[i], float(scores[i])) for i in ranked]
+def idf(df: int, documents: int) -> float:
+    """Inverse document frequency of a term in `df` of `documents` documents: the Lucene form
+    ln(1 + (N - df + 0.5) / (df + 0.5)), never negative (Robertson and Zaragoza, "The
+    Probabilistic Relevance Framework: BM25 and Beyond", 2009; Lucene's BM25Similarity)."""
+    return math.log(1.0 + (documents - df + 0.5) / (df + 0.5))
 
 
-def space_mask(spaces_of_docs: Sequence[str], allowed: Collection[str]) -> np.ndarray:
-    """1.0 for documents whose space is allowed, else 0.0."""
-    allowed = set(allowed)
-    return np.fromiter((s in allowed for s in spaces_of_docs), dtype=np.float32)
+def term_weight(tf: int, length: int, average_length: float) -> float:
+    """The BM25 term-frequency part tf / (tf + k1 (1 - b + b |d| / avgdl)) (Lucene form,
+    without the constant (k1 + 1) factor, which does not change the ranking)."""
+    return tf / (tf + K1 * (1.0 - B + B * length / (average_length or 1.0)))
+
+
+def impact(tf: int, length: int, reference_length: float) -> int:
+    """A term's weight in one document as an integer in [0, IMPACT_SCALE], computed with a
+    fixed reference length: the order in which a term's postings are read, best first
+    (impact-ordered postings, Anh and Moffat, "Pruned query evaluation using pre-computed
+    impacts", SIGIR 2006). Scores use the exact weight; only the reading order uses this."""
+    return round(term_weight(tf, length, reference_length) * IMPACT_SCALE)
+
+
+def term_counts(tokens: Sequence[str]) -> Counter[str]:
+    """How often each indexable token occurs (tokens over MAX_TERM_LENGTH are left out)."""
+    return Counter(t for t in tokens if len(t) <= MAX_TERM_LENGTH)
+
+
+def evidence_tokens(evidence: Evidence) -> list[str]:
+    """The lexical tokens of an evidence: the one place that decides what lexical search
+    sees of it (its contextualized text, tokenized), for every store."""
+    return tokenize(evidence.contextualized)

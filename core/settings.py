@@ -43,12 +43,15 @@ class Settings:
 
     # --- storage -------------------------------------------------------------------
     data_dir: str = setting(
-        _default_data_dir(), "Folder for the embedded Chroma database, the BM25 index and caches."
+        _default_data_dir(),
+        "Folder for the embedded Chroma database, the embedded evidence store and caches.",
     )
     chroma_url: str = setting(
         "", "URL of a Chroma server (client-server mode); empty uses the embedded PersistentClient."
     )
-    collection: str = setting("confbot", "Name of the Chroma collection and BM25 index.")
+    collection: str = setting(
+        "confbot", "Name of the index: the Chroma collection and the evidence store's collection."
+    )
 
     # --- evidence (extraction and contextualization) ---------------------------------
     linearizer: str = setting(
@@ -95,13 +98,20 @@ class Settings:
     translation_min_similarity: float = setting(
         0.6, "Cosine floor for a corpus word to count as a translation."
     )
+    lexical_postings_per_term: int = setting(
+        2000,
+        "Postings of each query term read by lexical search, best first: BM25 is exact for"
+        " terms in at most this many evidences (bounds the work of common terms).",
+    )
     lexical_language: str = setting(
         "auto", "Query language for lexical search: auto (detect), en or de."
     )
 
     # --- state -----------------------------------------------------------------------
     database_url: str = setting(
-        "", "SQLAlchemy URL of the state database; empty uses SQLite in the data folder."
+        "",
+        "SQLAlchemy URL of the state database; empty uses SQLite in the data folder. A"
+        " PostgreSQL URL also holds the evidence store and lexical index (server mode).",
     )
 
     # --- Confluence connector and sync -------------------------------------------------
@@ -159,6 +169,11 @@ class Settings:
         1440,
         "Minutes the change query reaches back before the cursor (CQL dates have minute"
         " precision and the API user's time zone).",
+    )
+    sync_lease: str = setting(
+        "5m",
+        "How long a sync worker's lease on a space lasts unless renewed (at every batch); a"
+        " crashed worker's spaces are free again after it.",
     )
     sync_skip_restricted: bool = setting(
         True, "Skip pages with read restrictions on the page or an ancestor (counted as skipped)."
@@ -226,6 +241,10 @@ class Settings:
         "Slack signing secret; set it to serve HTTP mode (the web app's /slack/events endpoint).",
         env="SLACK_SIGNING_SECRET",
         secret=True,
+    )
+    slack_api_url: str = setting(
+        "https://slack.com/api/",
+        "Base URL of Slack's Web API (https://slack-gov.com/api/ for GovSlack).",
     )
     slack_channel_spaces: dict[str, str] = setting(
         {},

@@ -3,8 +3,9 @@
 BM25 cannot match "Vorstand" to "board". A multilingual sentence encoder puts both in one
 space, so each German query word that the corpus does not contain is embedded and replaced
 by its nearest corpus words (cosine ≥ `min_similarity`), which BM25 then matches. The
-corpus vocabulary's vectors are computed on the first translation after the index changed
-(each word's vector is cached with every other embedding, so only new words cost time).
+corpus vocabulary is kept by the evidence store as pages are written (`core.store`), and
+each word's vector is stored there once computed, so only new words cost time, in any
+process.
 This is word-level translation by nearest neighbours in a shared embedding space (in the
 spirit of Conneau et al., "Word Translation Without Parallel Data", 2018), restricted to the
 words the index can actually match.
@@ -12,11 +13,9 @@ words the index can actually match.
 
 from __future__ import annotations
 
-import hashlib
 import re
 import threading
-from collections.abc import Iterable, Sequence
-from pathlib import Path
+from collections.abc import Callable, Iterable, Sequence
 
 import numpy as np
 
@@ -36,37 +35,36 @@ def vocabulary(texts: Iterable[str]) -> list[str]:
 class TermTranslator:
     """Maps query words that are not in the corpus vocabulary to their nearest corpus words.
 
-    The vocabulary's vectors are computed on the first translation (English-only use never
-    pays for them) and saved to `folder` when one is given.
+    `vectors_of(words)` supplies the vocabulary's vectors (the index reads them from its
+    store and embeds those not stored yet). It is called on the first translation, so
+    English-only use never pays for them.
     """
 
     def __init__(
         self,
         words: Sequence[str],
         embedder: Embedder,
-        vectors: np.ndarray | None = None,
-        folder: Path | None = None,
+        vectors_of: Callable[[Sequence[str]], np.ndarray],
     ):
         self.words = list(words)
         self._known = set(self.words)
         self._embedder = embedder
-        self._vectors = vectors
-        self._folder = folder
+        self._vectors_of = vectors_of
+        self._vectors: np.ndarray | None = None
         self._lock = threading.Lock()
 
     def _vocabulary_vectors(self) -> np.ndarray:
         with self._lock:
             if self._vectors is None:
-                self._vectors = self._embedder.embed(self.words)
-                if self._folder is not None:
-                    np.save(self._vectors_file(self._folder), self._vectors)
+                self._vectors = self._vectors_of(self.words)
             return self._vectors
 
-    def _vectors_file(self, folder: Path) -> Path:
-        """Where this vocabulary's vectors are saved: named by a digest of the words, so
-        vectors computed late can never be paired with a newer vocabulary."""
-        digest = hashlib.sha256("\n".join(self.words).encode("utf-8")).hexdigest()[:16]
-        return folder / f"vocabulary-{digest}.npy"
+    def computed_vectors(self) -> dict[str, np.ndarray]:
+        """The vocabulary's vectors by word, if they were computed (else empty)."""
+        with self._lock:
+            if self._vectors is None:
+                return {}
+            return dict(zip(self.words, self._vectors, strict=True))
 
     def translate(
         self, words: Sequence[str], per_word: int = 2, min_similarity: float = 0.6
@@ -83,27 +81,6 @@ class TermTranslator:
             if neighbours:
                 out[word] = neighbours
         return out
-
-    def save(self, folder: Path) -> None:
-        """Persist the vocabulary under `folder` (its vectors follow once computed)."""
-        folder.mkdir(parents=True, exist_ok=True)
-        (folder / "vocabulary.txt").write_text("\n".join(self.words), encoding="utf-8")
-        for old in folder.glob("vocabulary-*.npy"):
-            if old != self._vectors_file(folder):
-                old.unlink(missing_ok=True)
-        if self._vectors is not None:
-            np.save(self._vectors_file(folder), self._vectors)
-        self._folder = folder
-
-    @classmethod
-    def load(cls, folder: Path, embedder: Embedder) -> TermTranslator:
-        """Load a translator saved by `save` (with its vectors when they were computed)."""
-        text = (folder / "vocabulary.txt").read_text(encoding="utf-8")
-        translator = cls(text.split("\n") if text else [], embedder, None, folder)
-        vectors_file = translator._vectors_file(folder)
-        if vectors_file.exists():
-            translator._vectors = np.load(vectors_file)
-        return translator
 
 
 def query_words(text: str) -> list[str]:

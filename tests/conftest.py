@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import os
+import uuid
 from pathlib import Path
 
 import pytest
@@ -23,3 +25,23 @@ def benchmark_dir() -> Path:
     if not (BENCHMARK / "documents").is_dir():
         pytest.skip(f"ConfQuestions benchmark not found at {BENCHMARK}")
     return BENCHMARK
+
+
+@pytest.fixture
+def postgres_url():
+    """A fresh schema on the PostgreSQL server of CONFBOT_TEST_POSTGRES_URL, dropped after
+    (skips when the variable is not set)."""
+    server = os.environ.get("CONFBOT_TEST_POSTGRES_URL", "")
+    if not server:
+        pytest.skip("CONFBOT_TEST_POSTGRES_URL is not set (a PostgreSQL server URL; CI sets it)")
+    from sqlalchemy import create_engine, text
+
+    schema = f"confbot_test_{uuid.uuid4().hex[:10]}"
+    admin = create_engine(server)
+    with admin.begin() as connection:
+        connection.execute(text(f'CREATE SCHEMA "{schema}"'))
+    separator = "&" if "?" in server else "?"
+    yield f"{server}{separator}options=-csearch_path%3D{schema}"
+    with admin.begin() as connection:
+        connection.execute(text(f'DROP SCHEMA "{schema}" CASCADE'))
+    admin.dispose()

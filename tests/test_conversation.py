@@ -3,16 +3,11 @@ set) and the store's round trips."""
 
 from __future__ import annotations
 
-import os
-import uuid
-
 import pytest
-from sqlalchemy import Table, create_engine, inspect, text
+from sqlalchemy import Table, inspect, text
 
 from core.conversation import TABLES, ConversationKey, ConversationStore
 from core.db import Base, engine_for, upgrade
-
-POSTGRES_URL = os.environ.get("CONFBOT_TEST_POSTGRES_URL", "")
 
 
 def sqlite_url(tmp_path) -> str:
@@ -24,22 +19,6 @@ def store(tmp_path) -> ConversationStore:
     url = sqlite_url(tmp_path)
     upgrade(url)
     return ConversationStore(url)
-
-
-@pytest.fixture
-def postgres_url():
-    """A fresh schema on the PostgreSQL server of CONFBOT_TEST_POSTGRES_URL, dropped after."""
-    if not POSTGRES_URL:
-        pytest.skip("CONFBOT_TEST_POSTGRES_URL is not set (a PostgreSQL server URL; CI sets it)")
-    schema = f"confbot_test_{uuid.uuid4().hex[:10]}"
-    admin = create_engine(POSTGRES_URL)
-    with admin.begin() as connection:
-        connection.execute(text(f'CREATE SCHEMA "{schema}"'))
-    separator = "&" if "?" in POSTGRES_URL else "?"
-    yield f"{POSTGRES_URL}{separator}options=-csearch_path%3D{schema}"
-    with admin.begin() as connection:
-        connection.execute(text(f'DROP SCHEMA "{schema}" CASCADE'))
-    admin.dispose()
 
 
 def check_schema_matches_models(url: str) -> None:

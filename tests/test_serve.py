@@ -9,14 +9,8 @@ again. The process gets a clean environment: only PATH, a temporary HOME and dat
 from __future__ import annotations
 
 import json
-import os
-import queue
 import re
 import signal
-import subprocess
-import sys
-import threading
-import time
 from pathlib import Path
 
 import httpx
@@ -24,9 +18,7 @@ import pytest
 
 from bot.serve import SAMPLE_PAGES, SAMPLE_WIKI, sample_questions, source_configured
 from core.settings import Settings
-
-ROOT = Path(__file__).resolve().parents[1]
-READY = re.compile(r"confbot is ready: (http://\S+)/ask")
+from tests.processes import READY, Confbot
 
 
 @pytest.mark.parametrize(
@@ -51,65 +43,17 @@ def test_sample_wiki_is_shipped():
     assert (SAMPLE_WIKI / "questions.json").is_file() and sample_questions()
 
 
-class Serve:
-    """`confbot serve --port 0` in a subprocess, its output read line by line."""
-
-    def __init__(self, home: Path):
-        env = {
-            "PATH": os.environ.get("PATH", "/usr/bin:/bin"),
-            "HOME": str(home),
-            "CONFBOT_DATA_DIR": str(home / "data"),
-            "PYTHONUNBUFFERED": "1",
-        }
-        self.process = subprocess.Popen(
-            [sys.executable, "-m", "bot.cli", "serve", "--port", "0"],
-            cwd=ROOT,
-            env=env,
-            stdout=subprocess.PIPE,
-            stderr=subprocess.STDOUT,
-            text=True,
-        )
-        self.lines: list[str] = []
-        self._queue: queue.Queue[str | None] = queue.Queue()
-        threading.Thread(target=self._read, daemon=True).start()
-
-    def _read(self) -> None:
-        for line in self.process.stdout:
-            self._queue.put(line)
-        self._queue.put(None)
-
-    def wait_for(self, pattern: re.Pattern, timeout: float) -> re.Match:
-        deadline = time.monotonic() + timeout
-        while time.monotonic() < deadline:
-            try:
-                line = self._queue.get(timeout=0.5)
-            except queue.Empty:
-                continue
-            if line is None:
-                break
-            self.lines.append(line)
-            match = pattern.search(line)
-            if match:
-                return match
-        self.process.kill()
-        raise AssertionError("confbot serve did not print its URL:\n" + "".join(self.lines))
-
-    def stop(self, signum: int, timeout: float = 60) -> int:
-        self.process.send_signal(signum)
-        try:
-            code = self.process.wait(timeout)
-        except subprocess.TimeoutExpired:
-            self.process.kill()
-            raise
-        while (line := self._queue.get(timeout=5)) is not None:
-            self.lines.append(line)
-        return code
+def serve_process(home: Path) -> Confbot:
+    """`confbot serve --port 0` with only a temporary HOME and data folder."""
+    return Confbot(
+        ["serve", "--port", "0"], {"HOME": str(home), "CONFBOT_DATA_DIR": str(home / "data")}
+    )
 
 
 def test_serve_indexes_the_sample_wiki_answers_and_stops_cleanly(tmp_path):
     question = json.loads((SAMPLE_WIKI / "questions.json").read_text())[0]
 
-    first = Serve(tmp_path)
+    first = serve_process(tmp_path)
     url = first.wait_for(READY, timeout=240).group(1)
     output = "".join(first.lines)
     assert "indexing the sample wiki" in output
@@ -124,7 +68,7 @@ def test_serve_indexes_the_sample_wiki_answers_and_stops_cleanly(tmp_path):
     assert first.stop(signal.SIGTERM) == 0
     assert "Traceback" not in "".join(first.lines)
 
-    second = Serve(tmp_path)
+    second = serve_process(tmp_path)
     second.wait_for(READY, timeout=240)
     assert "indexing the sample wiki" not in "".join(second.lines), "the index is reused"
     assert second.stop(signal.SIGINT) == 0
@@ -132,7 +76,7 @@ def test_serve_indexes_the_sample_wiki_answers_and_stops_cleanly(tmp_path):
 
 
 def test_serve_stops_cleanly_while_starting(tmp_path):
-    serve = Serve(tmp_path)
+    serve = serve_process(tmp_path)
     serve.wait_for(re.compile("indexing the sample wiki"), timeout=240)
     assert serve.stop(signal.SIGTERM) == 0
     output = "".join(serve.lines)

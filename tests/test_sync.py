@@ -8,8 +8,10 @@ from datetime import UTC, datetime, timedelta, timezone
 
 import pytest
 
+from connectors.confluence import ConfluenceSource
 from connectors.files import FilesSource
-from connectors.state import SyncPage, SyncSpace
+from connectors.lease import SpaceLeases
+from connectors.state import SyncLease, SyncPage, SyncSpace
 from connectors.sync import SpaceSync, content_digest, parse_interval, parse_time
 from core.db import session_factory
 from core.index import EvidenceIndex
@@ -227,3 +229,36 @@ def test_files_source_sync(tmp_path, embedder):
     report = run()
     assert (report.updated, report.deleted, report.unchanged) == (1, 1, 1)
     assert index.page_ids() == {"doc-0", "doc-1"}
+
+
+def test_a_space_leased_by_another_worker_is_left_alone(tmp_path, fake, embedder):
+    settings = sync_settings(tmp_path, fake)
+    index = EvidenceIndex(settings, embedder)
+    other = SpaceLeases(settings.sqlalchemy_url, timedelta(minutes=5), holder="elsewhere:1:x")
+    assert other.acquire("GEN")
+    report = run_sync(settings, index, "GEN")
+    assert report.error == "not synced: elsewhere:1:x is syncing space GEN"
+    assert report.added == 0 and index.count() == 0 and not fake.searches()
+    other.release("GEN")
+    assert run_sync(settings, index, "GEN").added == 30
+
+
+def test_a_sync_that_lost_its_lease_stops_at_the_next_batch(tmp_path, fake, embedder):
+    settings = sync_settings(tmp_path, fake, CONFBOT_CONFLUENCE_PAGE_SIZE="10")
+    index = EvidenceIndex(settings, embedder)
+    sync = SpaceSync(settings, index, ConfluenceSource(settings))
+    thief = SpaceLeases(settings.sqlalchemy_url, timedelta(minutes=5), holder="thief:1:x")
+    original = sync._apply
+
+    def apply_then_lose_the_lease(*args, **kwargs):
+        original(*args, **kwargs)
+        with session_factory(settings.sqlalchemy_url)() as db:  # as if it had lapsed
+            db.get(SyncLease, "GEN").expires_at = datetime.now(UTC) - timedelta(seconds=1)
+            db.commit()
+        assert thief.acquire("GEN")
+
+    sync._apply = apply_then_lose_the_lease
+    report = sync.run("GEN")
+    assert report.error.startswith("LeaseLost") and "thief:1:x" in report.error
+    assert report.added == 10  # the first batch, recorded; nothing after it
+    assert thief.holder_of("GEN") == "thief:1:x"  # the stopped run did not release it

@@ -154,15 +154,13 @@ def benchmark_index(
     key = content_key(pages, options, embedder.name)
     scoped = settings.replace(collection=f"eval-{key}")
     index = EvidenceIndex(scoped, embedder)
-    marker = index.folder / "complete"
-    if marker.exists():
+    if index.store.build_note() is not None:
         return index, embedder, 0.0
     start = time.perf_counter()
     for page_id in index.page_ids():
         index.delete_page(page_id)
     index.index_pages(pages, options)
-    index.warm_up()
-    marker.write_text(str(len(pages)))
+    index.store.set_build_note(f"complete: {len(pages)} pages")
     return index, embedder, time.perf_counter() - start
 
 

@@ -11,7 +11,8 @@ and answers from a script of replies (then from a default responder). Point the 
         assert server.requests[-1].json["model"] == "fake-model"
 
 `delay_s` (server-wide, or per `Reply`) holds each reply back, to test timeouts and
-concurrency.
+concurrency. `/embeddings` answers with the hashed bag-of-words vectors of `HashEmbedder`,
+so processes started by a test can embed without a model.
 """
 
 from __future__ import annotations
@@ -24,6 +25,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from http.server import BaseHTTPRequestHandler
 
+from tests.fakes.hash_embedder import HashEmbedder
 from tests.fakes.local_server import LocalServer
 
 
@@ -158,6 +160,16 @@ class _Handler(BaseHTTPRequestHandler):
             body = None
         self._record(body)
         fake = self.fake
+        if self.path.rstrip("/").endswith("/embeddings") and body is not None:
+            texts = body.get("input") or []
+            texts = [texts] if isinstance(texts, str) else texts
+            vectors = HashEmbedder().embed(texts)
+            data = [
+                {"object": "embedding", "index": i, "embedding": v.tolist()}
+                for i, v in enumerate(vectors)
+            ]
+            self._send(200, {"object": "list", "data": data, "model": body.get("model")})
+            return
         if not self.path.rstrip("/").endswith("/chat/completions") or body is None:
             self._send(404, {"error": {"message": f"no route {self.path}"}})
             return

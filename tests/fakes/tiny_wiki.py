@@ -69,7 +69,6 @@ def build_wiki(folder: Path) -> Wiki:
     index = EvidenceIndex(settings, embedder)
     report = index.index_pages(PAGES, ContextOptions.from_settings(settings))
     assert report.failed == []
-    index.warm_up()
     return settings, index, Retriever.from_settings(index, embedder, settings)
 
 

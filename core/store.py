@@ -1,0 +1,689 @@
+"""The evidence store: page records, evidence records and a BM25 index, as rows of SQL tables.
+
+One schema on two engines:
+- embedded (the default): an SQLite file per collection in the data folder. SQLite's WAL
+  lets one writer at a time commit while readers go on reading the last committed state,
+  so a web process and a worker (or a `confbot sync`) can share a data folder;
+- server: the PostgreSQL database of `database_url`, shared by every web replica and
+  sync worker.
+
+The lexical index is an inverted index in SQL: `lexical_postings` holds one row per term
+and evidence (term frequency, evidence length, space), `lexical_terms` each term's
+document frequency, `index_collections` the evidence and token counts. The database scores
+a query: each query term's postings are read best first (impact order, `core.lexical.impact`)
+up to `postings_per_term`, weighted by BM25 and summed per evidence. That is exact BM25 for
+every term that occurs in at most `postings_per_term` evidences; for a commoner term (a low
+IDF) an evidence past the cut loses that term's share, at most idf times the weight of the
+last posting read.
+
+Writes are incremental and by page: replacing a page deletes its evidences' postings,
+inserts the new ones and adjusts the statistics in the same transaction that writes the
+evidences, so a deleted evidence can never be found by lexical search once the store has
+committed. Each write transaction first bumps its collection's generation, which locks that
+row: writers of one collection take turns (and never deadlock on term rows), and readers can
+tell that something changed. `lexical_words` keeps the vocabulary the query translator maps
+German words onto (`core.translate`), with each word's vector once computed.
+
+The tables are derived data, rebuilt from the wiki with `confbot sync --full` rather than
+migrated, so they are created here; Alembic (`migrations/`) owns the state tables.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import io
+import json
+from collections import Counter
+from collections.abc import Collection, Iterable, Sequence
+from functools import lru_cache
+
+import numpy as np
+from sqlalchemy import (
+    BigInteger,
+    Column,
+    Connection,
+    Float,
+    Index,
+    Integer,
+    LargeBinary,
+    MetaData,
+    PrimaryKeyConstraint,
+    SmallInteger,
+    String,
+    Table,
+    Text,
+    TextClause,
+    UniqueConstraint,
+    bindparam,
+    delete,
+    event,
+    func,
+    insert,
+    select,
+    text,
+    update,
+)
+from sqlalchemy.dialects import postgresql, sqlite
+from sqlalchemy.engine import make_url
+
+from core.db import engine_for
+from core.lexical import K1, MAX_TERM_LENGTH, B, evidence_tokens, idf, impact, term_counts
+from core.pages import Evidence, Page
+from core.translate import vocabulary
+
+METADATA = MetaData()
+
+collections = Table(
+    "index_collections",
+    METADATA,
+    Column("id", Integer, primary_key=True, autoincrement=True),
+    Column("name", String(255), nullable=False, unique=True),
+    Column("generation", BigInteger, nullable=False, default=0),
+    Column("documents", BigInteger, nullable=False, default=0),
+    Column("tokens", BigInteger, nullable=False, default=0),
+    Column("reference_length", Float),
+    Column("build_note", Text),
+)
+
+pages = Table(
+    "index_pages",
+    METADATA,
+    Column("collection_id", Integer, nullable=False),
+    Column("page_id", String(255), nullable=False),
+    Column("space", String(255), nullable=False),
+    Column("record", Text, nullable=False),
+    PrimaryKeyConstraint("collection_id", "page_id"),
+    Index("ix_index_pages_space", "collection_id", "space"),
+)
+
+pending = Table(
+    "index_pending",
+    METADATA,
+    Column("collection_id", Integer, nullable=False),
+    Column("page_id", String(255), nullable=False),
+    PrimaryKeyConstraint("collection_id", "page_id"),
+)
+
+spaces = Table(
+    "index_spaces",
+    METADATA,
+    Column("id", Integer, primary_key=True, autoincrement=True),
+    Column("collection_id", Integer, nullable=False),
+    Column("space", String(255), nullable=False),
+    UniqueConstraint("collection_id", "space"),
+)
+
+evidences = Table(
+    "index_evidences",
+    METADATA,
+    Column("doc", Integer, primary_key=True, autoincrement=True),
+    Column("collection_id", Integer, nullable=False),
+    Column("evidence_id", String(512), nullable=False),
+    Column("page_id", String(255), nullable=False),
+    Column("length", Integer, nullable=False),
+    Column("record", Text, nullable=False),
+    UniqueConstraint("collection_id", "evidence_id"),
+    Index("ix_index_evidences_page", "collection_id", "page_id"),
+)
+
+terms = Table(
+    "lexical_terms",
+    METADATA,
+    Column("id", Integer, primary_key=True, autoincrement=True),
+    Column("collection_id", Integer, nullable=False),
+    Column("term", String(4 * MAX_TERM_LENGTH), nullable=False),
+    Column("df", Integer, nullable=False),
+    UniqueConstraint("collection_id", "term"),
+)
+
+postings = Table(
+    "lexical_postings",
+    METADATA,
+    Column("term_id", Integer, nullable=False),
+    Column("impact", SmallInteger, nullable=False),
+    Column("doc", Integer, nullable=False),
+    Column("tf", Integer, nullable=False),
+    Column("length", Integer, nullable=False),
+    Column("space_id", Integer, nullable=False),
+    PrimaryKeyConstraint("term_id", "impact", "doc"),
+    Index("ix_lexical_postings_doc", "doc"),
+    sqlite_with_rowid=False,
+)
+
+words = Table(
+    "lexical_words",
+    METADATA,
+    Column("collection_id", Integer, nullable=False),
+    Column("word", String(4 * MAX_TERM_LENGTH), nullable=False),
+    Column("evidences", Integer, nullable=False),
+    Column("vector", LargeBinary),
+    PrimaryKeyConstraint("collection_id", "word"),
+)
+
+_CHUNK = 500  # ids per IN (...) list
+_POSTING_COLUMNS = ("term_id", "impact", "doc", "tf", "length", "space_id")
+
+
+def _sqlite_store_pragmas(dbapi_connection, _record) -> None:
+    """WAL with synchronous=NORMAL: a commit no longer waits for fsync; the store cannot be
+    corrupted, and a power cut loses at most the last writes, which the next sync redoes
+    (SQLite documentation, "Write-Ahead Logging" and PRAGMA synchronous). A 64 MiB page
+    cache per connection (the default is 2 MiB) keeps the postings B-tree's inner pages
+    at hand for writes that land all over it."""
+    dbapi_connection.execute("PRAGMA synchronous=NORMAL")
+    dbapi_connection.execute("PRAGMA cache_size=-65536")
+
+
+def _chunks(items: Sequence, size: int = _CHUNK) -> Iterable[Sequence]:
+    for start in range(0, len(items), size):
+        yield items[start : start + size]
+
+
+def page_record(page: Page) -> str:
+    """A page's stored record: its metadata as JSON, without the body."""
+    return json.dumps(dataclasses.asdict(dataclasses.replace(page, body="")))
+
+
+def page_from_record(record: str) -> Page:
+    """The page a stored record describes (body empty)."""
+    fields = json.loads(record)
+    fields["ancestors"] = tuple(fields.get("ancestors", ()))
+    fields["labels"] = tuple(fields.get("labels", ()))
+    return Page(**fields)
+
+
+def evidence_words(evidence: Evidence) -> set[str]:
+    """The words an evidence adds to the translation vocabulary."""
+    return {w for w in vocabulary([evidence.contextualized]) if len(w) <= MAX_TERM_LENGTH}
+
+
+class EvidenceStore:
+    """The records and the lexical index of one collection in an SQL database.
+
+    Safe to share between threads (each call takes a connection of the engine's pool) and
+    between processes (the database orders the writers).
+    """
+
+    def __init__(self, url: str, collection: str, postings_per_term: int):
+        dialect = make_url(url).get_backend_name()
+        if dialect == "postgresql":
+            self._insert = postgresql.insert
+        elif dialect == "sqlite":
+            self._insert = sqlite.insert
+        else:
+            raise ValueError(f"the evidence store runs on sqlite or postgresql, not {dialect}")
+        self.engine = engine_for(url)
+        self.postings_per_term = postings_per_term
+        self._copy = make_url(url).get_driver_name() == "psycopg2"
+        if dialect == "sqlite" and not event.contains(
+            self.engine, "connect", _sqlite_store_pragmas
+        ):
+            event.listen(self.engine, "connect", _sqlite_store_pragmas)
+        with self.engine.begin() as db:
+            if dialect == "postgresql":  # replicas starting at once create the tables once
+                db.execute(text("SELECT pg_advisory_xact_lock(hashtext('confbot index tables'))"))
+            METADATA.create_all(db)
+        with self.engine.begin() as db:
+            db.execute(
+                self._insert(collections)
+                .values(name=collection, generation=0, documents=0, tokens=0)
+                .on_conflict_do_nothing(index_elements=["name"])
+            )
+            self.collection_id = db.execute(
+                select(collections.c.id).where(collections.c.name == collection)
+            ).scalar_one()
+
+    # ------------------------------------------------------------------ writing
+    def mark_pending(self, page_ids: Sequence[str]) -> list[str]:
+        """Mark pages as being written; returns those already indexed or pending (whose
+        vectors may exist and must be replaced)."""
+        c = self.collection_id
+        with self.engine.begin() as db:
+            known: set[str] = set()
+            for chunk in _chunks(list(page_ids)):
+                for table in (pages, pending):
+                    known.update(
+                        db.execute(
+                            select(table.c.page_id).where(
+                                table.c.collection_id == c, table.c.page_id.in_(chunk)
+                            )
+                        ).scalars()
+                    )
+            db.execute(
+                self._insert(pending).on_conflict_do_nothing(),
+                [{"collection_id": c, "page_id": i} for i in page_ids],
+            )
+        return sorted(known)
+
+    def replace_pages(self, items: Sequence[tuple[Page, Sequence[Evidence]]]) -> None:
+        """Replace every evidence of each page (records, postings, statistics, vocabulary)
+        and the page records, and clear their pending marks, in one transaction."""
+        page_ids = [page.id for page, _ in items]
+        new = [e for _, page_evidences in items for e in page_evidences]
+        c = self.collection_id
+        with self.engine.begin() as db:
+            reference = self._begin_write(db)
+            removed_docs, removed_tokens = self._remove_evidences(db, page_ids)
+            added_tokens = self._add_evidences(db, new, reference)
+            self._add_to_counts(db, len(new) - removed_docs, added_tokens - removed_tokens)
+            stmt = self._insert(pages)
+            db.execute(
+                stmt.on_conflict_do_update(
+                    index_elements=["collection_id", "page_id"],
+                    set_={"space": stmt.excluded.space, "record": stmt.excluded.record},
+                ),
+                [
+                    {
+                        "collection_id": c,
+                        "page_id": page.id,
+                        "space": page.space,
+                        "record": page_record(page),
+                    }
+                    for page, _ in items
+                ],
+            )
+            for chunk in _chunks(page_ids):
+                db.execute(
+                    delete(pending).where(
+                        pending.c.collection_id == c, pending.c.page_id.in_(chunk)
+                    )
+                )
+
+    def delete_page(self, page_id: str) -> None:
+        """Remove a page's record and its evidences."""
+        c = self.collection_id
+        with self.engine.begin() as db:
+            self._begin_write(db)
+            removed_docs, removed_tokens = self._remove_evidences(db, [page_id])
+            self._add_to_counts(db, -removed_docs, -removed_tokens)
+            db.execute(delete(pages).where(pages.c.collection_id == c, pages.c.page_id == page_id))
+
+    def update_page_record(self, page: Page) -> None:
+        """Replace an indexed page's record and leave its evidences alone."""
+        with self.engine.begin() as db:
+            db.execute(
+                update(pages)
+                .where(pages.c.collection_id == self.collection_id, pages.c.page_id == page.id)
+                .values(space=page.space, record=page_record(page))
+            )
+
+    def set_build_note(self, note: str | None) -> None:
+        """Record (or clear) a note about a finished build, e.g. that a benchmark index is
+        complete."""
+        with self.engine.begin() as db:
+            db.execute(
+                update(collections)
+                .where(collections.c.id == self.collection_id)
+                .values(build_note=note)
+            )
+
+    def _begin_write(self, db: Connection) -> float | None:
+        """Bump the generation (locking the collection's row until commit: writers take
+        turns) and return the reference length of impacts (None before the first write)."""
+        return db.execute(
+            update(collections)
+            .where(collections.c.id == self.collection_id)
+            .values(generation=collections.c.generation + 1)
+            .returning(collections.c.reference_length)
+        ).scalar_one()
+
+    def _add_to_counts(self, db: Connection, documents: int, tokens: int) -> None:
+        """Change the collection's evidence and token counts (the BM25 N and avgdl)."""
+        db.execute(
+            update(collections)
+            .where(collections.c.id == self.collection_id)
+            .values(
+                documents=collections.c.documents + documents,
+                tokens=collections.c.tokens + tokens,
+            )
+        )
+
+    def _remove_evidences(self, db: Connection, page_ids: Sequence[str]) -> tuple[int, int]:
+        """Delete the pages' evidences with their postings, term and word counts; returns
+        (evidences removed, their tokens)."""
+        c = self.collection_id
+        old = []
+        for chunk in _chunks(list(page_ids)):
+            old.extend(
+                db.execute(
+                    select(evidences.c.doc, evidences.c.length, evidences.c.record).where(
+                        evidences.c.collection_id == c, evidences.c.page_id.in_(chunk)
+                    )
+                ).all()
+            )
+        if not old:
+            return 0, 0
+        docs = [row.doc for row in old]
+        df_drop: Counter[int] = Counter()
+        word_drop: Counter[str] = Counter()
+        for chunk in _chunks(docs):
+            for term_id, count in db.execute(
+                select(postings.c.term_id, func.count())
+                .where(postings.c.doc.in_(chunk))
+                .group_by(postings.c.term_id)
+            ):
+                df_drop[term_id] += count
+            db.execute(delete(postings).where(postings.c.doc.in_(chunk)))
+            db.execute(delete(evidences).where(evidences.c.doc.in_(chunk)))
+        for row in old:
+            word_drop.update(evidence_words(Evidence(**json.loads(row.record))))
+        if df_drop:
+            terms_of = dict(
+                db.execute(
+                    select(terms.c.id, terms.c.term).where(terms.c.id.in_(sorted(df_drop)))
+                ).all()
+            )
+            drops = Counter({terms_of[t]: -n for t, n in df_drop.items()})
+            self._upsert_counts(db, terms, "term", "df", drops)
+        self._upsert_counts(
+            db, words, "word", "evidences", Counter({w: -n for w, n in word_drop.items()})
+        )
+        return len(old), sum(row.length for row in old)
+
+    def _add_evidences(
+        self, db: Connection, new: Sequence[Evidence], reference: float | None
+    ) -> int:
+        """Insert evidences with their postings, term and word counts; returns their tokens."""
+        if not new:
+            return 0
+        c = self.collection_id
+        counts = [term_counts(evidence_tokens(e)) for e in new]
+        lengths = [sum(tf.values()) for tf in counts]
+        if reference is None:
+            reference = max(1.0, sum(lengths) / len(lengths))
+            db.execute(
+                update(collections).where(collections.c.id == c).values(reference_length=reference)
+            )
+        space_ids = self._space_ids(db, sorted({e.space for e in new}))
+        docs = (
+            db.execute(
+                insert(evidences).returning(evidences.c.doc, sort_by_parameter_order=True),
+                [
+                    {
+                        "collection_id": c,
+                        "evidence_id": e.id,
+                        "page_id": e.page_id,
+                        "length": length,
+                        "record": json.dumps(dataclasses.asdict(e)),
+                    }
+                    for e, length in zip(new, lengths, strict=True)
+                ],
+            )
+            .scalars()
+            .all()
+        )
+        df_add: Counter[str] = Counter()
+        for tf in counts:
+            df_add.update(tf.keys())
+        term_ids = self._upsert_counts(db, terms, "term", "df", df_add)
+        self._insert_postings(
+            db,
+            [
+                (term_ids[term], impact(n, length, reference), doc, n, length, space_ids[e.space])
+                for e, doc, tf, length in zip(new, docs, counts, lengths, strict=True)
+                for term, n in tf.items()
+            ],
+        )
+        word_add: Counter[str] = Counter()
+        for e in new:
+            word_add.update(evidence_words(e))
+        self._upsert_counts(db, words, "word", "evidences", word_add)
+        return sum(lengths)
+
+    def _insert_postings(self, db: Connection, rows: list[tuple[int, ...]]) -> None:
+        """Insert posting rows (term_id, impact, doc, tf, length, space_id): with COPY on
+        PostgreSQL through psycopg2, as one executemany of the driver on SQLite. Postings
+        are most of what a write sends; both skip SQLAlchemy's per-row work."""
+        if self._copy:
+            data = io.StringIO("".join("\t".join(map(str, row)) + "\n" for row in rows))
+            with db.connection.driver_connection.cursor() as cursor:
+                cursor.copy_expert(
+                    "COPY lexical_postings (term_id, impact, doc, tf, length, space_id) FROM STDIN",
+                    data,
+                )
+        elif self.engine.dialect.name == "sqlite":
+            db.exec_driver_sql(
+                f"INSERT INTO lexical_postings ({', '.join(_POSTING_COLUMNS)})"
+                f" VALUES ({', '.join('?' * len(_POSTING_COLUMNS))})",
+                rows,
+            )
+        else:  # PostgreSQL through another driver
+            db.execute(
+                insert(postings), [dict(zip(_POSTING_COLUMNS, row, strict=True)) for row in rows]
+            )
+
+    def _upsert_counts(
+        self, db: Connection, table: Table, key: str, count: str, add: Counter
+    ) -> dict:
+        """Add `add[k]` to the `count` column of each row keyed `k` (inserting missing rows)
+        and return {k: the row's id, or its new count when the table has no id}. The
+        RETURNING form lets SQLAlchemy send the rows in multi-row statements."""
+        if not add:
+            return {}
+        stmt = self._insert(table)
+        stmt = stmt.on_conflict_do_update(
+            index_elements=["collection_id", key],
+            set_={count: table.c[count] + stmt.excluded[count]},
+        )
+        value = table.c["id"] if "id" in table.c else table.c[count]
+        rows = [
+            {"collection_id": self.collection_id, key: k, count: n} for k, n in sorted(add.items())
+        ]
+        return dict(db.execute(stmt.returning(table.c[key], value), rows).all())
+
+    def _space_ids(self, db: Connection, names: Sequence[str]) -> dict[str, int]:
+        c = self.collection_id
+        db.execute(
+            self._insert(spaces).on_conflict_do_nothing(),
+            [{"collection_id": c, "space": name} for name in names],
+        )
+        rows = db.execute(
+            select(spaces.c.space, spaces.c.id).where(
+                spaces.c.collection_id == c, spaces.c.space.in_(names)
+            )
+        )
+        return {name: space_id for name, space_id in rows}
+
+    # ------------------------------------------------------------------ reading
+    def page_ids(self, space: str | None = None) -> set[str]:
+        """Ids of the indexed pages (of one space if given)."""
+        query = select(pages.c.page_id).where(pages.c.collection_id == self.collection_id)
+        if space is not None:
+            query = query.where(pages.c.space == space)
+        with self.engine.connect() as db:
+            return set(db.execute(query).scalars())
+
+    def pages(self) -> list[Page]:
+        """The indexed pages' records, by page id."""
+        with self.engine.connect() as db:
+            records = db.execute(
+                select(pages.c.record)
+                .where(pages.c.collection_id == self.collection_id)
+                .order_by(pages.c.page_id)
+            ).scalars()
+            return [page_from_record(r) for r in records]
+
+    def page(self, page_id: str) -> Page | None:
+        """One indexed page's record, or None."""
+        with self.engine.connect() as db:
+            record = db.execute(
+                select(pages.c.record).where(
+                    pages.c.collection_id == self.collection_id, pages.c.page_id == page_id
+                )
+            ).scalar()
+        return page_from_record(record) if record else None
+
+    def spaces(self) -> set[str]:
+        """The spaces that have indexed pages."""
+        with self.engine.connect() as db:
+            return set(
+                db.execute(
+                    select(pages.c.space)
+                    .where(pages.c.collection_id == self.collection_id)
+                    .distinct()
+                ).scalars()
+            )
+
+    def count(self) -> int:
+        """Number of indexed evidences (kept with every write, so this costs one row)."""
+        with self.engine.connect() as db:
+            return db.execute(
+                select(collections.c.documents).where(collections.c.id == self.collection_id)
+            ).scalar_one()
+
+    def generation(self) -> int:
+        """A number that grows with every write of the collection, in any process."""
+        with self.engine.connect() as db:
+            return db.execute(
+                select(collections.c.generation).where(collections.c.id == self.collection_id)
+            ).scalar_one()
+
+    def build_note(self) -> str | None:
+        """The note of `set_build_note`, if any."""
+        with self.engine.connect() as db:
+            return db.execute(
+                select(collections.c.build_note).where(collections.c.id == self.collection_id)
+            ).scalar_one()
+
+    def get(self, ids: Sequence[str]) -> list[Evidence]:
+        """Evidences by id, in the order asked (unknown ids are left out)."""
+        found: dict[str, Evidence] = {}
+        with self.engine.connect() as db:
+            for chunk in _chunks(list(ids)):
+                for evidence_id, record in db.execute(
+                    select(evidences.c.evidence_id, evidences.c.record).where(
+                        evidences.c.collection_id == self.collection_id,
+                        evidences.c.evidence_id.in_(chunk),
+                    )
+                ):
+                    found[evidence_id] = Evidence(**json.loads(record))
+        return [found[i] for i in ids if i in found]
+
+    def page_evidence_ids(self, page_id: str) -> list[str]:
+        """Ids of one page's evidences, sorted."""
+        with self.engine.connect() as db:
+            ids = db.execute(
+                select(evidences.c.evidence_id).where(
+                    evidences.c.collection_id == self.collection_id,
+                    evidences.c.page_id == page_id,
+                )
+            ).scalars()
+            return sorted(ids)
+
+    def lexical_search(
+        self, tokens: Sequence[str], k: int, allowed: Collection[str] | None = None
+    ) -> list[tuple[str, float]]:
+        """BM25 top `k` (evidence id, score) for query tokens, scored by the database; only
+        evidences of the `allowed` spaces when given. Ties are broken by evidence id."""
+        counts = term_counts(tokens)
+        if not counts or k <= 0:
+            return []
+        c = self.collection_id
+        with self.engine.connect() as db:
+            documents, total = db.execute(_STATISTICS, {"c": c}).one()
+            found = db.execute(_TERMS, {"c": c, "terms": sorted(counts)}).all()
+            if not documents or not found:
+                return []
+            space_ids: list[int] = []
+            if allowed is not None:
+                space_ids = list(db.execute(_SPACES, {"c": c, "spaces": sorted(allowed)}).scalars())
+                if not space_ids:
+                    return []
+            # score = w tf / (tf + k1 (1 - b) + k1 b |d| / avgdl), with w = count x idf
+            params: dict[str, float | int] = {
+                "constant": K1 * (1 - B),
+                "per_token": K1 * B * documents / total,
+                "limit": self.postings_per_term,
+                "k": 2 * k,
+            }
+            for n, (term_id, term, df) in enumerate(found):
+                params[f"t{n}"] = term_id
+                params[f"w{n}"] = counts[term] * idf(df, documents)
+            params.update({f"s{n}": space_id for n, space_id in enumerate(space_ids)})
+            rows = db.execute(_search_statement(len(found), len(space_ids)), params).all()
+        # Equal scores (duplicate pages) may differ in the last bits of a float sum: rank
+        # by score rounded to 9 places, then by id, as the embedded bm25s ranking did.
+        ranked = sorted(rows, key=lambda r: (-round(r.score, 9), r.evidence_id))[:k]
+        return [(r.evidence_id, float(r.score)) for r in ranked]
+
+    def vocabulary(self) -> list[str]:
+        """The translation vocabulary: every word of an indexed evidence, sorted."""
+        with self.engine.connect() as db:
+            return list(
+                db.execute(
+                    select(words.c.word)
+                    .where(words.c.collection_id == self.collection_id, words.c.evidences > 0)
+                    .order_by(words.c.word)
+                ).scalars()
+            )
+
+    def word_vectors(self, wanted: Sequence[str]) -> dict[str, np.ndarray]:
+        """The stored vectors of those words that have one."""
+        found: dict[str, np.ndarray] = {}
+        with self.engine.connect() as db:
+            for chunk in _chunks(list(wanted)):
+                for word, blob in db.execute(
+                    select(words.c.word, words.c.vector).where(
+                        words.c.collection_id == self.collection_id,
+                        words.c.word.in_(chunk),
+                        words.c.vector.is_not(None),
+                    )
+                ):
+                    found[word] = np.frombuffer(blob, dtype=np.float32)
+        return found
+
+    def save_word_vectors(self, vectors: dict[str, np.ndarray]) -> None:
+        """Store computed word vectors, so no process computes them again."""
+        if not vectors:
+            return
+        with self.engine.begin() as db:
+            db.execute(
+                update(words)
+                .where(words.c.collection_id == self.collection_id, words.c.word == bindparam("w"))
+                .values(vector=bindparam("v")),
+                [
+                    {"w": w, "v": np.asarray(v, dtype=np.float32).tobytes()}
+                    for w, v in sorted(vectors.items())
+                ],
+            )
+
+
+# Statements of the query path, built once (SQLAlchemy then reuses their compiled form).
+_STATISTICS = select(collections.c.documents, collections.c.tokens).where(
+    collections.c.id == bindparam("c")
+)
+_TERMS = select(terms.c.id, terms.c.term, terms.c.df).where(
+    terms.c.collection_id == bindparam("c"),
+    terms.c.term.in_(bindparam("terms", expanding=True)),
+    terms.c.df > 0,
+)
+_SPACES = select(spaces.c.id).where(
+    spaces.c.collection_id == bindparam("c"),
+    spaces.c.space.in_(bindparam("spaces", expanding=True)),
+)
+
+
+@lru_cache(maxsize=256)
+def _search_statement(term_count: int, space_count: int) -> TextClause:
+    """The BM25 query for `term_count` terms (parameters t0.., w0..) restricted to
+    `space_count` spaces (s0..; 0 for all): each term's postings best first up to :limit,
+    weighted, summed per evidence, the best :k joined to their evidence ids. Plain SQL that
+    SQLite and PostgreSQL both run."""
+    space_filter = ""
+    if space_count:
+        placeholders = ", ".join(f":s{n}" for n in range(space_count))
+        space_filter = f" AND space_id IN ({placeholders})"
+    parts = [
+        f"SELECT * FROM (SELECT doc, CAST(:w{n} AS DOUBLE PRECISION) * tf"
+        " / (tf + CAST(:constant AS DOUBLE PRECISION)"
+        " + CAST(:per_token AS DOUBLE PRECISION) * length) AS score"
+        f" FROM lexical_postings WHERE term_id = :t{n}{space_filter}"
+        f" ORDER BY impact DESC, doc DESC LIMIT :limit) AS p{n}"
+        for n in range(term_count)
+    ]
+    return text(
+        "SELECT e.evidence_id, best.score FROM (SELECT doc, SUM(score) AS score FROM ("
+        + " UNION ALL ".join(parts)
+        + ") AS postings GROUP BY doc ORDER BY SUM(score) DESC LIMIT :k) AS best"
+        " JOIN index_evidences AS e ON e.doc = best.doc"
+    )

@@ -2,12 +2,13 @@
 Slack's HTTP-mode endpoint, in one Starlette app (served by uvicorn, see `bot.serve`).
 
 Routes:
-- `GET /ask?space=KEY&page=ID`: the page a Confluence page or macro links to. A chat scoped
+- `GET /ask?space=KEY&page=ID&q=TEXT`: the page a Confluence page or macro links to. A chat scoped
   to the space (retrieval searches only that space; with only `page`, the page's space):
   each answer shows the completed question, the answer with its `[n]` citations linked,
   the numbered sources linked to Confluence, an Explain button (attribution breakdown) and
   a trace (retrieval ranks per retriever, the prompts sent, timings). Each page load is a
-  new conversation (its id is in the page), so every browser tab has its own thread.
+  new conversation (its id is in the page), so every browser tab has its own thread. `q`
+  prepares a question: it fills the question box and waits for the user to ask it.
 - `POST /api/ask` `{"question", "conversation", "space"?, "page"?}`: answer the next turn.
 - `POST /api/explain` and `POST /api/feedback` `{"turn", "conversation", "space"?,
   "page"?}` (+ `"value": "up" | "down"` for feedback).
@@ -173,6 +174,12 @@ def parse_question(value: Any) -> str:
             f"question is too long: {len(value)} characters, at most {MAX_QUESTION_CHARS}"
         )
     return value.strip()
+
+
+def prepared_question(value: str | None) -> str:
+    """The question a link prepares (`/ask?q=...`): trimmed and cut to `MAX_QUESTION_CHARS`,
+    so a long link still opens the page; the user reads it before asking."""
+    return (value or "").strip()[:MAX_QUESTION_CHARS]
 
 
 def conversation_key(space: str | None, page: str | None, conversation: str) -> ConversationKey:
@@ -406,11 +413,13 @@ class WebApp:
     async def ask_page(self, request: Request) -> Response:
         space = parse_space(request.query_params.get("space"))
         page = parse_page(request.query_params.get("page"))
+        question = prepared_question(request.query_params.get("q"))
         scope = await run_in_threadpool(self._scope, space, page)
-        return HTMLResponse(self.render(scope), headers=SECURITY_HEADERS)
+        return HTMLResponse(self.render(scope, question=question), headers=SECURITY_HEADERS)
 
-    def render(self, scope: Scope, conversation: str | None = None) -> str:
-        """The `/ask` page for a scope, with a new conversation id."""
+    def render(self, scope: Scope, conversation: str | None = None, question: str = "") -> str:
+        """The `/ask` page for a scope, with a new conversation id and `question` in the
+        question box (not asked)."""
         esc = html.escape
         if scope.space:
             where = f"Answers from the <strong>{esc(scope.space)}</strong> space"
@@ -433,6 +442,7 @@ class WebApp:
             page=esc(scope.page or ""),
             conversation=esc(conversation or secrets.token_urlsafe(16)),
             placeholder=esc(f"Ask a question about {label}"),
+            question=esc(question),
             max_chars=MAX_QUESTION_CHARS,
         )
 

@@ -110,13 +110,11 @@ def slack_parts(settings: Settings, assistant, socket_mode: bool, parts: Parts):
     Socket Mode in the background when asked for and its tokens are set."""
     if not settings.slack_bot_token:
         return None
-    from bot.slack import build_app
+    from bot.slack import build_app, socket_mode_handler
 
     slack_app = build_app(settings, assistant)
     if socket_mode and settings.slack_app_token:
-        from slack_bolt.adapter.socket_mode import SocketModeHandler
-
-        handler = SocketModeHandler(slack_app, settings.slack_app_token)
+        handler = socket_mode_handler(slack_app, settings.slack_app_token)
         handler.connect()
         parts.stops.append(("Slack Socket Mode", handler.close))
         parts.notes.append("Slack: Socket Mode connected")

@@ -227,6 +227,10 @@ class Settings:
         env="SLACK_SIGNING_SECRET",
         secret=True,
     )
+    slack_api_url: str = setting(
+        "https://slack.com/api/",
+        "Base URL of Slack's Web API (https://slack-gov.com/api/ for GovSlack).",
+    )
     slack_channel_spaces: dict[str, str] = setting(
         {},
         "Confluence spaces each Slack channel may search: C123=ENG,HR;C456=OPS (* matches every"
@@ -237,6 +241,34 @@ class Settings:
     )
     slack_workers: int = setting(
         8, "Slack answers and explanations worked on at once per process; more wait in line."
+    )
+
+    # --- operating it: admin page, metrics, the report of unanswered questions --------
+    admin_token: str = setting(
+        "",
+        "Token that opens the read-only admin page (/admin) and /metrics of the web app"
+        " (Authorization: Bearer TOKEN, or as the password of HTTP basic auth); empty: both off.",
+        secret=True,
+    )
+    metrics_address: str = setting(
+        "",
+        "HOST:PORT where Prometheus metrics are also served without a token, by every confbot"
+        " process (an internal address: 127.0.0.1:9464); empty: off.",
+    )
+    gaps_distance: float = setting(
+        0.55,
+        "Cosine distance under which unanswered questions are grouped (average linkage);"
+        " chosen by 5-fold cross-validation on ConfQuestions (docs/benchmarks.md).",
+    )
+    gaps_channel: dict[str, str] = setting(
+        {},
+        "Slack channel per space for the weekly report of unanswered questions: HR=C0123;ENG=C0456"
+        " (* for every synced space not listed); empty: no posts.",
+    )
+    gaps_schedule: str = setting(
+        "0 9 * * 1",
+        "When the weekly report of unanswered questions is posted: a 5-field cron in the"
+        " worker's time zone (Mondays at 09:00).",
     )
 
     # --- secrets and endpoints (never logged) ----------------------------------------

@@ -134,6 +134,7 @@ def run(
     """Run until SIGINT or SIGTERM; the exit status."""
     import uvicorn
 
+    from bot.metrics import serve_metrics
     from bot.web import create_app
     from core.assistant import Assistant
 
@@ -166,13 +167,24 @@ def run(
         assistant.index.warm_up()
         assistant.retriever.search("warm up", k=1)  # load every lazy piece before the URL
 
+        metrics_server = serve_metrics(settings)
+        if metrics_server is not None:
+            parts.stops.append(("the metrics server", metrics_server.shutdown))
+            host, port = metrics_server.server_address[:2]
+            parts.notes.append(f"Prometheus metrics: {display_url(host, port)}/metrics")
         if worker:
+            from bot.gaps import weekly_jobs
             from connectors.schedule import Worker
 
-            sync_worker = Worker(sync_settings, assistant.index)
+            jobs = weekly_jobs(settings, assistant.index)
+            sync_worker = Worker(sync_settings, assistant.index, jobs)
             sync_worker.start()
             parts.stops.append(("the sync scheduler", sync_worker.shutdown))
             parts.notes.append(f"sync scheduler: {', '.join(sync_worker.schedules())}")
+            if jobs:
+                parts.notes.append(f"weekly gaps report: {', '.join(j.name for j in jobs)}")
+        if settings.admin_token:
+            parts.notes.append("admin page at /admin and metrics at /metrics (admin token)")
 
         slack_app = slack_parts(settings, assistant, socket_mode, parts)
         config = uvicorn.Config(

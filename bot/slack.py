@@ -34,6 +34,7 @@ import re
 import secrets
 from concurrent.futures import ThreadPoolExecutor
 
+from prometheus_client import Counter
 from slack_bolt import App, BoltContext, BoltRequest, BoltResponse
 from slack_sdk import WebClient
 from slack_sdk.errors import SlackApiError
@@ -55,6 +56,11 @@ from core.llm import LLMError
 from core.settings import Settings
 
 log = logging.getLogger(__name__)
+
+EVENTS_RECEIVED = Counter("confbot_slack_events_received", "Slack Events API deliveries received.")
+EVENTS_DEDUPLICATED = Counter(
+    "confbot_slack_events_deduplicated", "Slack event deliveries dropped as seen before."
+)
 
 SLACK_EVENTS_PATH = "/slack/events"
 WORKING_REACTION = "eyes"
@@ -132,8 +138,10 @@ class SlackBot:
         event_id = body.get("event_id")
         if request.lazy_only or body.get("type") != "event_callback" or not event_id:
             return next()
+        EVENTS_RECEIVED.inc()
         if self.state.claim("event", event_id):
             return next()
+        EVENTS_DEDUPLICATED.inc()
         retry = (request.headers.get("x-slack-retry-num") or ["-"])[0]
         logger.info("Slack event %s delivered again (retry %s): skipped", event_id, retry)
         return BoltResponse(status=200, body="")

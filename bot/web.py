@@ -16,6 +16,8 @@ Routes:
 - `GET /healthz`: 200 with the number of indexed evidences, 503 when the state database
   cannot be read.
 - `POST /slack/events`: the Slack bolt app in HTTP mode, when one is given.
+- `GET /admin`, `GET /api/admin/status`, `GET /metrics`: the read-only admin surface
+  (`bot/admin.py`), only when `admin_token` is set.
 
 A turn is only readable through the conversation that asked it (its surface `web`, space,
 page and conversation id must all match), so turn ids, which are sequential, reveal
@@ -341,6 +343,10 @@ class WebApp:
             Route("/healthz", self.healthz),
             Mount("/static", StaticFiles(directory=STATIC), name="static"),
         ]
+        if assistant.settings.admin_token:  # the admin page and /metrics (bot/admin.py)
+            from bot.admin import Admin
+
+            routes.extend(Admin(assistant).routes())
         if slack_app is not None:
             from bot.slack import SLACK_EVENTS_PATH
 

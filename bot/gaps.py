@@ -239,7 +239,7 @@ def weekly_jobs(settings: Settings, index) -> list[Job]:
     settings.require("slack_bot_token")
     if len(settings.gaps_schedule.split()) != 5:
         raise SettingsError(
-            f"CONFBOT_GAPS_SCHEDULE={settings.gaps_schedule!r} is not a 5-field cron (0 9 * * 1)"
+            f"CONFBOT_GAPS_SCHEDULE={settings.gaps_schedule!r} is not a 5-field cron (0 9 * * mon)"
         )
     _poster = WeeklyPoster(settings, index)
     listed = [s for s in settings.gaps_channel if s != "*"]

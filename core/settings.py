@@ -256,9 +256,9 @@ class Settings:
         " process (an internal address: 127.0.0.1:9464); empty: off.",
     )
     gaps_distance: float = setting(
-        0.55,
-        "Cosine distance under which unanswered questions are grouped (average linkage);"
-        " chosen by 5-fold cross-validation on ConfQuestions (docs/benchmarks.md).",
+        0.45,
+        "Cosine distance under which unanswered questions are grouped (average linkage); the"
+        " cut 5-fold cross-validation on ConfQuestions chose in 4 of 5 folds (docs/benchmarks.md).",
     )
     gaps_channel: dict[str, str] = setting(
         {},
@@ -266,9 +266,9 @@ class Settings:
         " (* for every synced space not listed); empty: no posts.",
     )
     gaps_schedule: str = setting(
-        "0 9 * * 1",
+        "0 9 * * mon",
         "When the weekly report of unanswered questions is posted: a 5-field cron in the"
-        " worker's time zone (Mondays at 09:00).",
+        " worker's time zone (Mondays at 09:00; name the weekday, APScheduler counts 0 as Monday).",
     )
 
     # --- secrets and endpoints (never logged) ----------------------------------------

@@ -234,3 +234,27 @@ def test_a_bad_metrics_address_names_the_setting(settings):
 
     with pytest.raises(SettingsError, match="CONFBOT_METRICS_ADDRESS"):
         serve_metrics(settings.replace(metrics_address="localhost"))
+
+
+def test_sync_runs_are_counted_per_space(tmp_path):
+    from bot.serve import SAMPLE_PAGES
+    from connectors.schedule import Worker
+    from core.index import EvidenceIndex
+    from core.settings import Settings
+    from tests.fakes.hash_embedder import HashEmbedder
+
+    settings = Settings.load(
+        environ={
+            "CONFBOT_DATA_DIR": str(tmp_path),
+            "CONFBOT_SYNC_SOURCE": "files",
+            "CONFBOT_SYNC_FILES_PATH": str(SAMPLE_PAGES),
+        }
+    )
+    upgrade(settings.sqlalchemy_url)
+    before = value("confbot_sync_runs_total", space="HR", outcome="ok")
+    added = value("confbot_sync_pages_total", space="HR", change="added")
+    report = Worker(settings, EvidenceIndex(settings, HashEmbedder())).sync("HR")
+    assert report.added > 0 and report.error is None
+    assert value("confbot_sync_runs_total", space="HR", outcome="ok") == before + 1
+    assert value("confbot_sync_pages_total", space="HR", change="added") == added + report.added
+    assert REGISTRY.get_sample_value("confbot_sync_failures_total", {"space": "HR"}) is not None

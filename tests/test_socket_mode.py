@@ -11,6 +11,7 @@ import os
 from dataclasses import dataclass
 
 import pytest
+from prometheus_client import REGISTRY
 from slack_bolt import App
 
 from bot.blocks import EXPLAIN_ACTION, FEEDBACK_DOWN_ACTION
@@ -155,6 +156,8 @@ def test_redelivered_envelopes_are_answered_once(connected):
     new connection (as it redelivers envelopes it has no acknowledgement for, and here
     more): 100 answers, one per thread, and every envelope acknowledged."""
     slack, socket_mode, assistant = connected.slack, connected.socket_mode, connected.assistant
+    received = REGISTRY.get_sample_value("confbot_slack_events_received_total") or 0
+    dropped = REGISTRY.get_sample_value("confbot_slack_events_deduplicated_total") or 0
     bodies = [
         event_body(mention(f"1700000000.{n:06d}", QUESTION, channel="C1"), f"Ev{n}")
         for n in range(100)
@@ -174,6 +177,9 @@ def test_redelivered_envelopes_are_answered_once(connected):
     assert len(threads) == 100 and len(set(threads)) == 100
     assert all(turns_in(assistant, "C1", f"1700000000.{n:06d}") == 1 for n in range(100))
     assert len(slack.calls_to("reactions.add")) == 100
+    # the metrics saw 200 deliveries, 100 of them dropped as seen before
+    assert REGISTRY.get_sample_value("confbot_slack_events_received_total") == received + 200
+    assert REGISTRY.get_sample_value("confbot_slack_events_deduplicated_total") == dropped + 100
 
 
 def test_serve_connects_over_socket_mode_and_closes_on_stop(wiki, tmp_path, servers):

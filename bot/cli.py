@@ -110,6 +110,13 @@ def cmd_worker(args: argparse.Namespace) -> int:
     return 0
 
 
+def cmd_doctor(args: argparse.Namespace) -> int:
+    """Check every configured integration, one line each (see bot/doctor.py)."""
+    from bot.doctor import run
+
+    return run(_settings(args), sys.stdout)
+
+
 def cmd_status(args: argparse.Namespace) -> int:
     """Print per space the last and next sync, what is indexed and what failed, and the
     questions of the last days (see bot/status.py)."""
@@ -253,6 +260,12 @@ def build_parser() -> argparse.ArgumentParser:
     p = sub.add_parser("worker", help="sync each space on its schedule (sync_schedule)")
     _add_config_option(p)
     p.set_defaults(func=cmd_worker)
+
+    p = sub.add_parser(
+        "doctor", help="check every configured integration; exit 1 when anything is wrong"
+    )
+    _add_config_option(p)
+    p.set_defaults(func=cmd_doctor)
 
     p = sub.add_parser(
         "status", help="per space the last and next sync, pages indexed and failed; questions"

@@ -11,7 +11,8 @@ and answers from a script of replies (then from a default responder). Point the 
         assert server.requests[-1].json["model"] == "fake-model"
 
 `delay_s` (server-wide, or per `Reply`) holds each reply back, to test timeouts and
-concurrency.
+concurrency. `/embeddings` answers with the hashed bag-of-words vectors of `HashEmbedder`,
+so processes started by a test can embed without a model.
 """
 
 from __future__ import annotations
@@ -24,6 +25,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from http.server import BaseHTTPRequestHandler
 
+from tests.fakes.hash_embedder import HashEmbedder
 from tests.fakes.local_server import LocalServer
 
 
@@ -68,10 +70,16 @@ class FakeOpenAI(LocalServer):
         responder: Responder | None = None,
         delay_s: float = 0.0,
         model: str = "fake-model",
+        api_key: str | None = None,
+        models: set[str] | None = None,
     ):
         self.responder: Responder = responder or (lambda request: "ok")
         self.delay_s = delay_s
         self.model = model
+        self.api_key = api_key
+        """When set, requests without `Authorization: Bearer API_KEY` get a 401."""
+        self.models = models
+        """When set, requests naming another model get a 404 `model_not_found`."""
         self.requests: list[Recorded] = []
         self._script: deque[str | list[str] | Reply] = deque()
         self._lock = threading.Lock()
@@ -158,6 +166,25 @@ class _Handler(BaseHTTPRequestHandler):
             body = None
         self._record(body)
         fake = self.fake
+        if fake.api_key and self.headers.get("Authorization") != f"Bearer {fake.api_key}":
+            message = {"message": "Incorrect API key provided", "code": "invalid_api_key"}
+            self._send(401, {"error": message})
+            return
+        model = (body or {}).get("model")
+        if fake.models is not None and model not in fake.models:
+            message = {"message": f"The model `{model}` does not exist", "code": "model_not_found"}
+            self._send(404, {"error": message})
+            return
+        if self.path.rstrip("/").endswith("/embeddings") and body is not None:
+            texts = body.get("input") or []
+            texts = [texts] if isinstance(texts, str) else texts
+            vectors = HashEmbedder().embed(texts)
+            data = [
+                {"object": "embedding", "index": i, "embedding": v.tolist()}
+                for i, v in enumerate(vectors)
+            ]
+            self._send(200, {"object": "list", "data": data, "model": body.get("model")})
+            return
         if not self.path.rstrip("/").endswith("/chat/completions") or body is None:
             self._send(404, {"error": {"message": f"no route {self.path}"}})
             return

@@ -136,13 +136,19 @@ def page_restricted(content: dict[str, Any]) -> bool:
     return _restricted(read.get("restrictions") or {})
 
 
+def storage_body(item: dict[str, Any]) -> str:
+    """The storage-format body of a page (v1 content or v2 page, same shape)."""
+    body = item["body"]["storage"]["value"]
+    if not isinstance(body, str):
+        raise ValueError(f"body.storage.value is {type(body).__name__}, not text")
+    return body
+
+
 def page_from_v2(page: dict[str, Any], space: str, ancestors: tuple[str, ...], base: str) -> Page:
     """A `Page` from a REST v2 page (`body-format=storage`, `include-labels=true`), with the
     space key and ancestor ids (root first) that v2 serves from other endpoints."""
     version = page["version"]
-    body = page["body"]["storage"]["value"]
-    if not isinstance(body, str):
-        raise ValueError(f"body.storage.value is {type(body).__name__}, not text")
+    body = storage_body(page)
     webui = (page.get("_links") or {}).get("webui", "")
     labels = (page.get("labels") or {}).get("results") or []
     return Page(
@@ -169,9 +175,7 @@ def page_from_content(content: dict[str, Any], base_url: str) -> Page:
     )
     labels = ((content.get("metadata") or {}).get("labels") or {}).get("results") or []
     webui = (content.get("_links") or {}).get("webui", "")
-    body = content["body"]["storage"]["value"]
-    if not isinstance(body, str):
-        raise ValueError(f"body.storage.value is {type(body).__name__}, not text")
+    body = storage_body(content)
     return Page(
         id=str(content["id"]),
         space=content["space"]["key"],

@@ -35,6 +35,7 @@ from core.settings import SettingsError
 from tests.fakes.hash_embedder import HashEmbedder
 from tests.fakes.slack_api_server import FakeSlack
 from tests.fakes.tiny_wiki import build_wiki
+from tests.test_conversation import postgres_url  # noqa: F401 (a fixture)
 
 
 @pytest.fixture(autouse=True)
@@ -236,3 +237,26 @@ def test_report_lines_for_no_gap(settings):
     upgrade(settings.sqlalchemy_url)
     (report,) = gap_reports(settings, index, HashEmbedder(), "TEST", timedelta(days=30))
     assert report_lines(report)[0].startswith("TEST: 0 unanswered question(s)")
+
+
+@pytest.mark.postgres
+def test_status_gaps_and_doctor_on_postgres(postgres_url, tmp_path):  # noqa: F811
+    """The queries of the status, the gaps report and the doctor's database check on
+    PostgreSQL (day bucketing, partial indexes, the migration head)."""
+    from bot.doctor import check_database
+    from bot.status import collect_status
+
+    upgrade(postgres_url)
+    store = ConversationStore(postgres_url)
+    add_turn(store, postgres_url, "a", "parental leave?", True)
+    add_turn(store, postgres_url, "b", "bats?", False, rating="down")
+    settings, index, _ = build_wiki(tmp_path / "wiki")
+    settings = settings.replace(database_url=postgres_url)
+
+    status = collect_status(settings, index)
+    assert status.usage.questions == 2 and status.usage.declined == 1
+    assert status.usage.questions_per_day[-1] == (utcnow().date(), 2)
+    assert status.usage.feedback == {"down": 1}
+    assert len(unanswered_turns(postgres_url, utcnow() - timedelta(days=1))) == 2
+    check = check_database(settings)
+    assert check.status == "OK" and "0005_status_indexes" in check.detail

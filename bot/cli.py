@@ -84,19 +84,87 @@ def cmd_sync(args: argparse.Namespace) -> int:
 
 def cmd_bot(args: argparse.Namespace) -> int:
     """Answer in Slack over Socket Mode until interrupted (see bot/slack.py)."""
+    from bot.metrics import serve_metrics
     from bot.slack import run_socket_mode
 
-    return run_socket_mode(_settings(args))
+    settings = _settings(args)
+    serve_metrics(settings)
+    return run_socket_mode(settings)
 
 
 def cmd_worker(args: argparse.Namespace) -> int:
-    """Sync every configured space on its schedule until SIGTERM or SIGINT."""
+    """Sync every configured space on its schedule until SIGTERM or SIGINT, and post the
+    weekly gaps reports (see bot/gaps.py)."""
+    from bot.gaps import weekly_jobs
+    from bot.metrics import serve_metrics
     from connectors.schedule import Worker
     from core.db import upgrade
+    from core.embeddings import make_embedder
+    from core.index import EvidenceIndex
 
     settings = _settings(args)
     upgrade(settings.sqlalchemy_url)
-    Worker.from_settings(settings).serve_forever()
+    index = EvidenceIndex(settings, make_embedder(settings))
+    serve_metrics(settings)
+    Worker(settings, index, weekly_jobs(settings, index)).serve_forever()
+    return 0
+
+
+def cmd_doctor(args: argparse.Namespace) -> int:
+    """Check every configured integration, one line each (see bot/doctor.py)."""
+    from bot.doctor import run
+
+    return run(_settings(args), sys.stdout)
+
+
+def cmd_status(args: argparse.Namespace) -> int:
+    """Print per space the last and next sync, what is indexed and what failed, and the
+    questions of the last days (see bot/status.py)."""
+    import json
+
+    from bot.status import collect_status, status_json, status_lines
+    from core.db import upgrade
+    from core.embeddings import make_embedder
+    from core.index import EvidenceIndex
+
+    settings = _settings(args)
+    upgrade(settings.sqlalchemy_url)
+    index = EvidenceIndex(settings, make_embedder(settings))
+    try:
+        status = collect_status(settings, index, days=args.days)
+    finally:
+        index.close()
+    if args.json:
+        print(json.dumps(status_json(status), indent=2))
+    else:
+        print("\n".join(status_lines(status)))
+    return 0
+
+
+def cmd_gaps(args: argparse.Namespace) -> int:
+    """Print the questions the wiki did not answer, grouped (see bot/gaps.py)."""
+    from bot.gaps import gap_reports, parse_since, report_lines
+    from core.db import upgrade
+    from core.embeddings import make_embedder
+    from core.index import EvidenceIndex
+
+    try:
+        since = parse_since(args.since)
+    except ValueError as exc:
+        print(f"confbot gaps: --since: {exc}", file=sys.stderr)
+        return 2
+    settings = _settings(args)
+    upgrade(settings.sqlalchemy_url)
+    embedder = make_embedder(settings)
+    index = EvidenceIndex(settings, embedder)
+    try:
+        reports = gap_reports(settings, index, embedder, args.space, since)
+    finally:
+        index.close()
+    if not reports:
+        print(f"nothing unanswered in the last {args.since}")
+    for report in reports:
+        print("\n".join(report_lines(report)))
     return 0
 
 
@@ -192,6 +260,30 @@ def build_parser() -> argparse.ArgumentParser:
     p = sub.add_parser("worker", help="sync each space on its schedule (sync_schedule)")
     _add_config_option(p)
     p.set_defaults(func=cmd_worker)
+
+    p = sub.add_parser(
+        "doctor", help="check every configured integration; exit 1 when anything is wrong"
+    )
+    _add_config_option(p)
+    p.set_defaults(func=cmd_doctor)
+
+    p = sub.add_parser(
+        "status", help="per space the last and next sync, pages indexed and failed; questions"
+    )
+    p.add_argument("--days", type=int, default=14, help="days of questions shown (default 14)")
+    p.add_argument("--json", action="store_true", help="print JSON")
+    _add_config_option(p)
+    p.set_defaults(func=cmd_status)
+
+    p = sub.add_parser(
+        "gaps", help="questions the wiki did not answer (declined or 👎), grouped by topic"
+    )
+    p.add_argument("--space", metavar="KEY", help="one space (default: every space)")
+    p.add_argument(
+        "--since", default="30d", metavar="SPAN", help="how far back: 30d, 2w, 12h (default 30d)"
+    )
+    _add_config_option(p)
+    p.set_defaults(func=cmd_gaps)
 
     p = sub.add_parser("init", help="create or upgrade the state database (database_url)")
     _add_config_option(p)

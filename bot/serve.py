@@ -110,13 +110,11 @@ def slack_parts(settings: Settings, assistant, socket_mode: bool, parts: Parts):
     Socket Mode in the background when asked for and its tokens are set."""
     if not settings.slack_bot_token:
         return None
-    from bot.slack import build_app
+    from bot.slack import build_app, socket_mode_handler
 
     slack_app = build_app(settings, assistant)
     if socket_mode and settings.slack_app_token:
-        from slack_bolt.adapter.socket_mode import SocketModeHandler
-
-        handler = SocketModeHandler(slack_app, settings.slack_app_token)
+        handler = socket_mode_handler(slack_app, settings.slack_app_token)
         handler.connect()
         parts.stops.append(("Slack Socket Mode", handler.close))
         parts.notes.append("Slack: Socket Mode connected")
@@ -136,6 +134,7 @@ def run(
     """Run until SIGINT or SIGTERM; the exit status."""
     import uvicorn
 
+    from bot.metrics import serve_metrics
     from bot.web import create_app
     from core.assistant import Assistant
 
@@ -167,13 +166,24 @@ def run(
                 parts.notes.append("no sync source configured: serving the pages indexed")
         assistant.retriever.search("warm up", k=1)  # load every lazy piece before the URL
 
+        metrics_server = serve_metrics(settings)
+        if metrics_server is not None:
+            parts.stops.append(("the metrics server", metrics_server.shutdown))
+            host, port = metrics_server.server_address[:2]
+            parts.notes.append(f"Prometheus metrics: {display_url(host, port)}/metrics")
         if worker:
+            from bot.gaps import weekly_jobs
             from connectors.schedule import Worker
 
-            sync_worker = Worker(sync_settings, assistant.index)
+            jobs = weekly_jobs(settings, assistant.index)
+            sync_worker = Worker(sync_settings, assistant.index, jobs)
             sync_worker.start()
             parts.stops.append(("the sync scheduler", sync_worker.shutdown))
             parts.notes.append(f"sync scheduler: {', '.join(sync_worker.schedules())}")
+            if jobs:
+                parts.notes.append(f"weekly gaps report: {', '.join(j.name for j in jobs)}")
+        if settings.admin_token:
+            parts.notes.append("admin page at /admin and metrics at /metrics (admin token)")
 
         slack_app = slack_parts(settings, assistant, socket_mode, parts)
         config = uvicorn.Config(

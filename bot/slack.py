@@ -20,10 +20,11 @@ App runs with `process_before_response=True`, so acknowledgements run on the req
 thread and never queue behind answers being worked on. While it works the bot puts 👀 on the
 message; when anything fails the thread gets a short apology instead of silence.
 
-Socket Mode (`confbot bot`, `run_socket_mode`) needs `SLACK_APP_TOKEN` and
-`SLACK_BOT_TOKEN`. HTTP mode is served by the web app (`bot/web.py` dispatches
-`SLACK_EVENTS_PATH`, the Event Subscriptions and Interactivity request URL, to the App from
-`build_app`), which verifies each request's signature with `SLACK_SIGNING_SECRET`.
+Socket Mode (`confbot bot`, `run_socket_mode`, and `confbot serve`) needs `SLACK_APP_TOKEN`
+and `SLACK_BOT_TOKEN`; `socket_mode_handler` makes its one connection. HTTP mode is served by
+the web app (`bot/web.py` dispatches `SLACK_EVENTS_PATH`, the Event Subscriptions and
+Interactivity request URL, to the App from `build_app`), which verifies each request's
+signature with `SLACK_SIGNING_SECRET`.
 """
 
 from __future__ import annotations
@@ -33,6 +34,7 @@ import re
 import secrets
 from concurrent.futures import ThreadPoolExecutor
 
+from prometheus_client import Counter
 from slack_bolt import App, BoltContext, BoltRequest, BoltResponse
 from slack_sdk import WebClient
 from slack_sdk.errors import SlackApiError
@@ -54,6 +56,11 @@ from core.llm import LLMError
 from core.settings import Settings
 
 log = logging.getLogger(__name__)
+
+EVENTS_RECEIVED = Counter("confbot_slack_events_received", "Slack Events API deliveries received.")
+EVENTS_DEDUPLICATED = Counter(
+    "confbot_slack_events_deduplicated", "Slack event deliveries dropped as seen before."
+)
 
 SLACK_EVENTS_PATH = "/slack/events"
 WORKING_REACTION = "eyes"
@@ -131,8 +138,10 @@ class SlackBot:
         event_id = body.get("event_id")
         if request.lazy_only or body.get("type") != "event_callback" or not event_id:
             return next()
+        EVENTS_RECEIVED.inc()
         if self.state.claim("event", event_id):
             return next()
+        EVENTS_DEDUPLICATED.inc()
         retry = (request.headers.get("x-slack-retry-num") or ["-"])[0]
         logger.info("Slack event %s delivered again (retry %s): skipped", event_id, retry)
         return BoltResponse(status=200, body="")
@@ -355,17 +364,30 @@ def build_app(settings: Settings, assistant: Assistant, client: WebClient | None
     return app
 
 
+def socket_mode_handler(app: App, app_token: str):
+    """The Socket Mode connection of `app`, not connected yet: it asks
+    `apps.connections.open` with `app_token` through the app's own `WebClient`, acknowledges
+    each envelope as the listeners ack, and reconnects by itself when the connection drops
+    or Slack asks it to (a `disconnect` message).
+
+    slack-bolt's adapter on the `websocket-client` package: it sees a connection that died
+    without a close frame at once and reconnects in about 0.5 s, where the adapter on
+    slack-sdk's built-in client only notices after five failed pings (50 s with its default
+    10 s interval; measured in docs/benchmarks.md, `benchmarks/socket_mode_reconnect.py`)."""
+    from slack_bolt.adapter.socket_mode.websocket_client import SocketModeHandler
+
+    return SocketModeHandler(app, app_token)
+
+
 def run_socket_mode(settings: Settings) -> int:
     """Answer in Slack over Socket Mode until interrupted (`confbot bot`)."""
-    from slack_bolt.adapter.socket_mode import SocketModeHandler
-
     app_token = settings.require("slack_app_token")
     settings.require("slack_bot_token")
     assistant = Assistant.from_settings(settings)
     try:
         app = build_app(settings, assistant)
         log.info("confbot is connecting to Slack over Socket Mode")
-        SocketModeHandler(app, app_token).start()
+        socket_mode_handler(app, app_token).start()
     except KeyboardInterrupt:
         pass
     finally:

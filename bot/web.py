@@ -2,12 +2,13 @@
 Slack's HTTP-mode endpoint, in one Starlette app (served by uvicorn, see `bot.serve`).
 
 Routes:
-- `GET /ask?space=KEY&page=ID`: the page a Confluence page or macro links to. A chat scoped
+- `GET /ask?space=KEY&page=ID&q=TEXT`: the page a Confluence page or macro links to. A chat scoped
   to the space (retrieval searches only that space; with only `page`, the page's space):
   each answer shows the completed question, the answer with its `[n]` citations linked,
   the numbered sources linked to Confluence, an Explain button (attribution breakdown) and
   a trace (retrieval ranks per retriever, the prompts sent, timings). Each page load is a
-  new conversation (its id is in the page), so every browser tab has its own thread.
+  new conversation (its id is in the page), so every browser tab has its own thread. `q`
+  prepares a question: it fills the question box and waits for the user to ask it.
 - `POST /api/ask` `{"question", "conversation", "space"?, "page"?}`: answer the next turn.
 - `POST /api/explain` and `POST /api/feedback` `{"turn", "conversation", "space"?,
   "page"?}` (+ `"value": "up" | "down"` for feedback).
@@ -15,6 +16,8 @@ Routes:
 - `GET /healthz`: 200 with the number of indexed evidences, 503 when the state database
   cannot be read.
 - `POST /slack/events`: the Slack bolt app in HTTP mode, when one is given.
+- `GET /admin`, `GET /api/admin/status`, `GET /metrics`: the read-only admin surface
+  (`bot/admin.py`), only when `admin_token` is set.
 
 A turn is only readable through the conversation that asked it (its surface `web`, space,
 page and conversation id must all match), so turn ids, which are sequential, reveal
@@ -173,6 +176,12 @@ def parse_question(value: Any) -> str:
             f"question is too long: {len(value)} characters, at most {MAX_QUESTION_CHARS}"
         )
     return value.strip()
+
+
+def prepared_question(value: str | None) -> str:
+    """The question a link prepares (`/ask?q=...`): trimmed and cut to `MAX_QUESTION_CHARS`,
+    so a long link still opens the page; the user reads it before asking."""
+    return (value or "").strip()[:MAX_QUESTION_CHARS]
 
 
 def conversation_key(space: str | None, page: str | None, conversation: str) -> ConversationKey:
@@ -334,6 +343,10 @@ class WebApp:
             Route("/healthz", self.healthz),
             Mount("/static", StaticFiles(directory=STATIC), name="static"),
         ]
+        if assistant.settings.admin_token:  # the admin page and /metrics (bot/admin.py)
+            from bot.admin import Admin
+
+            routes.extend(Admin(assistant).routes())
         if slack_app is not None:
             from bot.slack import SLACK_EVENTS_PATH
 
@@ -406,11 +419,13 @@ class WebApp:
     async def ask_page(self, request: Request) -> Response:
         space = parse_space(request.query_params.get("space"))
         page = parse_page(request.query_params.get("page"))
+        question = prepared_question(request.query_params.get("q"))
         scope = await run_in_threadpool(self._scope, space, page)
-        return HTMLResponse(self.render(scope), headers=SECURITY_HEADERS)
+        return HTMLResponse(self.render(scope, question=question), headers=SECURITY_HEADERS)
 
-    def render(self, scope: Scope, conversation: str | None = None) -> str:
-        """The `/ask` page for a scope, with a new conversation id."""
+    def render(self, scope: Scope, conversation: str | None = None, question: str = "") -> str:
+        """The `/ask` page for a scope, with a new conversation id and `question` in the
+        question box (not asked)."""
         esc = html.escape
         if scope.space:
             where = f"Answers from the <strong>{esc(scope.space)}</strong> space"
@@ -433,6 +448,7 @@ class WebApp:
             page=esc(scope.page or ""),
             conversation=esc(conversation or secrets.token_urlsafe(16)),
             placeholder=esc(f"Ask a question about {label}"),
+            question=esc(question),
             max_chars=MAX_QUESTION_CHARS,
         )
 

@@ -9,10 +9,18 @@ the library's own backoff and Retry-After sleeps are switched off, every call go
 `_links.next` cursor on Cloud, by `start`/`limit` on Server, until exhausted.
 
 REST v1 endpoints used (same paths on Cloud under `/wiki` and on Data Center):
-- `GET rest/api/content/search?cql=...&expand=...`: changed pages and the space listing;
-- `GET rest/api/content/{id}?expand=...`: one page (retries, repairs, deletion checks);
+- `GET rest/api/content/search?cql=...&expand=...`: changed pages and the space listing
+  (CQL search has no v2 equivalent, so it stays on v1 on Cloud too);
+- `GET rest/api/content/{id}?expand=...`: one page (retries, repairs, deletion checks), on
+  Data Center only;
 - `GET rest/api/content/{id}/restriction/byOperation/read`: read restrictions of an
-  ancestor (a page's own restrictions come with it through `expand`).
+  ancestor, and on Cloud of the page itself (v2 has no restrictions endpoint).
+
+On Cloud, where Atlassian deprecated the v1 content endpoint, one page is read with REST v2
+(`GET api/v2/pages/{id}?body-format=storage&include-labels=true`), its ancestors with
+`GET api/v2/pages/{id}/ancestors` (root first) and its space key with
+`GET api/v2/spaces/{space id}` (asked once per space). v2 names the last editor by account
+id only, so that is the author of a page read this way.
 
 The last-updated time and author are read from `version.when` and `version.by`, which both
 APIs return with `expand=version` (the same values as `history.lastUpdated`, so `history` is
@@ -49,8 +57,17 @@ LISTING_LIMIT = 200
 RETRY_STATUSES = frozenset({429, 500, 502, 503, 504})
 
 
+V2_ANCESTORS_LIMIT = 250
+"""Most ancestors one v2 request returns (the API's maximum); page trees are far shallower."""
+
+
 class ConfluenceError(RuntimeError):
-    """A Confluence request failed for good (a 4xx, or retries or the deadline exhausted)."""
+    """A Confluence request failed for good (a 4xx, or retries or the deadline exhausted);
+    `status` is the HTTP status of a 4xx."""
+
+    def __init__(self, message: str, status: int | None = None):
+        super().__init__(message)
+        self.status = status
 
 
 def is_cloud(settings: Settings) -> bool:
@@ -119,6 +136,36 @@ def page_restricted(content: dict[str, Any]) -> bool:
     return _restricted(read.get("restrictions") or {})
 
 
+def storage_body(item: dict[str, Any]) -> str:
+    """The storage-format body of a page (v1 content or v2 page, same shape)."""
+    body = item["body"]["storage"]["value"]
+    if not isinstance(body, str):
+        raise ValueError(f"body.storage.value is {type(body).__name__}, not text")
+    return body
+
+
+def page_from_v2(page: dict[str, Any], space: str, ancestors: tuple[str, ...], base: str) -> Page:
+    """A `Page` from a REST v2 page (`body-format=storage`, `include-labels=true`), with the
+    space key and ancestor ids (root first) that v2 serves from other endpoints."""
+    version = page["version"]
+    body = storage_body(page)
+    webui = (page.get("_links") or {}).get("webui", "")
+    labels = (page.get("labels") or {}).get("results") or []
+    return Page(
+        id=str(page["id"]),
+        space=space,
+        title=page["title"],
+        url=base.rstrip("/") + webui if webui else "",
+        body=body,
+        body_format="storage",
+        version=int(version["number"]),
+        updated_at=version.get("createdAt", ""),
+        author=version.get("authorId") or page.get("authorId") or "",
+        ancestors=ancestors,
+        labels=tuple(label["name"] for label in labels),
+    )
+
+
 def page_from_content(content: dict[str, Any], base_url: str) -> Page:
     """A `Page` from a content object expanded with `CONTENT_EXPAND`; `url` is its web UI link."""
     version = content["version"]
@@ -128,9 +175,7 @@ def page_from_content(content: dict[str, Any], base_url: str) -> Page:
     )
     labels = ((content.get("metadata") or {}).get("labels") or {}).get("results") or []
     webui = (content.get("_links") or {}).get("webui", "")
-    body = content["body"]["storage"]["value"]
-    if not isinstance(body, str):
-        raise ValueError(f"body.storage.value is {type(body).__name__}, not text")
+    body = storage_body(content)
     return Page(
         id=str(content["id"]),
         space=content["space"]["key"],
@@ -214,7 +259,8 @@ class ConfluenceClient:
                         )
                 else:
                     raise ConfluenceError(
-                        f"GET {path}: HTTP {status} {response.reason}: {response.text[:200]}"
+                        f"GET {path}: HTTP {status} {response.reason}: {response.text[:200]}",
+                        status=status,
                     )
             if wait is None:
                 wait = self.backoff * 2**attempt
@@ -264,8 +310,28 @@ class ConfluenceClient:
         return path.lstrip("/")
 
     def content(self, page_id: str, expand: str) -> dict[str, Any] | None:
-        """One content object by id, or None when it does not exist."""
+        """One content object by id (REST v1), or None when it does not exist."""
         return self.get_json(f"rest/api/content/{page_id}", {"expand": expand})
+
+    def page_v2(self, page_id: str) -> dict[str, Any] | None:
+        """One page by id with its storage body and labels (REST v2, Cloud), or None when it
+        does not exist."""
+        return self.get_json(
+            f"api/v2/pages/{page_id}", {"body-format": "storage", "include-labels": "true"}
+        )
+
+    def ancestors_v2(self, page_id: str) -> tuple[str, ...]:
+        """The ids of a page's ancestor pages, root first (REST v2, Cloud)."""
+        data = self.get_json(f"api/v2/pages/{page_id}/ancestors", {"limit": V2_ANCESTORS_LIMIT})
+        results = (data or {}).get("results") or []
+        return tuple(str(a["id"]) for a in results if a.get("type", "page") == "page")
+
+    def space_key_v2(self, space_id: str) -> str:
+        """The key of the space with a v2 space id (REST v2, Cloud)."""
+        data = self.get_json(f"api/v2/spaces/{space_id}")
+        if not data or not data.get("key"):
+            raise ConfluenceError(f"GET api/v2/spaces/{space_id}: no such space")
+        return str(data["key"])
 
     def read_restricted(self, page_id: str) -> bool:
         """Whether a page has read restrictions of its own."""
@@ -293,6 +359,8 @@ class ConfluenceSource:
         # lives across runs (the worker's) asks again once `sync_listing_interval` has passed.
         self.restriction_ttl = parse_interval(settings.sync_listing_interval).total_seconds()
         self._ancestor_restricted: dict[str, tuple[bool, float]] = {}
+        self._space_keys: dict[str, str] = {}
+        """v2 space id → space key (Cloud page reads)."""
 
     def changes(self, space: str, since: datetime | None) -> Iterator[Batch]:
         """Pages of `space` modified since `since` minus the overlap window, oldest first.
@@ -306,22 +374,40 @@ class ConfluenceSource:
             batch = Batch(pages=[], total=data.get("totalSize"))
             for item in data.get("results") or []:
                 try:
-                    fetched = Fetched(page_from_content(item, base), self._restricted(item))
+                    page = page_from_content(item, base)
+                    restricted = self._restricted(page_restricted(item), page.ancestors)
                 except (KeyError, TypeError, ValueError, ConfluenceError) as exc:
                     page_id = str(item.get("id", "?"))
                     log.warning("page %s: %r; retried next run", page_id, exc)
                     batch.failures.append((page_id, repr(exc)))
                     continue
-                batch.pages.append(fetched)
+                batch.pages.append(Fetched(page, restricted))
             yield batch
 
     def fetch(self, page_id: str) -> Fetched | None:
-        """One page with its body; None when it is gone, trashed or archived."""
+        """One page with its body; None when it is gone, trashed or archived. REST v2 on
+        Cloud, v1 on Data Center."""
+        if self.client.cloud:
+            return self._fetch_v2(page_id)
         item = self.client.content(page_id, CONTENT_EXPAND)
         if item is None or item.get("status", "current") != "current":
             return None
         base = (item.get("_links") or {}).get("base") or self.client.url
-        return Fetched(page_from_content(item, base), self._restricted(item))
+        page = page_from_content(item, base)
+        return Fetched(page, self._restricted(page_restricted(item), page.ancestors))
+
+    def _fetch_v2(self, page_id: str) -> Fetched | None:
+        item = self.client.page_v2(page_id)
+        if item is None or item.get("status", "current") != "current":
+            return None
+        space_id = str(item["spaceId"])
+        if space_id not in self._space_keys:
+            self._space_keys[space_id] = self.client.space_key_v2(space_id)
+        ancestors = self.client.ancestors_v2(page_id)
+        base = (item.get("_links") or {}).get("base") or self.client.url
+        page = page_from_v2(item, self._space_keys[space_id], ancestors, base)
+        own = self.skip_restricted and self.client.read_restricted(page_id)
+        return Fetched(page, self._restricted(own, ancestors))
 
     def listing(self, space: str) -> dict[str, Listed]:
         """Every current page of `space` (id, version, title, ancestors), without bodies."""
@@ -336,13 +422,13 @@ class ConfluenceSource:
                 )
         return out
 
-    def _restricted(self, item: dict[str, Any]) -> bool:
+    def _restricted(self, own: bool, ancestors: tuple[str, ...]) -> bool:
+        """Whether a page is read-restricted: `own` restrictions, or any ancestor's."""
         if not self.skip_restricted:
             return False
-        if page_restricted(item):
+        if own:
             return True
-        for ancestor in item.get("ancestors") or ():
-            ancestor_id = str(ancestor["id"])
+        for ancestor_id in ancestors:
             cached = self._ancestor_restricted.get(ancestor_id)
             if cached is None or time.monotonic() - cached[1] >= self.restriction_ttl:
                 cached = (self.client.read_restricted(ancestor_id), time.monotonic())

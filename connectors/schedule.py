@@ -15,7 +15,11 @@ import logging
 import signal
 import threading
 from collections import Counter
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
+
+import prometheus_client
 
 from connectors.sync import SpaceSync, SyncReport, make_source, parse_interval, spaces_to_sync
 from core.embeddings import Embedder
@@ -25,6 +29,28 @@ from core.settings import Settings
 log = logging.getLogger(__name__)
 
 JOB_PREFIX = "sync:"
+
+SYNC_RUNS = prometheus_client.Counter(
+    "confbot_sync_runs",
+    "Sync runs finished, by space and outcome (ok, stopped).",
+    ["space", "outcome"],
+)
+SYNC_PAGES = prometheus_client.Counter(
+    "confbot_sync_pages",
+    "Pages changed by sync runs, by space and change (added, updated, deleted, moved, skipped).",
+    ["space", "change"],
+)
+SYNC_FAILURES = prometheus_client.Counter(
+    "confbot_sync_failures", "Pages that failed in sync runs.", ["space"]
+)
+
+
+def observe_sync(report: SyncReport) -> None:
+    """Count a finished sync run in the Prometheus metrics of this process."""
+    SYNC_RUNS.labels(report.space, "stopped" if report.error else "ok").inc()
+    for change in ("added", "updated", "deleted", "moved", "skipped"):
+        SYNC_PAGES.labels(report.space, change).inc(getattr(report, change))
+    SYNC_FAILURES.labels(report.space).inc(report.failed)
 
 
 def parse_schedule(spec: str):
@@ -46,6 +72,20 @@ def parse_schedule(spec: str):
     return IntervalTrigger(seconds=interval.total_seconds())
 
 
+@dataclass(frozen=True)
+class Job:
+    """A scheduled job: its id, an importable module-level function (the job store keeps a
+    reference to it), its arguments, its schedule (`parse_schedule`), and whether a new or
+    changed job runs at once (syncs do) or waits for its schedule (the weekly gaps report)."""
+
+    id: str
+    func: Callable[..., None]
+    args: tuple
+    spec: str
+    name: str
+    run_now: bool = False
+
+
 _worker: Worker | None = None
 
 
@@ -60,7 +100,7 @@ def run_space(space: str) -> None:
 class Worker:
     """Schedules and runs the syncs of every configured space into one index."""
 
-    def __init__(self, settings: Settings, index: EvidenceIndex):
+    def __init__(self, settings: Settings, index: EvidenceIndex, jobs: Sequence[Job] = ()):
         from apscheduler.executors.pool import ThreadPoolExecutor
         from apscheduler.jobstores.sqlalchemy import SQLAlchemyJobStore
         from apscheduler.schedulers.background import BackgroundScheduler
@@ -69,6 +109,7 @@ class Worker:
 
         self.settings = settings
         self.index = index
+        self.jobs = list(jobs)
         self.stop = threading.Event()
         self._source = None
         self.reports: dict[str, SyncReport] = {}
@@ -94,28 +135,34 @@ class Worker:
         return {s: self.settings.sync_schedules.get(s, self.settings.sync_schedule) for s in spaces}
 
     def start(self) -> None:
-        """Start the scheduler with one job per space; a job whose schedule is unchanged
-        keeps its stored next run time, a new or changed one runs now."""
+        """Start the scheduler with one sync job per space and the other `jobs`; a job whose
+        schedule is unchanged keeps its stored next run time, a new or changed sync runs
+        now, and a stored job no longer configured is removed."""
         global _worker
-        wanted = {JOB_PREFIX + s: (s, parse_schedule(spec)) for s, spec in self.schedules().items()}
+        wanted = [
+            Job(JOB_PREFIX + s, run_space, (s,), spec, f"sync {s}", run_now=True)
+            for s, spec in self.schedules().items()
+        ] + self.jobs
+        triggers = {job.id: parse_schedule(job.spec) for job in wanted}
         _worker = self
         self.scheduler.start(paused=True)
-        for job in self.scheduler.get_jobs():
-            if job.id.startswith(JOB_PREFIX) and job.id not in wanted:
-                log.info("removing the job of space %s (no longer configured)", job.id)
-                job.remove()
-        for job_id, (space, trigger) in wanted.items():
-            job = self.scheduler.get_job(job_id)
-            if job is not None and str(job.trigger) == str(trigger):
+        for stored in self.scheduler.get_jobs():
+            if stored.id not in triggers:
+                log.info("removing the job %s (no longer configured)", stored.id)
+                stored.remove()
+        for job in wanted:
+            stored = self.scheduler.get_job(job.id)
+            if stored is not None and str(stored.trigger) == str(triggers[job.id]):
                 continue
+            first_run = {"next_run_time": datetime.now(UTC)} if job.run_now else {}
             self.scheduler.add_job(
-                run_space,
-                trigger,
-                args=[space],
-                id=job_id,
-                name=f"sync {space}",
+                job.func,
+                triggers[job.id],
+                args=list(job.args),
+                id=job.id,
+                name=job.name,
                 replace_existing=True,
-                next_run_time=datetime.now(UTC),
+                **first_run,
             )
         self.scheduler.resume()
         for job in self.scheduler.get_jobs():
@@ -127,6 +174,7 @@ class Worker:
             self._source = make_source(self.settings)
         report = SpaceSync(self.settings, self.index, self._source, self.stop).run(space)
         log.info("sync %s", report.summary())
+        observe_sync(report)
         self.reports[space] = report
         self.runs[space] += 1
         return report

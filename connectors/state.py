@@ -10,7 +10,7 @@ from __future__ import annotations
 import json
 from datetime import UTC, datetime
 
-from sqlalchemy import Boolean, DateTime, Integer, String, Text
+from sqlalchemy import Boolean, DateTime, Index, Integer, String, Text, text
 from sqlalchemy.orm import Mapped, mapped_column
 
 from core.db import Base
@@ -40,6 +40,20 @@ class SyncPage(Base):
     """One page seen by the sync: the version and content digest in the index, or why not."""
 
     __tablename__ = "sync_pages"
+    __table_args__ = (  # partial indexes for counting per space (migration 0005)
+        Index(
+            "ix_sync_pages_indexed",
+            "space",
+            sqlite_where=text("version IS NOT NULL"),
+            postgresql_where=text("version IS NOT NULL"),
+        ),
+        Index(
+            "ix_sync_pages_failed",
+            "space",
+            sqlite_where=text("error IS NOT NULL"),
+            postgresql_where=text("error IS NOT NULL"),
+        ),
+    )
 
     page_id: Mapped[str] = mapped_column(String(255), primary_key=True)
     space: Mapped[str] = mapped_column(String(255), index=True)
@@ -67,7 +81,7 @@ class SyncPage(Base):
 
 class SyncLease(Base):
     """A worker's lease on a space: only `holder` syncs it until `expires_at` (renewed at
-    every batch). Created by migration `0006_sync_leases`."""
+    every batch). Created by migration `0005_sync_leases`."""
 
     __tablename__ = "sync_leases"
 

@@ -30,6 +30,7 @@ from core.attribution import Explanation, attribute, prompt_evidences
 from core.conversation import ConversationKey, ConversationStore, TurnRecord
 from core.index import EvidenceIndex
 from core.llm import LLM
+from core.metrics import observe_feedback, observe_turn
 from core.rephrase import Completer, Exchange
 from core.retrieve import Retriever, ScoredEvidence
 from core.settings import Settings
@@ -210,6 +211,7 @@ class Assistant:
         if self.settings.explain_in_background:
             self._explain_later(record.id)
         timings["total_ms"] = (mark - started) * 1000
+        observe_turn(key.surface, timings, answer.out_of_scope)
         return Turn(
             id=record.id,
             key=key,
@@ -230,7 +232,9 @@ class Assistant:
         """Record a user's rating of a turn; returns the feedback id."""
         if self.store.turn(turn_id) is None:
             raise KeyError(f"no turn with id {turn_id}")
-        return self.store.add_feedback(turn_id, value, user)
+        feedback_id = self.store.add_feedback(turn_id, value, user)
+        observe_feedback(value)
+        return feedback_id
 
     def new_conversation(self, key: ConversationKey) -> int:
         """Start over (`/new`): the conversation's turns stop being history for follow-ups.

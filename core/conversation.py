@@ -94,7 +94,9 @@ class TurnRecord(Base):
     model: Mapped[str] = mapped_column(String(255), default="")
     timings: Mapped[dict] = mapped_column(JSON, default=dict)
     archived: Mapped[bool] = mapped_column(Boolean, default=False)
-    created_at: Mapped[datetime] = mapped_column(DateTime(timezone=True), default=utcnow)
+    created_at: Mapped[datetime] = mapped_column(
+        DateTime(timezone=True), default=utcnow, index=True
+    )
 
 
 class ExplanationRecord(Base):

@@ -258,6 +258,34 @@ class Settings:
         8, "Slack answers and explanations worked on at once per process; more wait in line."
     )
 
+    # --- operating it: admin page, metrics, the report of unanswered questions --------
+    admin_token: str = setting(
+        "",
+        "Token that opens the read-only admin page (/admin) and /metrics of the web app"
+        " (Authorization: Bearer TOKEN, or as the password of HTTP basic auth); empty: both off.",
+        secret=True,
+    )
+    metrics_address: str = setting(
+        "",
+        "HOST:PORT where Prometheus metrics are also served without a token, by every confbot"
+        " process (an internal address: 127.0.0.1:9464); empty: off.",
+    )
+    gaps_distance: float = setting(
+        0.45,
+        "Cosine distance under which unanswered questions are grouped (average linkage); the"
+        " cut 5-fold cross-validation on ConfQuestions chose in 4 of 5 folds (docs/benchmarks.md).",
+    )
+    gaps_channel: dict[str, str] = setting(
+        {},
+        "Slack channel per space for the weekly report of unanswered questions: HR=C0123;ENG=C0456"
+        " (* for every synced space not listed); empty: no posts.",
+    )
+    gaps_schedule: str = setting(
+        "0 9 * * mon",
+        "When the weekly report of unanswered questions is posted: a 5-field cron in the"
+        " worker's time zone (Mondays at 09:00; name the weekday, APScheduler counts 0 as Monday).",
+    )
+
     # --- secrets and endpoints (never logged) ----------------------------------------
     openai_api_key: str = setting(
         "", "API key for the LLM and embeddings endpoints.", env="OPENAI_API_KEY", secret=True

@@ -72,6 +72,12 @@ def test_ask_explain_and_trace_in_headless_chromium(tmp_path):
                     lambda m: problems.append(f"console: {m.text}") if m.type == "error" else None,
                 )
                 page.on("dialog", lambda d: (problems.append(f"dialog: {d.message}"), d.dismiss()))
+                # A link prepares a question: it fills the box, focused, and asks nothing.
+                page.goto(f"{server.url}/ask?space=TEST&q=What+does+BATS+stand+for%3F")
+                expect(page.locator("#question")).to_have_value("What does BATS stand for?")
+                expect(page.locator("#question")).to_be_focused()
+                assert page.locator(".turn").count() == 0
+
                 page.goto(f"{server.url}/ask?space=TEST&page=101")
                 expect(page.locator("#scope")).to_contain_text("TEST")
                 expect(page.locator("#scope a")).to_have_text("Bats: Bash Automated Testing System")

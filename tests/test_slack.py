@@ -78,7 +78,12 @@ def signed_request(body: str, content_type: str, headers: dict | None = None) ->
 
 
 def event_request(event: dict, event_id: str, headers: dict | None = None) -> BoltRequest:
-    body = {
+    return signed_request(json.dumps(event_body(event, event_id)), "application/json", headers)
+
+
+def event_body(event: dict, event_id: str) -> dict:
+    """An Events API `event_callback` body, as HTTP mode and Socket Mode both carry it."""
+    return {
         "token": "unused",
         "team_id": TEAM_ID,
         "api_app_id": "A0APP",
@@ -95,7 +100,6 @@ def event_request(event: dict, event_id: str, headers: dict | None = None) -> Bo
             }
         ],
     }
-    return signed_request(json.dumps(body), "application/json", headers)
 
 
 def mention(ts: str, text: str, channel: str = "C1", thread_ts: str | None = None) -> dict:
@@ -150,39 +154,7 @@ class Bot:
 
     def click(self, action_id: str, turn_id: int, answer: dict, user: str = USER) -> BoltResponse:
         """Press a button of the answer message `answer` (a recorded chat.postMessage)."""
-        channel, thread = answer["channel"], answer["thread_ts"]
-        payload = {
-            "type": "block_actions",
-            "team": {"id": TEAM_ID, "domain": "test"},
-            "user": {"id": user, "username": "alice", "team_id": TEAM_ID},
-            "api_app_id": "A0APP",
-            "token": "unused",
-            "trigger_id": "1.2.3",
-            "container": {
-                "type": "message",
-                "message_ts": answer["ts"],
-                "channel_id": channel,
-                "is_ephemeral": False,
-                "thread_ts": thread,
-            },
-            "channel": {"id": channel, "name": "general"},
-            "message": {
-                "type": "message",
-                "ts": answer["ts"],
-                "thread_ts": thread,
-                "bot_id": BOT_ID,
-                "text": "answer",
-            },
-            "actions": [
-                {
-                    "type": "button",
-                    "action_id": action_id,
-                    "block_id": "actions",
-                    "value": str(turn_id),
-                    "action_ts": str(time.time()),
-                }
-            ],
-        }
+        payload = button_payload(action_id, turn_id, answer, user)
         body = urlencode({"payload": json.dumps(payload)})
         response = self.app.dispatch(signed_request(body, "application/x-www-form-urlencoded"))
         assert response.status == 200, response.body
@@ -196,6 +168,44 @@ class Bot:
     def finish(self) -> None:
         """Wait for every lazy listener to end (the App takes no new work after this)."""
         self.app.listener_runner.listener_executor.shutdown(wait=True)
+
+
+def button_payload(action_id: str, turn_id: int, answer: dict, user: str = USER) -> dict:
+    """The `block_actions` payload of a click on a button of the answer message `answer` (a
+    recorded chat.postMessage with its ts)."""
+    channel, thread = answer["channel"], answer["thread_ts"]
+    return {
+        "type": "block_actions",
+        "team": {"id": TEAM_ID, "domain": "test"},
+        "user": {"id": user, "username": "alice", "team_id": TEAM_ID},
+        "api_app_id": "A0APP",
+        "token": "unused",
+        "trigger_id": "1.2.3",
+        "container": {
+            "type": "message",
+            "message_ts": answer["ts"],
+            "channel_id": channel,
+            "is_ephemeral": False,
+            "thread_ts": thread,
+        },
+        "channel": {"id": channel, "name": "general"},
+        "message": {
+            "type": "message",
+            "ts": answer["ts"],
+            "thread_ts": thread,
+            "bot_id": BOT_ID,
+            "text": "answer",
+        },
+        "actions": [
+            {
+                "type": "button",
+                "action_id": action_id,
+                "block_id": "actions",
+                "value": str(turn_id),
+                "action_ts": str(time.time()),
+            }
+        ],
+    }
 
 
 def make_bot(wiki: Wiki, folder: Path, slack: FakeSlack, llm=None, **changes) -> Bot:

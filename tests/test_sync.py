@@ -157,7 +157,7 @@ def test_a_page_that_fails_is_retried_next_run(tmp_path, fake, embedder):
     fake.pages["100004"].body = "<p>Fixed body</p>"  # same version: fetched again by id
     second = run_sync(settings, index, "GEN")
     assert (second.added, second.failed) == (1, 0)
-    assert any(r.path.endswith("/content/100004") for r in fake.requests)
+    assert any(r.path.endswith("/api/v2/pages/100004") for r in fake.requests)  # Cloud: v2
     assert "100004" in index.page_ids()
 
 

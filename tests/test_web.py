@@ -12,6 +12,7 @@ from pathlib import Path
 
 import httpx
 import pytest
+from sqlalchemy import func, select
 
 from bot.web import (
     MAX_QUESTION_CHARS,
@@ -22,6 +23,8 @@ from bot.web import (
     create_app,
     excerpt,
 )
+from core.assistant import ConversationKey
+from core.conversation import TurnRecord
 from tests.fakes.tiny_wiki import Wiki, build_wiki, make_assistant
 
 CONVERSATION = "tab-0123456789"
@@ -245,6 +248,24 @@ async def test_ask_page_shows_scope_and_a_new_conversation_each_load(client):
     everything = (await client.get("/ask")).text
     assert "every indexed space" in everything and 'data-space=""' in everything
     assert (await client.get("/")).headers["location"] == "ask"
+
+
+@pytest.mark.anyio
+async def test_a_link_prepares_a_question_without_asking_it(client, assistant):
+    response = await client.get("/ask", params={"space": "TEST", "q": "How do I book leave?"})
+    assert response.status_code == 200
+    assert ">How do I book leave?</textarea>" in response.text
+    assert 'data-space="TEST"' in response.text
+    assert assistant.store.turns(ConversationKey("web", "TEST", "", "x")) == []
+    with assistant.store._sessions() as session:
+        assert session.scalar(select(func.count()).select_from(TurnRecord)) == 0
+
+    hostile = await client.get("/ask", params={"q": "</textarea><script>alert(1)</script>"})
+    assert "<script>alert(1)" not in hostile.text
+    assert "&lt;/textarea&gt;&lt;script&gt;" in hostile.text
+    long = await client.get("/ask", params={"q": "x" * (MAX_QUESTION_CHARS + 50)})
+    assert f">{'x' * MAX_QUESTION_CHARS}</textarea>" in long.text
+    assert ">How" not in (await client.get("/ask", params={"space": "TEST"})).text
 
 
 def test_page_escapes_what_it_shows(assistant):

@@ -306,6 +306,11 @@
       form.requestSubmit();
     }
   });
+  if (input.value) {
+    // A link prepared the question (/ask?q=...): the user reads it, then asks.
+    input.focus();
+    input.setSelectionRange(input.value.length, input.value.length);
+  }
   document.getElementById("new-conversation").addEventListener("click", () => {
     scope.conversation = newConversationId();
     app.dataset.conversation = scope.conversation;

@@ -8,8 +8,15 @@ confbot's connector uses, for tests and benchmarks.
   like older Server versions). `limit` is capped like the real servers (fewer with bodies).
 - `GET {context}/rest/api/content/{id}?expand=...`: one page, only the asked expansions.
 - `GET {context}/rest/api/content/{id}/restriction/byOperation/read`.
+- `GET {context}/rest/api/user/current` (the signed-in user) and
+  `GET {context}/rest/api/space/{key}` (404 for a space the user cannot read).
+- Cloud only, REST v2: `GET {context}/api/v2/pages/{id}?body-format=storage` (with
+  `include-labels=true`), `GET {context}/api/v2/pages/{id}/ancestors` (root first),
+  `GET {context}/api/v2/spaces/{id}` and `GET {context}/api/v2/spaces?keys=KEY`. Data Center
+  answers 404 to every v2 path, as a real Data Center does.
 
-Auth as configured (Cloud: basic email + API token; Server: bearer token), 401 otherwise.
+Auth as configured (Cloud: basic email + API token; Server: bearer token), 401 otherwise;
+`hidden_spaces` are spaces the user may not read (absent from every answer).
 Pages come from a folder of ConfQuestions documents (`pages_from_folder`) or are generated
 (`generated_pages`); tests edit, move, delete and restrict them while it runs, and inject
 429s with Retry-After, 500s and slow responses. Every request is recorded.
@@ -23,6 +30,7 @@ import random
 import re
 import threading
 import time
+import zlib
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from datetime import UTC, datetime, timedelta, tzinfo
@@ -162,6 +170,11 @@ def parse_cql(cql: str, user_tz: tzinfo):
     )
 
 
+def space_id(key: str) -> str:
+    """The numeric v2 id of a space key (stable across runs)."""
+    return str(zlib.crc32(key.encode("utf-8")))
+
+
 def _iso(moment: datetime) -> str:
     return moment.astimezone(UTC).isoformat(timespec="milliseconds").replace("+00:00", "Z")
 
@@ -184,6 +197,7 @@ class FakeConfluence(LocalServer):
         self.user_tz = user_tz
         self.context = ("/wiki" if cloud else "/confluence") if context is None else context
         self.pages: dict[str, FakePage] = {p.id: p for p in pages}
+        self.hidden_spaces: set[str] = set()
         self.requests: list[Recorded] = []
         self.delay = 0.0
         self.lock = threading.RLock()
@@ -292,20 +306,88 @@ class FakeConfluence(LocalServer):
 
     def handle(self, path: str, params: dict[str, str]) -> tuple[int, dict]:
         """(status, JSON body) for an authorized GET below the context path."""
+        if path.startswith("/api/v2/"):
+            return self._v2(path[len("/api/v2") :], params)
         if path == "/rest/api/content/search":
             return self._search(params)
-        if m := re.fullmatch(r"/rest/api/content/(\w+)/restriction/byOperation/read", path):
+        if path == "/rest/api/user/current":
+            if self.cloud:
+                return 200, {"type": "known", "accountId": "5b10ac8d", "displayName": "Bot"}
+            return 200, {"type": "known", "username": "bot", "displayName": "Bot"}
+        if m := re.fullmatch(r"/rest/api/space/([^/]+)", path):
+            if not self._readable_space(m.group(1)):
+                return 404, {"statusCode": 404, "message": f"No space with key : {m.group(1)}"}
+            return 200, {"key": m.group(1), "name": f"Space {m.group(1)}", "type": "global"}
+        if m := re.fullmatch(r"/rest/api/content/([\w-]+)/restriction/byOperation/read", path):
             page = self.pages.get(m.group(1))
             if page is None:
                 return 404, {"message": "No content found"}
             return 200, {"operation": "read", "restrictions": self._restrictions(page)}
-        if m := re.fullmatch(r"/rest/api/content/(\w+)", path):
-            page = self.pages.get(m.group(1))
+        if m := re.fullmatch(r"/rest/api/content/([\w-]+)", path):
+            page = self._page(m.group(1))
             if page is None:
                 return 404, {"statusCode": 404, "message": "No content found with id"}
             expand = set(filter(None, params.get("expand", "").split(",")))
             return 200, {**self.content(page, expand), "_links": self._page_links(page, True)}
         return 404, {"message": f"no such resource {path}"}
+
+    def _readable_space(self, key: str) -> bool:
+        return key not in self.hidden_spaces and any(p.space == key for p in self.pages.values())
+
+    def _page(self, page_id: str) -> FakePage | None:
+        """A page the user may read."""
+        page = self.pages.get(page_id)
+        return page if page is not None and page.space not in self.hidden_spaces else None
+
+    def _v2(self, path: str, params: dict[str, str]) -> tuple[int, dict]:
+        """REST v2 (Cloud only): pages, their ancestors, spaces."""
+        if not self.cloud:
+            return 404, {"message": "null for uri: /api/v2" + path}
+        if m := re.fullmatch(r"/pages/([\w-]+)(/ancestors)?", path):
+            page = self._page(m.group(1))
+            if page is None:
+                return 404, {"errors": [{"status": 404, "code": "NOT_FOUND"}]}
+            if m.group(2):
+                return 200, {"results": [{"id": a, "type": "page"} for a in page.ancestors]}
+            return 200, self.page_v2(page, params)
+        if m := re.fullmatch(r"/spaces/(\d+)", path):
+            keys = {space_id(p.space): p.space for p in self.pages.values()}
+            key = keys.get(m.group(1))
+            if key is None or not self._readable_space(key):
+                return 404, {"errors": [{"status": 404, "code": "NOT_FOUND"}]}
+            return 200, {"id": m.group(1), "key": key, "name": f"Space {key}", "type": "global"}
+        if path == "/spaces":
+            wanted = [k for k in params.get("keys", "").split(",") if self._readable_space(k)]
+            return 200, {"results": [{"id": space_id(k), "key": k} for k in wanted]}
+        return 404, {"errors": [{"status": 404, "code": "NOT_FOUND"}]}
+
+    def page_v2(self, page: FakePage, params: dict[str, str]) -> dict:
+        """The REST v2 JSON of a page (`body-format`, `include-labels` as asked)."""
+        out: dict = {
+            "id": page.id,
+            "status": "current",
+            "title": page.title,
+            "spaceId": space_id(page.space),
+            "parentId": page.ancestors[-1] if page.ancestors else None,
+            "authorId": "5b10ac8d82e05b22cc7d4ef5",
+            "createdAt": _iso(page.created),
+            "version": {
+                "number": page.version,
+                "createdAt": _iso(page.modified),
+                "message": "",
+                "minorEdit": False,
+                "authorId": "5b10ac8d82e05b22cc7d4ef5",
+            },
+            "_links": {**self._page_links(page, True), "editui": "/pages/resumedraft.action"},
+        }
+        if params.get("body-format") == "storage":
+            out["body"] = {"storage": {"value": page.body, "representation": "storage"}}
+        if params.get("include-labels") == "true":
+            labels = [
+                {"id": str(i), "name": n, "prefix": "global"} for i, n in enumerate(page.labels)
+            ]
+            out["labels"] = {"results": labels, "meta": {"hasMore": False}}
+        return out
 
     def _search(self, params: dict[str, str]) -> tuple[int, dict]:
         cql = params.get("cql", "")
@@ -322,7 +404,8 @@ class FakeConfluence(LocalServer):
             return 400, {"statusCode": 400, "message": "use the cursor in _links.next"}
         else:
             start = int(params.get("start", 0))
-        found = sorted((p for p in self.pages.values() if matches(p)), key=key, reverse=descending)
+        readable = (p for p in self.pages.values() if p.space not in self.hidden_spaces)
+        found = sorted((p for p in readable if matches(p)), key=key, reverse=descending)
         window = found[start : start + limit]
         links = {
             "base": self.url,
@@ -449,7 +532,8 @@ def _handler(fake: FakeConfluence) -> type[BaseHTTPRequestHandler]:
         def _answer(self, path: str, params: dict[str, str]) -> tuple[int, dict, dict]:
             if fake.delay:
                 time.sleep(fake.delay)
-            if not path.startswith(fake.context + "/rest/api/"):
+            api = (fake.context + "/rest/api/", fake.context + "/api/v2/")
+            if not path.startswith(api):
                 return 404, {"message": "not found"}, {}
             if not fake.authorized(self.headers.get("Authorization", "")):
                 return 401, {"message": "unauthorized"}, {}

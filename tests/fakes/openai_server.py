@@ -70,10 +70,16 @@ class FakeOpenAI(LocalServer):
         responder: Responder | None = None,
         delay_s: float = 0.0,
         model: str = "fake-model",
+        api_key: str | None = None,
+        models: set[str] | None = None,
     ):
         self.responder: Responder = responder or (lambda request: "ok")
         self.delay_s = delay_s
         self.model = model
+        self.api_key = api_key
+        """When set, requests without `Authorization: Bearer API_KEY` get a 401."""
+        self.models = models
+        """When set, requests naming another model get a 404 `model_not_found`."""
         self.requests: list[Recorded] = []
         self._script: deque[str | list[str] | Reply] = deque()
         self._lock = threading.Lock()
@@ -160,6 +166,15 @@ class _Handler(BaseHTTPRequestHandler):
             body = None
         self._record(body)
         fake = self.fake
+        if fake.api_key and self.headers.get("Authorization") != f"Bearer {fake.api_key}":
+            message = {"message": "Incorrect API key provided", "code": "invalid_api_key"}
+            self._send(401, {"error": message})
+            return
+        model = (body or {}).get("model")
+        if fake.models is not None and model not in fake.models:
+            message = {"message": f"The model `{model}` does not exist", "code": "model_not_found"}
+            self._send(404, {"error": message})
+            return
         if self.path.rstrip("/").endswith("/embeddings") and body is not None:
             texts = body.get("input") or []
             texts = [texts] if isinstance(texts, str) else texts

@@ -12,6 +12,9 @@ or as a form. Point the real `slack_sdk.WebClient` at it; nothing is patched.
         assert post.params["thread_ts"] == "1700000000.000100"
 
 `fail(method, error)` makes a method answer `{"ok": false, "error": error}` from then on.
+`auth.test` sends the bot token's scopes in `X-OAuth-Scopes` (`scopes`, by default those of
+`bot/manifest.yml`); `apps.connections.open` answers with `socket_mode_url` (a
+`FakeSocketMode`'s URL) and insists on an app-level token (`xapp-`), as Slack does.
 """
 
 from __future__ import annotations
@@ -26,6 +29,10 @@ from urllib.parse import parse_qsl
 
 from tests.fakes.local_server import LocalServer
 
+MANIFEST_SCOPES = (
+    "app_mentions:read,channels:history,groups:history,im:history,mpim:history,chat:write,"
+    "reactions:read,reactions:write"
+)
 TEAM_ID = "T0TEST"
 BOT_USER_ID = "U0BOT"
 BOT_ID = "B0BOT"
@@ -49,6 +56,8 @@ class FakeSlack(LocalServer):
     def __init__(self):
         self.calls: list[Call] = []
         self.failures: dict[str, str] = {}
+        self.scopes = MANIFEST_SCOPES
+        self.socket_mode_url = ""
         self._ts = itertools.count(1)
         self._lock = threading.Lock()
         self._changed = threading.Condition(self._lock)
@@ -87,7 +96,7 @@ class FakeSlack(LocalServer):
         return found
 
     # ------------------------------------------------------------------ serving
-    def _answer(self, method: str, params: dict) -> dict:
+    def _answer(self, method: str, params: dict, headers: dict[str, str]) -> dict:
         error = self.failures.get(method)
         if error:
             return {"ok": False, "error": error}
@@ -102,6 +111,10 @@ class FakeSlack(LocalServer):
                 "bot_id": BOT_ID,
                 "is_enterprise_install": False,
             }
+        if method == "apps.connections.open":
+            if not headers.get("authorization", "").startswith("Bearer xapp-"):
+                return {"ok": False, "error": "not_allowed_token_type"}
+            return {"ok": True, "url": self.socket_mode_url}
         if method == "chat.postMessage":
             ts = f"1800000000.{next(self._ts):06d}"
             message = {"type": "message", "user": BOT_USER_ID, "bot_id": BOT_ID, "ts": ts}
@@ -135,13 +148,15 @@ class _Handler(BaseHTTPRequestHandler):
         headers = {name.lower(): value for name, value in self.headers.items()}
         fake = self.fake
         with fake._changed:
-            payload = fake._answer(method, params)
+            payload = fake._answer(method, params, headers)
             fake.calls.append(Call(method, params, headers, payload, time.time()))
             fake._changed.notify_all()
         data = json.dumps(payload).encode("utf-8")
         self.send_response(200)
         self.send_header("Content-Type", "application/json; charset=utf-8")
         self.send_header("Content-Length", str(len(data)))
+        if method == "auth.test" and payload["ok"]:
+            self.send_header("X-OAuth-Scopes", fake.scopes)
         self.end_headers()
         self.wfile.write(data)
 

@@ -1,14 +1,14 @@
 """Sync leases (connectors.lease): which worker syncs which space, until when.
 
-Revision ID: 0006_sync_leases
-Revises: 0003_slack_events
+Revision ID: 0005_sync_leases
+Revises: 0004_status_indexes
 """
 
 import sqlalchemy as sa
 from alembic import op
 
-revision = "0006_sync_leases"
-down_revision = "0003_slack_events"
+revision = "0005_sync_leases"
+down_revision = "0004_status_indexes"
 branch_labels = None
 depends_on = None
 

@@ -1,0 +1,152 @@
+"""The read-only admin surface of the web app, behind `admin_token` (off when it is empty):
+
+- `GET /admin`: a small page for people: per space the last and next sync, pages and
+  evidences indexed, the pages that failed and why; questions per day, median answer time,
+  ratings; and what the wiki is missing (declined or 👎 questions grouped by similarity, with
+  the pages that came closest; `?space=KEY` for one space, `?since=30d`).
+- `GET /api/admin/status`: the same status as JSON.
+- `GET /metrics`: Prometheus metrics (`bot.metrics`).
+
+A request carries the token as `Authorization: Bearer TOKEN` (Prometheus' `authorization`
+setting) or as the password of HTTP basic auth (a browser asks for it, after the 401's
+`WWW-Authenticate`). The comparison takes constant time (`hmac.compare_digest`), so response
+times tell nothing about the token. Nothing here writes.
+"""
+
+from __future__ import annotations
+
+import base64
+import binascii
+import hmac
+import html
+from datetime import timedelta
+
+from starlette.concurrency import run_in_threadpool
+from starlette.requests import Request
+from starlette.responses import HTMLResponse, JSONResponse, Response
+from starlette.routing import Route
+
+from bot.metrics import CONTENT_TYPE, metrics_registry, metrics_text
+from bot.status import Status, collect_status, status_json
+from core.assistant import Assistant
+
+HEADERS = {
+    "Cache-Control": "no-store",
+    "X-Content-Type-Options": "nosniff",
+    "Content-Security-Policy": "default-src 'none'; style-src 'unsafe-inline'",
+    "Referrer-Policy": "no-referrer",
+}
+CHALLENGE = {"WWW-Authenticate": 'Basic realm="confbot admin", charset="UTF-8"'}
+
+
+def presented_token(authorization: str) -> str | None:
+    """The token an `Authorization` header carries: a Bearer token, or the password of
+    basic auth; None when it carries neither."""
+    scheme, _, value = authorization.partition(" ")
+    scheme = scheme.lower()
+    if scheme == "bearer":
+        return value.strip()
+    if scheme == "basic":
+        try:
+            decoded = base64.b64decode(value.strip(), validate=True).decode("utf-8")
+        except (binascii.Error, UnicodeDecodeError):
+            return None
+        return decoded.partition(":")[2]
+    return None
+
+
+def token_matches(presented: str | None, token: str) -> bool:
+    """Whether `presented` is `token`, compared in constant time."""
+    if not presented or not token:
+        return False
+    return hmac.compare_digest(presented.encode("utf-8"), token.encode("utf-8"))
+
+
+class Admin:
+    """The admin routes over one Assistant (its settings, index and state database)."""
+
+    def __init__(self, assistant: Assistant):
+        self.assistant = assistant
+        self.settings = assistant.settings
+        self.registry = metrics_registry(self.settings)
+
+    def routes(self) -> list[Route]:
+        return [
+            Route("/admin", self.page),
+            Route("/api/admin/status", self.status),
+            Route("/metrics", self.metrics),
+        ]
+
+    def _denied(self, request: Request) -> Response | None:
+        presented = presented_token(request.headers.get("authorization", ""))
+        if token_matches(presented, self.settings.admin_token):
+            return None
+        return Response("admin token required\n", 401, headers={**HEADERS, **CHALLENGE})
+
+    async def metrics(self, request: Request) -> Response:
+        if denied := self._denied(request):
+            return denied
+        body = await run_in_threadpool(metrics_text, self.registry)
+        return Response(body, headers={"Content-Type": CONTENT_TYPE, **HEADERS})
+
+    async def status(self, request: Request) -> Response:
+        if denied := self._denied(request):
+            return denied
+        status = await run_in_threadpool(collect_status, self.settings, self.assistant.index)
+        return JSONResponse(status_json(status), headers=HEADERS)
+
+    async def page(self, request: Request) -> Response:
+        if denied := self._denied(request):
+            return denied
+        from bot.gaps import gaps_for, parse_since
+
+        space = request.query_params.get("space") or None
+        try:
+            since = parse_since(request.query_params.get("since") or "30d")
+        except ValueError as exc:
+            return HTMLResponse(f"<p>{html.escape(str(exc))}</p>", 400, headers=HEADERS)
+        status = await run_in_threadpool(collect_status, self.settings, self.assistant.index)
+        reports = await run_in_threadpool(gaps_for, self.assistant, space, since)
+        return HTMLResponse(render_page(status, reports, since), headers=HEADERS)
+
+
+def render_page(status: Status, reports: list, since: timedelta) -> str:
+    """The admin page: status tables and the gaps report, every text escaped."""
+    from bot.gaps import report_html
+
+    esc = html.escape
+    rows = []
+    for s in status.spaces:
+        failed = "".join(
+            f"<li>{esc(p.page_id)} {esc(p.title)} ({p.attempts}×): <code>{esc(p.error[:300])}"
+            "</code></li>"
+            for p in s.failed
+        )
+        rows.append(
+            f"<tr><td>{esc(s.space)}</td><td>{s.pages}</td><td>{s.evidences}</td>"
+            f"<td>{esc(_when(s.last_run_at))}<br><small>{esc(s.last_run)}</small></td>"
+            f"<td>{esc(_when(s.next_run_at))}</td>"
+            f"<td>{len(s.failed)}{f'<ul>{failed}</ul>' if failed else ''}</td></tr>"
+        )
+    usage = status.usage
+    days = "".join(
+        f"<tr><td>{d.isoformat()}</td><td>{n}</td></tr>" for d, n in usage.questions_per_day
+    )
+    median = f"{usage.median_ms:.0f} ms" if usage.median_ms is not None else "n/a"
+    gaps = "".join(report_html(report) for report in reports) or "<p>Nothing unanswered.</p>"
+    return f"""<!doctype html>
+<html lang="en"><head><meta charset="utf-8"><title>confbot admin</title>
+<style>body{{font-family:sans-serif;margin:2em;max-width:70em}}
+table{{border-collapse:collapse}}td,th{{border:1px solid #ccc;padding:.3em .6em;
+text-align:left;vertical-align:top}}code{{white-space:pre-wrap}}</style></head><body>
+<h1>confbot</h1><p>Status at {esc(_when(status.generated_at))}</p>
+<h2>Spaces</h2><table><tr><th>Space</th><th>Pages</th><th>Evidences</th>
+<th>Last sync</th><th>Next sync</th><th>Failed pages</th></tr>{"".join(rows)}</table>
+<h2>Questions</h2><p>{usage.questions} in the last {usage.days} days, {usage.declined}
+declined; median answer time {median}; feedback: {usage.feedback.get("up", 0)} 👍,
+{usage.feedback.get("down", 0)} 👎.</p><table><tr><th>Day</th><th>Questions</th></tr>{days}
+</table><h2>What the wiki is missing (last {since.days} days)</h2>{gaps}</body></html>"""
+
+
+def _when(moment) -> str:
+    return moment.strftime("%Y-%m-%d %H:%M UTC") if moment else "—"

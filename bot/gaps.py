@@ -1,0 +1,254 @@
+"""The report of what the wiki is missing, per space (`core.gaps`): for `confbot gaps`, the
+admin page and a weekly Slack post.
+
+A question belongs to a space when it was asked within that one space (a web page linked
+from the space, a Slack channel allowed one space by `slack_channel_spaces`), else when the
+page retrieved best for it is in that space. With `gaps_channel` (space → channel, `*` for
+the rest) the worker posts each space's report on `gaps_schedule` (weekly by default), as
+jobs of the sync scheduler (`connectors.schedule.Job`); a week with nothing unanswered
+posts nothing.
+"""
+
+from __future__ import annotations
+
+import html
+import logging
+from dataclasses import dataclass
+from datetime import datetime, timedelta
+from functools import cache
+
+from connectors.schedule import Job
+from connectors.sync import parse_interval, spaces_to_sync
+from core.assistant import ConversationKey
+from core.conversation import utcnow
+from core.gaps import Gap, group_gaps, in_space, unanswered_turns
+from core.settings import Settings, SettingsError
+
+log = logging.getLogger(__name__)
+
+QUESTIONS_SHOWN = 5
+"""Questions quoted per group (the most typical first); the rest are counted."""
+WEEK = timedelta(days=7)
+
+
+@dataclass
+class GapsReport:
+    """The unanswered questions of one space since a time, grouped."""
+
+    space: str
+    since: datetime
+    gaps: list[Gap]
+
+    @property
+    def questions(self) -> int:
+        return sum(len(g.questions) for g in self.gaps)
+
+
+def parse_since(text: str) -> timedelta:
+    """A look-back like `30d`, `12h` or `2w` (weeks) as a positive timedelta."""
+    value = text.strip()
+    if value.endswith("w") and value[:-1].isdigit():
+        value = f"{int(value[:-1]) * 7}d"
+    span = parse_interval(value)
+    if span <= timedelta(0):
+        raise ValueError(f"{text!r} must be a positive span, like 30d")
+    return span
+
+
+def asked_in(settings: Settings):
+    """The function giving the one space a conversation was scoped to, or None: a web
+    conversation's space, or the space a Slack channel is limited to."""
+    from bot.slack import channel_spaces
+
+    def scope(key: ConversationKey) -> str | None:
+        if key.surface == "web":
+            return key.workspace or None
+        if key.surface == "slack":
+            spaces = channel_spaces(settings, key.channel)
+            return next(iter(spaces)) if spaces is not None and len(spaces) == 1 else None
+        return None
+
+    return scope
+
+
+def gaps_for(assistant, space: str | None, since: timedelta) -> list[GapsReport]:
+    """The report of `space`, or of every space with unanswered questions when None."""
+    settings, index = assistant.settings, assistant.index
+    return gap_reports(settings, index, index.embedder, space, since)
+
+
+def gap_reports(
+    settings: Settings, index, embedder, space: str | None, since: timedelta
+) -> list[GapsReport]:
+    """Reports per space of the questions declined or rated 👎 in the last `since`."""
+    start = utcnow() - since
+    questions = unanswered_turns(settings.sqlalchemy_url, start)
+    scope = asked_in(settings)
+
+    @cache
+    def page_space(page_id: str) -> str | None:
+        page = index.page(page_id)
+        return page.space if page is not None else None
+
+    spaces = [space] if space else sorted(set(settings.sync_spaces) | index.spaces())
+    reports = []
+    for name in spaces:
+        mine = [q for q in questions if in_space(q, name, scope, page_space)]
+        if mine or space:
+            gaps = group_gaps(mine, embedder, settings.gaps_distance)
+            reports.append(GapsReport(name, start, gaps))
+    return reports
+
+
+def _counts(gap: Gap) -> str:
+    parts = []
+    if gap.declined:
+        parts.append(f"{gap.declined} declined")
+    if gap.rated_down:
+        parts.append(f"{gap.rated_down} rated 👎")
+    return ", ".join(parts)
+
+
+def report_lines(report: GapsReport) -> list[str]:
+    """The report as lines of text for a terminal."""
+    head = (
+        f"{report.space}: {report.questions} unanswered question(s) since"
+        f" {report.since:%Y-%m-%d}, in {len(report.gaps)} group(s)"
+    )
+    lines = [head]
+    for number, gap in enumerate(report.gaps, start=1):
+        lines.append(
+            f"{number}. {len(gap.questions)} question(s) ({_counts(gap)}),"
+            f" last asked {gap.last_asked:%Y-%m-%d}"
+        )
+        for question in gap.questions[:QUESTIONS_SHOWN]:
+            lines.append(f"   - {question.completed_question}")
+        if len(gap.questions) > QUESTIONS_SHOWN:
+            lines.append(f"   ... and {len(gap.questions) - QUESTIONS_SHOWN} more")
+        if gap.pages:
+            closest = "; ".join(f"{p.title} <{p.url}>" if p.url else p.title for p in gap.pages)
+            lines.append(f"   closest pages: {closest}")
+        else:
+            lines.append("   closest pages: none retrieved")
+    return lines
+
+
+def report_html(report: GapsReport) -> str:
+    """The report as an HTML section of the admin page (every text escaped)."""
+    esc = html.escape
+    items = []
+    for gap in report.gaps:
+        questions = "".join(
+            f"<li>{esc(q.completed_question)}</li>" for q in gap.questions[:QUESTIONS_SHOWN]
+        )
+        more = len(gap.questions) - QUESTIONS_SHOWN
+        if more > 0:
+            questions += f"<li>… and {more} more</li>"
+        pages = ", ".join(
+            f'<a href="{esc(p.url)}" rel="noopener">{esc(p.title)}</a>' for p in gap.pages
+        )
+        items.append(
+            f"<li><strong>{len(gap.questions)} question(s)</strong> ({esc(_counts(gap))}), last"
+            f" asked {gap.last_asked:%Y-%m-%d}<ul>{questions}</ul>"
+            f"Closest pages: {pages or 'none retrieved'}</li>"
+        )
+    body = f"<ol>{''.join(items)}</ol>" if items else "<p>Nothing unanswered.</p>"
+    return f"<h3>{esc(report.space)}: {report.questions} unanswered</h3>{body}"
+
+
+def report_slack(report: GapsReport) -> tuple[str, list[dict]]:
+    """The report as a Slack message: (fallback text, Block Kit blocks)."""
+    from bot.blocks import escape, link
+
+    text = (
+        f"What the {report.space} wiki space is missing: {report.questions} unanswered"
+        f" question(s) since {report.since:%Y-%m-%d}, in {len(report.gaps)} group(s)."
+    )
+    blocks: list[dict] = [{"type": "section", "text": {"type": "mrkdwn", "text": escape(text)}}]
+    for number, gap in enumerate(report.gaps[:10], start=1):
+        quoted = "\n".join(
+            f"• {escape(q.completed_question[:200])}" for q in gap.questions[:QUESTIONS_SHOWN]
+        )
+        pages = ", ".join(link(p.url, p.title) for p in gap.pages) or "none retrieved"
+        blocks.append(
+            {
+                "type": "section",
+                "text": {
+                    "type": "mrkdwn",
+                    "text": f"*{number}. {len(gap.questions)} question(s)* ({_counts(gap)})\n"
+                    f"{quoted}\nClosest pages: {pages}"[:3000],
+                },
+            }
+        )
+    return text, blocks
+
+
+# --------------------------------------------------------------------------- weekly posts
+_poster: WeeklyPoster | None = None
+
+
+class WeeklyPoster:
+    """Posts a space's report of the last week to its `gaps_channel` channel."""
+
+    def __init__(self, settings: Settings, index):
+        self.settings = settings
+        self.index = index
+
+    def post(self, space: str) -> bool:
+        """Post the report of `space`; False when nothing was unanswered (nothing posted)."""
+        from slack_sdk import WebClient
+
+        channel = channel_for(self.settings, space)
+        if channel is None:
+            return False
+        (report,) = gap_reports(self.settings, self.index, self.index.embedder, space, WEEK)
+        if not report.gaps:
+            log.info("gaps report of %s: nothing unanswered this week, not posted", space)
+            return False
+        text, blocks = report_slack(report)
+        client = WebClient(
+            token=self.settings.require("slack_bot_token"), base_url=self.settings.slack_api_url
+        )
+        client.chat_postMessage(
+            channel=channel, text=text, blocks=blocks, unfurl_links=False, unfurl_media=False
+        )
+        return True
+
+
+def post_weekly_report(space: str) -> None:
+    """The scheduled job (stored by reference in the job store): post the report of `space`
+    with this process's poster."""
+    if _poster is None:
+        raise RuntimeError("no gaps poster is set up in this process")
+    _poster.post(space)
+
+
+def channel_for(settings: Settings, space: str) -> str | None:
+    """The channel a space's report goes to (`gaps_channel`, its `*` entry), or None."""
+    table = settings.gaps_channel
+    channel = table.get(space, table.get("*"))
+    return channel or None
+
+
+def weekly_jobs(settings: Settings, index) -> list[Job]:
+    """One job per space that has a report channel (none when `gaps_channel` is empty);
+    sets up this process's poster over `index`."""
+    global _poster
+    if not settings.gaps_channel:
+        return []
+    settings.require("slack_bot_token")
+    if len(settings.gaps_schedule.split()) != 5:
+        raise SettingsError(
+            f"CONFBOT_GAPS_SCHEDULE={settings.gaps_schedule!r} is not a 5-field cron (0 9 * * mon)"
+        )
+    _poster = WeeklyPoster(settings, index)
+    listed = [s for s in settings.gaps_channel if s != "*"]
+    spaces = listed
+    if "*" in settings.gaps_channel:
+        from connectors.sync import make_source
+
+        spaces = sorted(set(listed) | set(spaces_to_sync(settings, make_source(settings))))
+    return [
+        Job(f"gaps:{space}", post_weekly_report, (space,), settings.gaps_schedule, f"gaps {space}")
+        for space in spaces
+    ]

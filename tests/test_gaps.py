@@ -35,7 +35,6 @@ from core.settings import SettingsError
 from tests.fakes.hash_embedder import HashEmbedder
 from tests.fakes.slack_api_server import FakeSlack
 from tests.fakes.tiny_wiki import build_wiki
-from tests.test_conversation import postgres_url  # noqa: F401 (a fixture)
 
 
 @pytest.fixture(autouse=True)
@@ -240,7 +239,7 @@ def test_report_lines_for_no_gap(settings):
 
 
 @pytest.mark.postgres
-def test_status_gaps_and_doctor_on_postgres(postgres_url, tmp_path):  # noqa: F811
+def test_status_gaps_and_doctor_on_postgres(postgres_url, tmp_path):
     """The queries of the status, the gaps report and the doctor's database check on
     PostgreSQL (day bucketing, partial indexes, the migration head)."""
     from bot.doctor import check_database

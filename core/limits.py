@@ -1,0 +1,72 @@
+"""Bounds on what one page may turn into, so that no page, however large or hostile, takes
+unbounded time or memory to extract, contextualize, embed or index.
+
+One set of limits for the whole pipeline (extraction, contextualization, the embedder's
+input); each says what it bounds and why its value. Whatever a limit cuts is reported as a
+warning of the page's extraction, never dropped silently.
+"""
+
+from __future__ import annotations
+
+# --- markup -------------------------------------------------------------------------------
+MAX_COLSPAN = 1000
+MAX_ROWSPAN = 65534
+"""Upper bounds of colspan and rowspan in the HTML standard (tables processing model)."""
+
+MAX_SPAN_COPY = 1_000_000
+"""Characters a table's spans may add by repeating a cell in every slot it covers (each
+slot counting at least one). A span that would pass it covers one slot: a 45 KB page of
+large spans would otherwise expand to tens of GiB."""
+
+MAX_TABLE_CELLS = 1_000_000
+"""Slots (rows x columns) of one table after its rows are made rectangular; a wider table
+keeps `MAX_TABLE_CELLS // rows` columns and joins the rest of each row into the last."""
+
+MAX_NAME_CHARS = 100
+"""Characters of a column name repeated in linearized tables and verbalized rows."""
+
+MAX_NESTING = 100
+"""Element depth the extractor walks as structure; deeper markup is read as plain text
+(the walker recurses per level, and Python's stack is about 1000 frames)."""
+
+# --- evidences ------------------------------------------------------------------------------
+MAX_EVIDENCE_WORDS = 200
+"""Words of one evidence: passages, lists and tables longer than this are split, so each
+one, with its context, stays inside the 512-token input of the BGE models confbot can use,
+and keeps one topic."""
+
+MAX_WORD_CHARS = 100
+"""Characters of one word; longer runs without spaces (base64, garbage) are cut into words
+of this length, so a word bound is also a character bound."""
+
+MAX_PAGE_EVIDENCES = 400
+"""Evidences indexed per page; the rest of a longer page is left out with a warning.
+Embedding is the cost of indexing (about 3.5 ms per text and 0.2 ms per word with the
+offline USE embedder on 2 cores, docs/benchmarks.md), so this and the word bound keep any
+page within about 10 s. The longest ConfQuestions page has 191 evidences."""
+
+MAX_EMBED_WORDS = 2 * MAX_EVIDENCE_WORDS
+"""Words of the text given to the embedder for one evidence or question (the evidence with
+its title and heading): an embedder is never given unbounded text."""
+
+
+def bounded_words(text: str, limit: int = MAX_EMBED_WORDS) -> str:
+    """`text` cut to its first `limit` words, each at most `MAX_WORD_CHARS` characters
+    (whitespace collapsed only when the text is cut)."""
+    words = text.split()
+    if len(words) <= limit and all(len(w) <= MAX_WORD_CHARS for w in words):
+        return text
+    return " ".join(split_long_words(words)[:limit])
+
+
+def split_long_words(words: list[str]) -> list[str]:
+    """Words with every run longer than `MAX_WORD_CHARS` cut into pieces of that length."""
+    if all(len(w) <= MAX_WORD_CHARS for w in words):
+        return words
+    out: list[str] = []
+    for word in words:
+        if len(word) <= MAX_WORD_CHARS:
+            out.append(word)
+        else:
+            out.extend(word[i : i + MAX_WORD_CHARS] for i in range(0, len(word), MAX_WORD_CHARS))
+    return out

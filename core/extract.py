@@ -39,6 +39,7 @@ from lxml import etree
 from core.limits import (
     MAX_COLSPAN,
     MAX_NESTING,
+    MAX_READ_WORDS,
     MAX_ROWSPAN,
     MAX_SPAN_COPY,
     MAX_TABLE_CELLS,
@@ -325,17 +326,33 @@ class _Walker:
     """Walks elements in page order, collecting blocks; open paragraphs accumulate in
     `lines` until something ends the passage."""
 
-    def __init__(self, warnings: list[str], depth: int = 0) -> None:
+    def __init__(self, warnings: list[str], depth: int = 0, budget: list[int] | None = None):
         self.blocks: list[Block] = []
         self.lines: list[str] = []
         self.line: list[str] = []
         self.title = ""
         self.warnings = warnings
         self.depth = depth  # elements open above the one being walked
+        self.budget = [MAX_READ_WORDS] if budget is None else budget  # words left to read
 
     def sub(self) -> _Walker:
-        """A walker for the inside of a cell, list item or heading, at this depth."""
-        return _Walker(self.warnings, self.depth)
+        """A walker for the inside of a cell, list item or heading, at this depth, sharing
+        the page's word budget."""
+        return _Walker(self.warnings, self.depth, self.budget)
+
+    def spend(self, text: str) -> str:
+        """Count `text` against the page's `MAX_READ_WORDS`."""
+        self.budget[0] -= len(text.split())
+        return text
+
+    def spent(self) -> bool:
+        """Whether the page's words are read up (warned once)."""
+        if self.budget[0] > 0:
+            return False
+        warning = f"only the first {MAX_READ_WORDS} words of the page were read"
+        if warning not in self.warnings:
+            self.warnings.append(warning)
+        return True
 
     def finish(self) -> list[Block]:
         self.flush()
@@ -350,7 +367,7 @@ class _Walker:
             text = _collapse("".join(self.line))
             self.line = []
             if text:
-                self.lines.append(text)
+                self.lines.append(self.spend(text))
 
     def flush(self) -> None:
         self.newline()
@@ -370,6 +387,8 @@ class _Walker:
             self.add(child.tail)
 
     def walk(self, el: etree._Element) -> None:
+        if self.spent():
+            return
         if self.depth >= MAX_NESTING:
             self.add(self.deep_text(el))
             return
@@ -449,6 +468,8 @@ class _Walker:
     # ------------------------------------------------------------------ pieces
     def flat(self, el: etree._Element) -> str:
         """Everything inside `el` as one line of text."""
+        if len(el) == 0:  # text only (most table cells): no walker needed
+            return self.spend(_collapse(el.text or ""))
         sub = self.sub()
         sub.children(el)
         parts = []
@@ -466,7 +487,7 @@ class _Walker:
         return _collapse(" ".join(parts))
 
     def code(self, text: str, language: str, title: str) -> None:
-        text = text.replace("\xa0", " ").strip("\n")
+        text = self.spend(text.replace("\xa0", " ").strip("\n"))
         if text.strip():
             self.emit(Block("passage", text=text, language=language, title=title))
 
@@ -536,6 +557,8 @@ class _Walker:
             tag = _tag(child)
             if not tag or tag in _SKIP:
                 continue
+            if self.spent():
+                break
             if tag in _LISTS and depth + 1 < MAX_NESTING:
                 items.extend(self.list_items(child, depth + 1))
             elif tag in _LISTS:
@@ -571,6 +594,8 @@ class _Walker:
     def table(self, el: etree._Element) -> None:
         rows: list[tuple[list[_Cell], bool]] = []
         for tr, in_head in _table_rows(el):
+            if self.spent():
+                break
             cells = [
                 _Cell(
                     self.flat(cell),

@@ -29,6 +29,11 @@ MAX_NESTING = 100
 """Element depth the extractor walks as structure; deeper markup is read as plain text
 (the walker recurses per level, and Python's stack is about 1000 frames)."""
 
+MAX_READ_WORDS = 100_000
+"""Words the extractor reads from one page (5 times `MAX_PAGE_WORDS`, as tables and
+context repeat words); the rest of a longer page is left out with a warning. It bounds the
+extraction of a 5 MB page to a few seconds."""
+
 # --- evidences ------------------------------------------------------------------------------
 MAX_EVIDENCE_WORDS = 200
 """Words of one evidence: passages, lists and tables longer than this are split, so each
@@ -40,10 +45,12 @@ MAX_WORD_CHARS = 100
 of this length, so a word bound is also a character bound."""
 
 MAX_PAGE_EVIDENCES = 400
-"""Evidences indexed per page; the rest of a longer page is left out with a warning.
-Embedding is the cost of indexing (about 3.5 ms per text and 0.2 ms per word with the
-offline USE embedder on 2 cores, docs/benchmarks.md), so this and the word bound keep any
-page within about 10 s. The longest ConfQuestions page has 191 evidences."""
+MAX_PAGE_WORDS = 20_000
+"""Evidences, and words of evidence text, indexed per page; the rest of a longer page is
+left out with a warning. Embedding is the cost of indexing (about 3.5 ms per text and
+0.2 ms per word with the offline USE embedder on 2 cores, docs/benchmarks.md), so these
+keep the embedding of any page within about 5 s. The longest ConfQuestions page has 191
+evidences and 14,300 words."""
 
 MAX_EMBED_WORDS = 2 * MAX_EVIDENCE_WORDS
 """Words of the text given to the embedder for one evidence or question (the evidence with

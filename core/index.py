@@ -9,8 +9,12 @@ Three stores, one key (the evidence id):
 
 Writes are by page: `upsert_page` replaces every evidence of a page, `delete_page` removes
 them, so re-syncing one page touches nothing else. A page is marked pending, then Chroma is
-written, then the store (clearing the mark) in one transaction; a crash in between leaves the
-store's previous state and the mark, and the next upsert of the page clears its vectors.
+written, then the store (clearing the mark) in one transaction. A crash or an error in
+between leaves the store's previous state and the mark; `repair_pending` (run by every sync
+before it writes) makes each marked page's vectors those of its stored evidences again, so
+no vector outlives its evidence. `index_pages` isolates failures: a batch that fails is
+written again page by page, and a page that still fails (MemoryError included) is repaired
+and reported with its reason while the others are indexed.
 """
 
 from __future__ import annotations
@@ -124,7 +128,9 @@ class EvidenceIndex:
     def index_pages(
         self, pages: Iterable[Page], options: ContextOptions | None = None
     ) -> IndexReport:
-        """Extract, contextualize and upsert pages; a page that fails is logged and skipped.
+        """Extract, contextualize and upsert pages. A page that fails anywhere (extraction,
+        contextualization, embedding, index write; MemoryError included) is reported in
+        `failed` with its reason and the others are indexed.
 
         `options` default to the index's own (from the settings it was made with)."""
         options = options or self.options
@@ -134,9 +140,10 @@ class EvidenceIndex:
             try:
                 evidences, warnings = page_evidences(page, options)
             except Exception as exc:  # a malformed page never stops indexing
-                log.warning("page %s (%s) skipped: %s", page.id, page.title, exc)
-                report.failed.append((page.id, str(exc)))
+                self._failed(page, exc, report)
                 continue
+            if warnings:
+                log.warning("page %s (%.80s): %s", page.id, page.title, "; ".join(warnings))
             report.warnings += len(warnings)
             batch.append((page, evidences))
             if sum(len(e) for _, e in batch) >= 256:
@@ -146,11 +153,39 @@ class EvidenceIndex:
         return report
 
     def _write_batch(self, batch: list[tuple[Page, list[Evidence]]], report: IndexReport) -> None:
+        """Write a batch at once; when that fails, page by page, so one page's failure costs
+        only that page."""
         if not batch:
             return
-        self.upsert_pages(batch)
-        report.pages += len(batch)
-        report.evidences += sum(len(evidences) for _, evidences in batch)
+        try:
+            self.upsert_pages(batch)
+            written = batch
+        except Exception as exc:
+            if len(batch) == 1:
+                self._failed(batch[0][0], exc, report, repair=True)
+                return
+            log.warning("writing %d pages failed (%r); writing them one by one", len(batch), exc)
+            written = []
+            for item in batch:
+                try:
+                    self.upsert_pages([item])
+                    written.append(item)
+                except Exception as exc:
+                    self._failed(item[0], exc, report, repair=True)
+        report.pages += len(written)
+        report.evidences += sum(len(evidences) for _, evidences in written)
+
+    def _failed(self, page: Page, exc: BaseException, report: IndexReport, repair=False) -> None:
+        """Report a page that could not be indexed; after a failed write, put its vectors
+        back in step with what the store still holds for it."""
+        reason = f"{type(exc).__name__}: {exc}"[:1000]
+        log.warning("page %s (%.80s) not indexed: %s", page.id, page.title, reason)
+        report.failed.append((page.id, reason))
+        if repair:
+            try:
+                self.repair_pending([page.id])
+            except Exception:  # stays marked; the next sync repairs it
+                log.exception("repairing page %s after a failed write failed", page.id)
 
     def upsert_page(
         self, page: Page, evidences: Sequence[Evidence], vectors: np.ndarray | None = None
@@ -181,19 +216,10 @@ class EvidenceIndex:
                     [*page_ids, *page_ids],
                 )
             ]
-            with self._db:
-                self._db.executemany(
-                    "INSERT OR IGNORE INTO pending VALUES (?)", [(i,) for i in page_ids]
-                )
+            self._mark_pending(page_ids)
             if known:  # new pages have no vectors to remove: skip the filtered delete
-                self._collection.delete(where={"page_id": {"$in": known}})
-            for start in range(0, len(evidences), self._max_batch):
-                chunk = evidences[start : start + self._max_batch]
-                self._collection.upsert(
-                    ids=[e.id for e in chunk],
-                    embeddings=vectors[start : start + len(chunk)],
-                    metadatas=[{"page_id": e.page_id, "space": e.space} for e in chunk],
-                )
+                self._delete_vectors(known)
+            self._add_vectors(evidences, vectors)
             with self._db:
                 self._db.executemany(
                     "DELETE FROM evidences WHERE page_id = ?", [(i,) for i in page_ids]
@@ -228,13 +254,56 @@ class EvidenceIndex:
                 self._bump_generation()
 
     def delete_page(self, page_id: str) -> None:
-        """Remove a page and all its evidences."""
+        """Remove a page and all its evidences (marked pending until both stores agree)."""
         with self._lock:
-            self._collection.delete(where={"page_id": page_id})
+            self._mark_pending([page_id])
+            self._delete_vectors([page_id])
             with self._db:
                 self._db.execute("DELETE FROM evidences WHERE page_id = ?", (page_id,))
                 self._db.execute("DELETE FROM pages WHERE page_id = ?", (page_id,))
+                self._db.execute("DELETE FROM pending WHERE page_id = ?", (page_id,))
                 self._bump_generation()
+
+    def repair_pending(self, page_ids: Collection[str] | None = None) -> int:
+        """Make the vectors of each page marked pending (all, or those of `page_ids`) the
+        vectors of its stored evidences, re-embedded (the embedding cache makes that cheap),
+        and clear the marks: after a crash or a failed write, no vector is left without its
+        evidence and no evidence without its vector. Returns how many pages were repaired."""
+        with self._lock:
+            pending = [row[0] for row in self._db.execute("SELECT page_id FROM pending")]
+            if page_ids is not None:
+                wanted = set(page_ids)
+                pending = [i for i in pending if i in wanted]
+            for page_id in pending:
+                evidences = self.get(self.page_evidence_ids(page_id))
+                vectors = self.embedder.embed([dense_text(e, self.options) for e in evidences])
+                self._delete_vectors([page_id])
+                self._add_vectors(evidences, vectors)
+                with self._db:
+                    self._db.execute("DELETE FROM pending WHERE page_id = ?", (page_id,))
+        if pending:
+            log.warning("repaired the vectors of %d page(s) left pending", len(pending))
+        return len(pending)
+
+    def _mark_pending(self, page_ids: Sequence[str]) -> None:
+        with self._db:
+            self._db.executemany(
+                "INSERT OR IGNORE INTO pending VALUES (?)", [(i,) for i in page_ids]
+            )
+
+    def _delete_vectors(self, page_ids: Sequence[str]) -> None:
+        """Remove every vector of these pages from Chroma."""
+        self._collection.delete(where={"page_id": {"$in": list(page_ids)}})
+
+    def _add_vectors(self, evidences: Sequence[Evidence], vectors: np.ndarray) -> None:
+        """Write the evidences' vectors to Chroma, in batches it accepts."""
+        for start in range(0, len(evidences), self._max_batch):
+            chunk = evidences[start : start + self._max_batch]
+            self._collection.upsert(
+                ids=[e.id for e in chunk],
+                embeddings=vectors[start : start + len(chunk)],
+                metadatas=[{"page_id": e.page_id, "space": e.space} for e in chunk],
+            )
 
     def update_page_record(self, page: Page) -> None:
         """Replace an indexed page's record (version, ancestors, labels...) and leave its
@@ -288,6 +357,16 @@ class EvidenceIndex:
     def dense_count(self) -> int:
         """Number of vectors in the Chroma collection (equals `count()` when consistent)."""
         return self._collection.count()
+
+    def consistency(self) -> dict[str, int]:
+        """Evidences in the store, vectors in Chroma and pages marked pending, read together
+        (under the write lock, so this process's writes never show half done)."""
+        with self._lock:
+            return {
+                "evidences": self.count(),
+                "vectors": self.dense_count(),
+                "pending": self._db.execute("SELECT COUNT(*) FROM pending").fetchone()[0],
+            }
 
     def get(self, ids: Sequence[str]) -> list[Evidence]:
         """Evidences by id, in the order asked (unknown ids are left out)."""

@@ -78,6 +78,8 @@ def cmd_sync(args: argparse.Namespace) -> int:
     for space in spaces:
         report = sync.run(space, full=args.full, progress=sys.stderr.isatty())
         print(report.summary())
+        for page_id, reason in report.failures:
+            print(f"  failed: page {page_id}: {reason}")
         stopped |= report.error is not None
     return 1 if stopped else 0
 

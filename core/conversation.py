@@ -131,6 +131,14 @@ class ConversationStore:
         self.url = url
         self._sessions = session_factory(url)
 
+    def check_writable(self) -> None:
+        """Write a conversation row and roll it back: raises (an SQLAlchemy error) when the
+        database cannot be written, as every answer needs to."""
+        with self._sessions() as session:
+            session.add(ConversationRecord(surface="check", workspace="", channel="", thread=""))
+            session.flush()
+            session.rollback()
+
     def conversation_id(self, key: ConversationKey) -> int:
         """The id of the conversation at `key`, created on first use."""
         where = (

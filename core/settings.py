@@ -210,6 +210,16 @@ class Settings:
         "127.0.0.1", "Address the web app listens on (`confbot serve`; 0.0.0.0 for all)."
     )
     web_port: int = setting(8080, "Port the web app listens on (`confbot serve`).")
+    web_max_body_bytes: int = setting(
+        1_048_576,
+        "Largest request body the web app reads, in bytes (every POST, Slack's included; larger"
+        " ones get 413). Slack's biggest interactive payloads stay well under 1 MiB.",
+    )
+    web_frame_ancestors: str = setting(
+        "",
+        "Origins allowed to show the web page in a frame, space-separated"
+        " (https://example.atlassian.net); empty: no framing (the page is linked, not framed).",
+    )
 
     # --- Slack ---------------------------------------------------------------------------
     slack_bot_token: str = setting(

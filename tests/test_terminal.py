@@ -86,12 +86,6 @@ def test_init_creates_the_tables(environ, capsys):
         assert set(TABLES) <= set(inspect(connection).get_table_names())
 
 
-def test_init_hides_the_password():
-    from bot.cli import _redacted_url
-
-    assert _redacted_url("postgresql://u:secret@db/x") == "postgresql://u:***@db/x"
-
-
 def test_ask_one_question_from_the_command_line(environ, capsys):
     assert main(["ask", "What does BATS stand for?"]) == 0
     captured = capsys.readouterr()

@@ -98,6 +98,10 @@ class Worker:
         keeps its stored next run time, a new or changed one runs now."""
         global _worker
         wanted = {JOB_PREFIX + s: (s, parse_schedule(spec)) for s, spec in self.schedules().items()}
+        try:  # pages a crash left half written, before the first run (which may be hours away)
+            self.index.repair_pending()
+        except Exception:  # every sync run tries again
+            log.exception("repairing pages left half written failed")
         _worker = self
         self.scheduler.start(paused=True)
         for job in self.scheduler.get_jobs():

@@ -200,6 +200,21 @@ class ConversationStore:
         with self._sessions() as session:
             return session.get(TurnRecord, turn_id)
 
+    def turn_key(self, turn_id: int) -> ConversationKey | None:
+        """The key of the conversation a turn belongs to (None for an unknown turn)."""
+        with self._sessions() as session:
+            row = session.execute(
+                select(
+                    ConversationRecord.surface,
+                    ConversationRecord.workspace,
+                    ConversationRecord.channel,
+                    ConversationRecord.thread,
+                )
+                .join(TurnRecord, TurnRecord.conversation_id == ConversationRecord.id)
+                .where(TurnRecord.id == turn_id)
+            ).first()
+        return ConversationKey(*row) if row else None
+
     def turns(self, key: ConversationKey, include_archived: bool = True) -> list[TurnRecord]:
         """Every turn of a conversation, oldest first."""
         with self._sessions() as session:

@@ -12,6 +12,9 @@ from pathlib import Path
 from sqlalchemy import Engine, create_engine, event
 from sqlalchemy.orm import DeclarativeBase, sessionmaker
 
+from core.redact import redact_url
+from core.settings import SettingsError
+
 MIGRATIONS = Path(__file__).resolve().parent.parent / "migrations"
 
 _engines: dict[str, Engine] = {}
@@ -60,7 +63,22 @@ def alembic_config(url: str):
 
 
 def upgrade(url: str, revision: str = "head") -> None:
-    """Run the migrations on `url` up to `revision` (default: the newest)."""
+    """Run the migrations on `url` up to `revision` (default: the newest). A database that
+    cannot be reached or written is a `SettingsError` that says why and names the setting."""
     from alembic import command
+    from sqlalchemy.exc import ArgumentError, NoSuchModuleError, SQLAlchemyError
 
-    command.upgrade(alembic_config(url), revision)
+    try:
+        command.upgrade(alembic_config(url), revision)
+    except (NoSuchModuleError, ArgumentError) as exc:
+        raise SettingsError(
+            f"CONFBOT_DATABASE_URL={redact_url(url)} is not a database URL confbot can use"
+            f" ({exc}); PostgreSQL needs pip install 'confbot[postgres]'"
+        ) from None
+    except SQLAlchemyError as exc:
+        reason = " ".join(str(getattr(exc, "orig", None) or exc).split())[:300]
+        raise SettingsError(
+            f"cannot open the state database {redact_url(url)}: {reason}. Check"
+            " CONFBOT_DATABASE_URL (empty: SQLite in CONFBOT_DATA_DIR), that the server runs"
+            " and that the database can be written"
+        ) from None

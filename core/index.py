@@ -35,7 +35,8 @@ from core.contextualize import ContextOptions, page_evidences
 from core.embeddings import Embedder
 from core.lexical import ENGLISH_STOPWORDS, GERMAN_STOPWORDS, BM25Index, space_mask, tokenize
 from core.pages import Evidence, Page
-from core.settings import Settings
+from core.redact import redact_url
+from core.settings import Settings, SettingsError
 from core.translate import TermTranslator, query_words, vocabulary
 
 log = logging.getLogger(__name__)
@@ -110,12 +111,20 @@ class EvidenceIndex:
             CREATE TABLE IF NOT EXISTS pending (page_id TEXT PRIMARY KEY);
             """
         )
-        client = _chroma_client(settings, self.folder)
-        self._collection = client.get_or_create_collection(
-            name=f"{settings.collection}-{_safe(embedder.name)}",
-            metadata={"hnsw:space": "cosine"},
-            embedding_function=None,
-        )
+        try:
+            client = _chroma_client(settings, self.folder)
+            self._collection = client.get_or_create_collection(
+                name=f"{settings.collection}-{_safe(embedder.name)}",
+                metadata={"hnsw:space": "cosine"},
+                embedding_function=None,
+            )
+        except Exception as exc:  # whatever Chroma raises, say which setting to check
+            where = (
+                f"the Chroma server at {redact_url(settings.chroma_url)} (CONFBOT_CHROMA_URL)"
+                if settings.chroma_url
+                else f"the Chroma database in {self.folder} (CONFBOT_DATA_DIR)"
+            )
+            raise SettingsError(f"cannot open {where}: {type(exc).__name__}: {exc}") from None
         self._max_batch = getattr(client, "get_max_batch_size", lambda: 5000)()
         self._bm25: BM25Index | None = None
         self._bm25_spaces: list[str] = []

@@ -237,6 +237,10 @@ class Settings:
         env="SLACK_SIGNING_SECRET",
         secret=True,
     )
+    slack_api_url: str = setting(
+        "https://slack.com/api/",
+        "Base URL of the Slack Web API (https://slack-gov.com/api/ for GovSlack).",
+    )
     slack_channel_spaces: dict[str, str] = setting(
         {},
         "Confluence spaces each Slack channel may search: C123=ENG,HR;C456=OPS (* matches every"
@@ -316,9 +320,21 @@ class Settings:
 
     @property
     def data_path(self) -> Path:
-        """`data_dir` as a Path, created on first use."""
+        """`data_dir` as a Path, created on first use; a folder that cannot be created or
+        written is a `SettingsError` naming CONFBOT_DATA_DIR."""
         path = Path(self.data_dir).expanduser()
-        path.mkdir(parents=True, exist_ok=True)
+        try:
+            path.mkdir(parents=True, exist_ok=True)
+        except OSError as exc:
+            raise SettingsError(
+                f"CONFBOT_DATA_DIR={self.data_dir}: the folder cannot be created"
+                f" ({exc.strerror or exc}); set it to a folder confbot may write"
+            ) from None
+        if not os.access(path, os.W_OK | os.X_OK):
+            raise SettingsError(
+                f"CONFBOT_DATA_DIR={self.data_dir}: the folder cannot be written;"
+                " set it to a folder confbot may write"
+            )
         return path
 
 

@@ -2,20 +2,21 @@
 process, for a single-machine deployment and for `make run`.
 
 Startup:
-1. the assistant is wired from the settings (state database migrated, index opened);
-2. with no sync source configured (no `confluence_url`, or the files source without a
+1. the port is bound (a busy port is a clear error naming the setting, before anything
+   else starts);
+2. the assistant is wired from the settings (state database migrated, index opened);
+3. with no sync source configured (no `confluence_url`, or the files source without a
    folder), the packaged sample wiki (`bot/sample_wiki/pages`, a fictional company's
    Confluence pages) becomes the source, as long as the index holds nothing else: it is
    indexed at once when the index is empty, so a new user can ask straight away;
-3. the scheduler (`connectors.schedule.Worker`) syncs each space on its schedule, on the
+4. the scheduler (`connectors.schedule.Worker`) syncs each space on its schedule, on the
    same index the web app reads;
-4. Slack: Socket Mode runs in this process when `SLACK_BOT_TOKEN` and `SLACK_APP_TOKEN` are
+5. Slack: Socket Mode runs in this process when `SLACK_BOT_TOKEN` and `SLACK_APP_TOKEN` are
    set; with `SLACK_SIGNING_SECRET` the web app also serves Slack's HTTP mode at
    `/slack/events`. Slack starts in the background (`SlackStarter`): while it is
    unreachable or rejects the token, the web page and the scheduler run on, a log line says
    what is wrong, and it is tried again with backoff;
-5. the port is bound (a busy port is a clear error naming the setting), uvicorn serves the
-   web app and the URL is printed.
+6. uvicorn serves the web app on the bound socket and the URL is printed.
 
 SIGINT or SIGTERM stops it cleanly: uvicorn stops accepting and finishes the requests in
 flight, the Slack connection closes, a running sync stops at its next batch boundary (its
@@ -121,8 +122,11 @@ class SlackStarter:
     when asked for, and hands the App to the web app for HTTP mode. A failure is a log line
     (what failed and which settings to check) and a retry, never the end of the process."""
 
-    def __init__(self, settings: Settings, assistant, web, socket_mode: bool):
+    def __init__(
+        self, settings: Settings, assistant, web, socket_mode: bool, first_delay=SLACK_RETRY_FIRST
+    ):
         self.settings = settings
+        self.first_delay = first_delay
         self.assistant = assistant
         self.web = web
         self.socket_mode = socket_mode and bool(settings.slack_app_token)
@@ -137,7 +141,7 @@ class SlackStarter:
         self._thread.start()
 
     def _run(self) -> None:
-        delay = SLACK_RETRY_FIRST
+        delay = self.first_delay
         while not self.stop.is_set():
             self.attempts += 1
             try:
@@ -227,6 +231,8 @@ def run(
 
     previous = {s: signal.signal(s, on_signal) for s in (signal.SIGINT, signal.SIGTERM)}
     try:
+        sock = bind_socket(settings.web_host, settings.web_port)  # a busy port fails first
+        parts.stops.append(("the listening socket", sock.close))
         assistant = Assistant.from_settings(settings)
         parts.stops.append(("the index", assistant.index.close))
         parts.stops.append(("background explanations", assistant.close))
@@ -246,8 +252,6 @@ def run(
         assistant.index.warm_up()
         assistant.retriever.search("warm up", k=1)  # load every lazy piece before the URL
 
-        sock = bind_socket(settings.web_host, settings.web_port)
-        parts.stops.append(("the listening socket", sock.close))
         if worker:
             from connectors.schedule import Worker
 

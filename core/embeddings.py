@@ -8,7 +8,7 @@ Implementations:
 - `OpenAIEmbedder`: any OpenAI-compatible `/embeddings` endpoint.
 
 Every embedder returns L2-normalized float32 rows, so a dot product is the cosine, and
-embeds each text cut to `core.limits.MAX_EMBED_WORDS` words: no caller can hand a model
+embeds each text cut to `core.limits.MAX_EMBED_CHARS` characters: no caller can hand a model
 unbounded text.
 """
 
@@ -23,7 +23,7 @@ from typing import Protocol
 
 import numpy as np
 
-from core.limits import bounded_words
+from core.limits import bounded_text
 from core.settings import Settings, SettingsError
 
 
@@ -62,7 +62,7 @@ class USEEmbedder:
         """Embed texts in batches (the numpy model is not thread-safe, so calls are serialized)."""
         if not texts:
             return np.zeros((0, 512), dtype=np.float32)
-        texts = [bounded_words(t) for t in texts]
+        texts = [bounded_text(t) for t in texts]
         out = []
         with self._lock:
             for start in range(0, len(texts), self._batch_size):
@@ -99,7 +99,7 @@ class BGEM3Embedder:
         if not texts:
             return np.zeros((0, 1), dtype=np.float32)
         out = self._model.encode(
-            [bounded_words(t) for t in texts],
+            [bounded_text(t) for t in texts],
             batch_size=self._batch_size,
             max_length=self._max_length,
             return_dense=True,
@@ -124,7 +124,7 @@ class OpenAIEmbedder:
         """Embed texts, one request per batch."""
         rows: list[list[float]] = []
         for start in range(0, len(texts), self._batch_size):
-            batch = [bounded_words(t) for t in texts[start : start + self._batch_size]]
+            batch = [bounded_text(t) for t in texts[start : start + self._batch_size]]
             response = self._client.embeddings.create(model=self._model, input=batch)
             rows.extend(item.embedding for item in sorted(response.data, key=lambda d: d.index))
         if not rows:

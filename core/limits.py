@@ -22,17 +22,19 @@ MAX_TABLE_CELLS = 1_000_000
 """Slots (rows x columns) of one table after its rows are made rectangular; a wider table
 keeps `MAX_TABLE_CELLS // rows` columns and joins the rest of each row into the last."""
 
-MAX_NAME_CHARS = 100
-"""Characters of a column name repeated in linearized tables and verbalized rows."""
+MAX_NAME_CHARS = 255
+"""Characters of a name repeated on many evidences: the page title, each heading of the
+heading path, a column name in linearized tables and verbalized rows (Confluence titles
+have at most 255)."""
 
 MAX_NESTING = 100
 """Element depth the extractor walks as structure; deeper markup is read as plain text
 (the walker recurses per level, and Python's stack is about 1000 frames)."""
 
 MAX_READ_WORDS = 100_000
-"""Words the extractor reads from one page (5 times `MAX_PAGE_WORDS`, as tables and
-context repeat words); the rest of a longer page is left out with a warning. It bounds the
-extraction of a 5 MB page to a few seconds."""
+"""Words the extractor reads from one page (about four times what `MAX_PAGE_CHARS` lets
+through, as tables and context repeat words); the rest of a longer page is left out with a
+warning. It bounds the extraction of a 5 MB page to a few seconds."""
 
 # --- evidences ------------------------------------------------------------------------------
 MAX_EVIDENCE_WORDS = 200
@@ -44,26 +46,28 @@ MAX_WORD_CHARS = 100
 """Characters of one word; longer runs without spaces (base64, garbage) are cut into words
 of this length, so a word bound is also a character bound."""
 
+MAX_EMBED_CHARS = 2000
+"""Characters of the text given to the embedder for one evidence (with its title and
+heading) or question: an embedder is never given unbounded text. Embedding time grows with
+the characters (about 0.03 ms each with the offline USE embedder on 2 idle cores, whatever
+the text: prose, tables or garbage); 99% of the ConfQuestions evidences have fewer than
+1,400."""
+
 MAX_PAGE_EVIDENCES = 400
-MAX_PAGE_WORDS = 20_000
-"""Evidences, and words of evidence text, indexed per page; the rest of a longer page is
-left out with a warning. Embedding is the cost of indexing (about 3.5 ms per text and
-0.2 ms per word with the offline USE embedder on 2 cores, docs/benchmarks.md), so these
-keep the embedding of any page within about 5 s. The longest ConfQuestions page has 191
-evidences and 14,300 words."""
-
-MAX_EMBED_WORDS = 2 * MAX_EVIDENCE_WORDS
-"""Words of the text given to the embedder for one evidence or question (the evidence with
-its title and heading): an embedder is never given unbounded text."""
+MAX_PAGE_CHARS = 150_000
+"""Evidences, and characters embedded for them (`MAX_EMBED_CHARS` at most each), per page;
+the rest of a longer page is left out with a warning. Together they keep the embedding of
+any page to about 5 s with the offline USE embedder on 2 cores. The longest ConfQuestions
+page has 168 evidences and 94,000 characters."""
 
 
-def bounded_words(text: str, limit: int = MAX_EMBED_WORDS) -> str:
-    """`text` cut to its first `limit` words, each at most `MAX_WORD_CHARS` characters
-    (whitespace collapsed only when the text is cut)."""
-    words = text.split()
-    if len(words) <= limit and all(len(w) <= MAX_WORD_CHARS for w in words):
+def bounded_text(text: str, limit: int = MAX_EMBED_CHARS) -> str:
+    """`text` cut to at most `limit` characters, at a space when one is near the end."""
+    if len(text) <= limit:
         return text
-    return " ".join(split_long_words(words)[:limit])
+    cut = text[:limit]
+    space = cut.rfind(" ", limit - 100)
+    return cut[:space] if space > 0 else cut
 
 
 def split_long_words(words: list[str]) -> list[str]:

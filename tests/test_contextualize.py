@@ -16,8 +16,8 @@ from core.extract import Block, ListItem
 from core.limits import (
     MAX_EVIDENCE_WORDS,
     MAX_NAME_CHARS,
+    MAX_PAGE_CHARS,
     MAX_PAGE_EVIDENCES,
-    MAX_PAGE_WORDS,
     MAX_WORD_CHARS,
 )
 from core.pages import Page
@@ -297,11 +297,13 @@ def test_a_page_is_cut_at_the_evidence_limit_with_a_warning():
     assert contextualize(PAGE, blocks[:MAX_PAGE_EVIDENCES], warnings=(kept := [])) and kept == []
 
 
-def test_a_page_is_cut_at_the_word_limit_with_a_warning():
-    blocks = [P(" ".join(["word"] * 150)) for _ in range(MAX_PAGE_WORDS // 150 + 5)]
+def test_a_page_is_cut_at_the_character_limit_with_a_warning():
+    text = " ".join(["word"] * 150)  # 749 characters
+    blocks = [P(text) for _ in range(MAX_PAGE_CHARS // 700)]
     warnings: list[str] = []
     evidences = contextualize(PAGE, blocks, warnings=warnings)
-    assert len(evidences) == MAX_PAGE_WORDS // 150
+    embedded = sum(len(e.title) + len(e.heading) + len(e.text) + 2 for e in evidences)
+    assert embedded <= MAX_PAGE_CHARS < embedded + 760
     assert any("the rest is not indexed" in w for w in warnings)
 
 

@@ -31,10 +31,10 @@ MAX_NESTING = 100
 """Element depth the extractor walks as structure; deeper markup is read as plain text
 (the walker recurses per level, and Python's stack is about 1000 frames)."""
 
-MAX_READ_WORDS = 100_000
-"""Words the extractor reads from one page (about four times what `MAX_PAGE_CHARS` lets
-through, as tables and context repeat words); the rest of a longer page is left out with a
-warning. It bounds the extraction of a 5 MB page to a few seconds."""
+MAX_READ_WORDS = 50_000
+"""Words the extractor reads from one page (more than twice what `MAX_PAGE_CHARS` lets
+through); the rest of a longer page is left out with a warning. It bounds the extraction of
+a 5 MB page to a second or two."""
 
 # --- evidences ------------------------------------------------------------------------------
 MAX_EVIDENCE_WORDS = 200
@@ -48,17 +48,16 @@ of this length, so a word bound is also a character bound."""
 
 MAX_EMBED_CHARS = 2000
 """Characters of the text given to the embedder for one evidence (with its title and
-heading) or question: an embedder is never given unbounded text. Embedding time grows with
-the characters (about 0.03 ms each with the offline USE embedder on 2 idle cores, whatever
-the text: prose, tables or garbage); 99% of the ConfQuestions evidences have fewer than
-1,400."""
+heading) or question: an embedder is never given unbounded text. 99% of the ConfQuestions
+evidences have fewer than 1,400."""
 
-MAX_PAGE_EVIDENCES = 400
-MAX_PAGE_CHARS = 150_000
-"""Evidences, and characters embedded for them (`MAX_EMBED_CHARS` at most each), per page;
-the rest of a longer page is left out with a warning. Together they keep the embedding of
-any page to about 5 s with the offline USE embedder on 2 cores. The longest ConfQuestions
-page has 168 evidences and 94,000 characters."""
+MAX_PAGE_EVIDENCES = 250
+MAX_PAGE_CHARS = 120_000
+"""Evidences, and characters embedded for them, per page; the rest of a longer page is left
+out with a warning. Embedding is most of the cost of indexing a page: with the offline USE
+embedder on 2 idle cores about 5-13 ms per text (prose to symbol-heavy code) and 0.02-0.03
+ms per character (benchmarks/hostile_pages.py), so these keep any page to about 8 s. The
+longest ConfQuestions page has 168 evidences and 94,000 characters."""
 
 
 def bounded_text(text: str, limit: int = MAX_EMBED_CHARS) -> str:

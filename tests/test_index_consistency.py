@@ -5,28 +5,14 @@ an id the store no longer holds."""
 
 from __future__ import annotations
 
-import numpy as np
 import pytest
 
-from core.index import EvidenceIndex, dense_text
+from core.index import EvidenceIndex
 from core.pages import Page
 from core.retrieve import Retriever
 from core.settings import Settings
-from tests.fakes.hash_embedder import HashEmbedder
-
-
-class PoisonEmbedder(HashEmbedder):
-    """Raises `error` when asked to embed a text containing `marker`."""
-
-    def __init__(self, marker: str = "POISON", error: BaseException | None = None):
-        super().__init__()
-        self.marker = marker
-        self.error = error or MemoryError("cannot allocate 40 GiB")
-
-    def embed(self, texts):
-        if any(self.marker in text for text in texts):
-            raise self.error
-        return super().embed(texts)
+from tests.fakes.hash_embedder import HashEmbedder, PoisonEmbedder
+from tests.sync_helpers import assert_in_step
 
 
 def page(number: int, text: str = "", version: int = 1) -> Page:
@@ -38,25 +24,6 @@ def page(number: int, text: str = "", version: int = 1) -> Page:
         id=str(number), space="S", title=f"Page {number}", url=f"u{number}", body=body,
         version=version,
     )  # fmt: skip
-
-
-def state(index: EvidenceIndex) -> tuple[set[str], set[str], int]:
-    """(vector ids in Chroma, evidence ids in the store, pending marks)."""
-    vectors = set(index._collection.get(include=[])["ids"])
-    stored = {i for p in index.page_ids() for i in index.page_evidence_ids(p)}
-    return vectors, stored, index.consistency()["pending"]
-
-
-def assert_in_step(index: EvidenceIndex) -> None:
-    """Chroma holds exactly the stored evidences, each with the vector of its stored text."""
-    vectors, stored, pending = state(index)
-    assert (vectors, pending) == (stored, 0)
-    ids = sorted(stored)
-    if ids:
-        got = index._collection.get(ids=ids, include=["embeddings"])
-        by_id = dict(zip(got["ids"], got["embeddings"], strict=True))
-        expected = index.embedder.embed([dense_text(e, index.options) for e in index.get(ids)])
-        np.testing.assert_allclose(np.array([by_id[i] for i in ids]), expected, atol=1e-6)
 
 
 @pytest.fixture

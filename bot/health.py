@@ -74,7 +74,7 @@ def _index(assistant: Assistant) -> str:
 
 
 def _first_sync(assistant: Assistant) -> str:
-    with session_factory(assistant.settings.sqlalchemy_url)() as db:
+    with session_factory(assistant.store.url)() as db:  # the state database answers use
         running = list(db.scalars(select(SyncSpace.space).where(SyncSpace.last_run_at.is_(None))))
     if running:
         return f"the first sync of {', '.join(sorted(running))} has not finished"

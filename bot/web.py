@@ -534,7 +534,7 @@ class WebApp:
             return JSONResponse({"error": "invalid request signature"}, 401)
         try:
             bolt_request = to_bolt_request(request, body)
-        except (ValueError, RecursionError):  # signed, yet not the JSON or form Slack sends
+        except Exception:  # signed, yet not the JSON or form Slack sends: bolt cannot read it
             bolt_request = None
         if bolt_request is None or not isinstance(bolt_request.body, dict):
             return JSONResponse({"error": "the body is not a Slack payload"}, 400)

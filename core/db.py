@@ -6,6 +6,7 @@ newest revision, which `confbot init` and every process that opens the database 
 
 from __future__ import annotations
 
+import sqlite3
 import threading
 from pathlib import Path
 
@@ -42,7 +43,10 @@ def engine_for(url: str) -> Engine:
 
 def _sqlite_pragmas(dbapi_connection, _record) -> None:
     cursor = dbapi_connection.cursor()
-    cursor.execute("PRAGMA journal_mode=WAL")
+    try:
+        cursor.execute("PRAGMA journal_mode=WAL")
+    except sqlite3.OperationalError:  # a read-only database: it can still be read
+        pass
     cursor.execute("PRAGMA foreign_keys=ON")
     cursor.close()
 

@@ -117,5 +117,4 @@ class SecretMasker(logging.Filter):
     def install(self, logger: logging.Logger | None = None) -> None:
         """Add the filter to every handler of `logger` (default: the root logger)."""
         for handler in (logger or logging.getLogger()).handlers:
-            if not any(isinstance(f, SecretMasker) for f in handler.filters):
-                handler.addFilter(self)
+            handler.addFilter(self)  # added once per handler (logging keeps filters unique)

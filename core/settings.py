@@ -18,6 +18,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from core.redact import redact_url
+
 
 class SettingsError(ValueError):
     """A setting is missing or has a value of the wrong type."""
@@ -37,7 +39,7 @@ def _default_data_dir() -> str:
     return str(Path(base) / "confbot")
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, repr=False)
 class Settings:
     """confbot configuration. Build it with `Settings.load()`."""
 
@@ -306,12 +308,21 @@ class Settings:
         return value
 
     def redacted(self) -> dict[str, Any]:
-        """All settings as a dict, secrets masked: safe to log or print."""
+        """All settings as a dict, secrets and the passwords of URLs masked: safe to log or
+        print."""
         out = {}
         for f in dataclasses.fields(self):
             value = getattr(self, f.name)
-            out[f.name] = "***" if f.metadata.get("secret") and value else value
+            if f.metadata.get("secret") and value:
+                value = "***"
+            elif isinstance(value, str) and "://" in value:
+                value = redact_url(value)
+            out[f.name] = value
         return out
+
+    def __repr__(self) -> str:
+        """The redacted settings: printing or logging a Settings never shows a secret."""
+        return f"Settings({', '.join(f'{k}={v!r}' for k, v in self.redacted().items())})"
 
     @property
     def sqlalchemy_url(self) -> str:

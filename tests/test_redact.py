@@ -67,6 +67,19 @@ def test_secret_values_are_every_secret_setting_and_url_password(tmp_path):
     }
 
 
+def test_settings_never_show_their_secrets(tmp_path):
+    settings = Settings.load(
+        environ={
+            "CONFBOT_DATA_DIR": str(tmp_path),
+            "OPENAI_API_KEY": "sk-OPENAIKEY",
+            "CONFBOT_DATABASE_URL": "postgresql://confbot:DBPASSWORD@db/confbot",
+        }
+    )
+    for shown in (repr(settings), str(settings), str(settings.redacted())):
+        assert "sk-OPENAIKEY" not in shown and "DBPASSWORD" not in shown
+        assert "postgresql://confbot:***@db/confbot" in shown
+
+
 def test_secret_masker_masks_messages_arguments_and_tracebacks():
     records: list[str] = []
 

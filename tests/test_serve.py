@@ -13,6 +13,7 @@ import os
 import queue
 import re
 import signal
+import socket
 import subprocess
 import sys
 import threading
@@ -54,12 +55,13 @@ def test_sample_wiki_is_shipped():
 class Serve:
     """`confbot serve --port 0` in a subprocess, its output read line by line."""
 
-    def __init__(self, home: Path):
+    def __init__(self, home: Path, **extra: str):
         env = {
             "PATH": os.environ.get("PATH", "/usr/bin:/bin"),
             "HOME": str(home),
             "CONFBOT_DATA_DIR": str(home / "data"),
             "PYTHONUNBUFFERED": "1",
+            **extra,
         }
         self.process = subprocess.Popen(
             [sys.executable, "-m", "bot.cli", "serve", "--port", "0"],
@@ -138,3 +140,25 @@ def test_serve_stops_cleanly_while_starting(tmp_path):
     output = "".join(serve.lines)
     assert "Traceback" not in output
     assert "SIGTERM received while starting" in output or "confbot is ready" in output
+
+
+def test_serve_answers_on_the_web_while_slack_cannot_be_reached(tmp_path):
+    with socket.socket() as closed:
+        closed.bind(("127.0.0.1", 0))
+        port = closed.getsockname()[1]  # nothing listens there once it is closed
+    serve = Serve(
+        tmp_path,
+        SLACK_BOT_TOKEN="xoxb-SERVE-SECRET-TOKEN",
+        SLACK_SIGNING_SECRET="serve-signing-secret",
+        CONFBOT_SLACK_API_URL=f"http://127.0.0.1:{port}/api/",
+    )
+    url = serve.wait_for(READY, timeout=240).group(1)
+    with httpx.Client(base_url=url, timeout=30) as http:
+        body = {"question": sample_questions()[0], "conversation": "serve-test-2"}
+        assert http.post("/api/ask", json=body).status_code == 200
+        assert http.post("/slack/events", content=b"{}").status_code == 503
+    serve.wait_for(re.compile("Slack could not be started"), timeout=60)
+    assert serve.stop(signal.SIGTERM) == 0
+    output = "".join(serve.lines)
+    assert "sync scheduler: ACME, HR" in output
+    assert "Traceback" not in output and "xoxb-SERVE-SECRET-TOKEN" not in output

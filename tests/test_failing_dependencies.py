@@ -7,10 +7,8 @@ in any output."""
 from __future__ import annotations
 
 import logging
-import os
 import socket
 import threading
-from pathlib import Path
 
 import httpx
 import pytest
@@ -32,30 +30,10 @@ from tests.fakes.confluence_server import FakeConfluence, generated_pages
 from tests.fakes.hash_embedder import HashEmbedder
 from tests.fakes.openai_server import FakeOpenAI, Reply
 from tests.fakes.slack_api_server import FakeSlack
-from tests.fakes.tiny_wiki import Wiki, build_wiki, make_assistant
+from tests.fakes.tiny_wiki import make_assistant
 from tests.sync_helpers import sync_settings
 
 CONVERSATION = "tab-0123456789"
-
-
-@pytest.fixture
-def anyio_backend() -> str:
-    return "asyncio"
-
-
-@pytest.fixture(scope="module")
-def wiki(tmp_path_factory) -> Wiki:
-    return build_wiki(tmp_path_factory.mktemp("wiki"))
-
-
-@pytest.fixture
-def environ(tmp_path, monkeypatch) -> Path:
-    """A process environment with no confbot settings but the data folder."""
-    for name in list(os.environ):
-        if name.startswith(("CONFBOT_", "SLACK_")) or name == "OPENAI_API_KEY":
-            monkeypatch.delenv(name)
-    monkeypatch.setenv("CONFBOT_DATA_DIR", str(tmp_path / "data"))
-    return tmp_path
 
 
 @pytest.fixture

@@ -24,21 +24,11 @@ from bot.slack import build_app
 from bot.web import WebApp
 from core.pages import Page
 from tests.fakes.slack_api_server import FakeSlack
-from tests.fakes.tiny_wiki import Wiki, build_wiki, make_assistant
+from tests.fakes.tiny_wiki import make_assistant
 
 SECRET = "fuzz-signing-secret-0123"
 CONVERSATION = "tab-0123456789"
 BODY_MARKER = "UNSIGNED-BODY-MARKER"
-
-
-@pytest.fixture
-def anyio_backend() -> str:
-    return "asyncio"
-
-
-@pytest.fixture(scope="module")
-def wiki(tmp_path_factory) -> Wiki:
-    return build_wiki(tmp_path_factory.mktemp("wiki"))
 
 
 @pytest.fixture

@@ -5,8 +5,6 @@ indexed, from a folder and from Confluence, and `confbot sync` prints it."""
 from __future__ import annotations
 
 import json
-import os
-from pathlib import Path
 
 import pytest
 from sqlalchemy import select
@@ -109,15 +107,6 @@ def test_failed_pages_from_confluence_are_recorded_and_the_rest_indexed(tmp_path
         fake.edit("900", body="<p>Healthy now</p>")
         again = SpaceSync(settings, index, ConfluenceSource(settings)).run("S")
     assert (again.failed, again.error) == (0, None) and "900" in index.page_ids()
-
-
-@pytest.fixture
-def environ(tmp_path, monkeypatch) -> Path:
-    for name in list(os.environ):
-        if name.startswith(("CONFBOT_", "SLACK_")) or name == "OPENAI_API_KEY":
-            monkeypatch.delenv(name)
-    monkeypatch.setenv("CONFBOT_DATA_DIR", str(tmp_path / "data"))
-    return tmp_path
 
 
 def test_confbot_sync_prints_the_failed_pages_with_their_reasons(environ, capsys):

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import io
-import os
 import re
 
 import pytest
@@ -66,16 +65,6 @@ def test_chat_commands(wiki, tmp_path):
     assert "Completed question: And the BIOS?" not in out  # history was forgotten
     assert "Unknown command /bogus." in out
     assert "never asked" not in out
-
-
-@pytest.fixture
-def environ(tmp_path, monkeypatch):
-    """A process environment with no confbot settings but the data folder."""
-    for name in list(os.environ):
-        if name.startswith("CONFBOT_") or name == "OPENAI_API_KEY":
-            monkeypatch.delenv(name)
-    monkeypatch.setenv("CONFBOT_DATA_DIR", str(tmp_path / "data"))
-    return tmp_path
 
 
 def test_init_creates_the_tables(environ, capsys):

@@ -22,20 +22,9 @@ from bot.web import (
     create_app,
     excerpt,
 )
-from tests.fakes.tiny_wiki import Wiki, build_wiki, make_assistant
+from tests.fakes.tiny_wiki import make_assistant
 
 CONVERSATION = "tab-0123456789"
-
-
-@pytest.fixture
-def anyio_backend() -> str:
-    return "asyncio"
-
-
-@pytest.fixture(scope="module")
-def wiki(tmp_path_factory) -> Wiki:
-    """The tiny wiki (spaces TEST and DEV), indexed once for the module."""
-    return build_wiki(tmp_path_factory.mktemp("wiki"))
 
 
 @pytest.fixture

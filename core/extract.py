@@ -220,7 +220,9 @@ def _repair(body: str, warnings: list[str]) -> str:
     if stray:
         warnings.append(f"escaped {stray} stray '&'")
     if unknown:
-        warnings.append(f"unknown entities kept as text: {', '.join(sorted(set(unknown)))}")
+        names = sorted(set(unknown))
+        more = f" and {len(names) - 10} more" if len(names) > 10 else ""
+        warnings.append(f"unknown entities kept as text: {', '.join(names[:10])}{more}")
     return body
 
 

@@ -184,7 +184,9 @@ class EvidenceIndex:
         report.pages += len(written)
         report.evidences += sum(len(evidences) for _, evidences in written)
 
-    def _failed(self, page: Page, exc: BaseException, report: IndexReport, repair=False) -> None:
+    def _failed(
+        self, page: Page, exc: BaseException, report: IndexReport, repair: bool = False
+    ) -> None:
         """Report a page that could not be indexed; after a failed write, put its vectors
         back in step with what the store still holds for it."""
         reason = f"{type(exc).__name__}: {exc}"[:1000]

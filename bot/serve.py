@@ -262,13 +262,13 @@ def run(
 
         http_mode = bool(settings.slack_bot_token and settings.slack_signing_secret)
         web = WebApp(assistant, slack_http=http_mode)
-        if settings.slack_bot_token:
-            slack = SlackStarter(settings, assistant, web, socket_mode)
+        slack = SlackStarter(settings, assistant, web, socket_mode)
+        if settings.slack_bot_token and (slack.socket_mode or http_mode):
             slack.start()
             parts.stops.append(("Slack", slack.close))
             modes = ["Socket Mode"] if slack.socket_mode else []
             modes += ["HTTP mode at /slack/events"] if http_mode else []
-            parts.notes.append(f"Slack: {' and '.join(modes) or 'no mode'} (starting)")
+            parts.notes.append(f"Slack: {' and '.join(modes)} (connecting in the background)")
         config = uvicorn.Config(
             web.app,
             log_config=None,

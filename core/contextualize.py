@@ -20,7 +20,7 @@ Decisions a reader should know:
   sentence ends, then every `MAX_EVIDENCE_WORDS` words; a table split in parts repeats its
   header in each. Names repeated on many evidences (title, headings, column names) are cut
   to `MAX_NAME_CHARS`. A page yields at most `MAX_PAGE_EVIDENCES` evidences and
-  `MAX_PAGE_TOKENS` tokens to embed; the rest is left out with a warning.
+  `MAX_PAGE_EMBED_UNITS` units of embedding work; the rest is left out with a warning.
 - `contextualized` is title, heading, before, text and after, one a line, leaving out the
   parts that are switched off or empty.
 """
@@ -39,10 +39,10 @@ from core.extract import Block, extract
 from core.limits import (
     MAX_EVIDENCE_WORDS,
     MAX_NAME_CHARS,
+    MAX_PAGE_EMBED_UNITS,
     MAX_PAGE_EVIDENCES,
-    MAX_PAGE_TOKENS,
     MAX_WORD_CHARS,
-    embed_tokens,
+    embed_units,
     split_long_words,
 )
 from core.pages import Evidence, EvidenceKind, Page
@@ -110,12 +110,12 @@ def contextualize(
     warnings: list[str] | None = None,
 ) -> list[Evidence]:
     """The evidences of a page's blocks, in page order, ids `{page.id}#{position:04d}`;
-    at most `MAX_PAGE_EVIDENCES`, of `MAX_PAGE_TOKENS` tokens to embed in all (a longer
+    at most `MAX_PAGE_EVIDENCES`, of `MAX_PAGE_EMBED_UNITS` units of embedding work in all (a longer
     page is cut, and `warnings` say so)."""
     units = list(itertools.islice(_units(blocks, options.linearizer), MAX_PAGE_EVIDENCES + 1))
     title = _name(page.title)
     evidences: list[Evidence] = []
-    embedded = 0  # tokens the embedder will be given for the page
+    embedded = 0  # embedding work the page asks for
     for i, unit in enumerate(units):
         before = _last_words(units[i - 1].texts[-1], options.words) if i > 0 else ""
         after = _first_words(units[i + 1].texts[0], options.words) if i + 1 < len(units) else ""
@@ -125,14 +125,14 @@ def contextualize(
         if unit.kind == "table" and options.indexing_mode != "tables":
             parts.extend(("row", text, metadata) for text, metadata in unit.rows)
         for kind, text, metadata in parts:
-            embedded += embed_tokens("\n".join(p for p in (title, unit.heading, text) if p))
-            if len(evidences) == MAX_PAGE_EVIDENCES or embedded > MAX_PAGE_TOKENS:
+            embedded += embed_units("\n".join(p for p in (title, unit.heading, text) if p))
+            if len(evidences) == MAX_PAGE_EVIDENCES or embedded > MAX_PAGE_EMBED_UNITS:
                 if warnings is not None:
                     warnings.append(
                         f"the page was cut after {len(evidences)} evidences (at most"
-                        f" {MAX_PAGE_EVIDENCES}, of {MAX_PAGE_TOKENS} tokens to embed in"
-                        f" all), under {unit.heading or 'its start'!r}; the rest is not"
-                        " indexed"
+                        f" {MAX_PAGE_EVIDENCES}, of {MAX_PAGE_EMBED_UNITS} units of embedding"
+                        f" work in all), under {unit.heading or 'its start'!r}; the rest is"
+                        " not indexed"
                     )
                 return evidences
             position = len(evidences)

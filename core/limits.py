@@ -32,7 +32,7 @@ MAX_NESTING = 100
 (the walker recurses per level, and Python's stack is about 1000 frames)."""
 
 MAX_READ_WORDS = 50_000
-"""Words the extractor reads from one page (more than what `MAX_PAGE_TOKENS` lets
+"""Words the extractor reads from one page (more than what `MAX_PAGE_EMBED_UNITS` lets
 through); the rest of a longer page is left out with a warning. It bounds the extraction of
 a 5 MB page to a second or two."""
 
@@ -52,20 +52,22 @@ heading) or question: an embedder is never given unbounded text. 99% of the Conf
 evidences have fewer than 1,400."""
 
 MAX_PAGE_EVIDENCES = 200
-MAX_PAGE_TOKENS = 40_000
-"""Evidences, and tokens embedded for them (`embed_tokens`), per page; the rest of a longer
-page is left out with a warning. Embedding is most of the cost of indexing a page, and it
-follows the tokens: with the offline USE embedder on 2 idle cores about 30 ms for a text
-of 200 words, 7 ms for one of 20 (docs/benchmarks.md), so these keep any page to well
-under 10 s. The longest ConfQuestions page has 168 evidences and about 25,000 tokens."""
+MAX_PAGE_EMBED_UNITS = 50_000
+"""Evidences, and units of embedding work for them (`embed_units`), per page; the rest of a
+longer page is left out with a warning. Embedding is most of the cost of indexing a page:
+with the offline USE embedder on 2 idle cores about 0.1 ms of wall time per unit
+(docs/benchmarks.md), so these keep any page to well under 10 s. The longest ConfQuestions
+page has 168 evidences and 30,000 units."""
 
 
-def embed_tokens(text: str) -> int:
-    """About how many tokens a subword tokenizer makes of `text` as the embedder gets it
-    (cut to `MAX_EMBED_CHARS`): one a word, and one per 4 characters of long words or of
-    text without spaces."""
+def embed_units(text: str) -> int:
+    """The work of embedding `text` as the embedder gets it (cut to `MAX_EMBED_CHARS`):
+    twice its words, or a fifth of its characters when it has few spaces. Measured with
+    the USE embedder (benchmarks/hostile_pages.py), the CPU time per unit stays within
+    about 20% across prose, tables, code, one-letter words, garbage and base64, where
+    words or characters alone are off by two to five times."""
     text = bounded_text(text)
-    return max(len(text.split()), len(text) // 4)
+    return max(2 * len(text.split()), len(text) // 5)
 
 
 def bounded_text(text: str, limit: int = MAX_EMBED_CHARS) -> str:

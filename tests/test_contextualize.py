@@ -16,10 +16,10 @@ from core.extract import Block, ListItem
 from core.limits import (
     MAX_EVIDENCE_WORDS,
     MAX_NAME_CHARS,
+    MAX_PAGE_EMBED_UNITS,
     MAX_PAGE_EVIDENCES,
-    MAX_PAGE_TOKENS,
     MAX_WORD_CHARS,
-    embed_tokens,
+    embed_units,
 )
 from core.pages import Page
 
@@ -298,23 +298,23 @@ def test_a_page_is_cut_at_the_evidence_limit_with_a_warning():
     assert contextualize(PAGE, blocks[:MAX_PAGE_EVIDENCES], warnings=(kept := [])) and kept == []
 
 
-def test_a_page_is_cut_at_the_token_limit_with_a_warning():
-    text = " ".join(["word"] * 190)  # 949 characters: 237 tokens
-    blocks = [P(text) for _ in range(MAX_PAGE_TOKENS // 230)]
+def test_a_page_is_cut_at_the_embedding_limit_with_a_warning():
+    text = " ".join(["word"] * 190)  # 380 units
+    blocks = [P(text) for _ in range(MAX_PAGE_EMBED_UNITS // 370)]
     warnings: list[str] = []
     evidences = contextualize(PAGE, blocks, warnings=warnings)
     assert len(evidences) < MAX_PAGE_EVIDENCES
-    embedded = sum(embed_tokens(f"{e.title}\n{e.text}") for e in evidences)
-    assert embedded <= MAX_PAGE_TOKENS < embedded + 240
+    embedded = sum(embed_units(f"{e.title}\n{e.text}") for e in evidences)
+    assert embedded <= MAX_PAGE_EMBED_UNITS < embedded + 390
     assert any("the rest is not indexed" in w for w in warnings)
 
 
 @pytest.mark.parametrize(
-    ("text", "tokens"),
-    [("one two three", 3), ("x" * 400, 100), ("a " * 300, 300), ("y" * 10_000, 500)],
+    ("text", "units"),
+    [("one two three", 6), ("x" * 400, 80), ("a " * 300, 600), ("y" * 10_000, 400)],
 )
-def test_embed_tokens(text, tokens):
-    assert embed_tokens(text) == tokens
+def test_embed_units(text, units):
+    assert embed_units(text) == units
 
 
 def test_long_names_are_cut_where_they_repeat():

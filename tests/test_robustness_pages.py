@@ -18,10 +18,10 @@ from core.db import session_factory
 from core.index import EvidenceIndex
 from core.limits import (
     MAX_EVIDENCE_WORDS,
+    MAX_PAGE_EMBED_UNITS,
     MAX_PAGE_EVIDENCES,
-    MAX_PAGE_TOKENS,
     MAX_WORD_CHARS,
-    embed_tokens,
+    embed_units,
 )
 from core.pages import Page
 from tests.fakes.confluence_server import FakeConfluence, FakePage
@@ -48,8 +48,8 @@ def test_a_hostile_page_is_indexed_within_the_limits(settings, name):
         assert len(words) <= MAX_EVIDENCE_WORDS
         assert max(map(len, words)) <= MAX_WORD_CHARS
         assert len(e.contextualized) < 3 * MAX_EVIDENCE_WORDS * (MAX_WORD_CHARS + 1)
-        embedded += embed_tokens("\n".join(p for p in (e.title, e.heading, e.text) if p))
-    assert embedded <= MAX_PAGE_TOKENS
+        embedded += embed_units("\n".join(p for p in (e.title, e.heading, e.text) if p))
+    assert embedded <= MAX_PAGE_EMBED_UNITS
     assert_in_step(index)
 
 

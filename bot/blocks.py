@@ -24,6 +24,7 @@ from core.answer import CITATION, cited_numbers
 from core.assistant import Turn
 from core.attribution import Explanation
 from core.pages import Page
+from core.redact import web_link
 
 MAX_BLOCKS = 50
 MAX_SECTION_TEXT = 3000
@@ -45,7 +46,6 @@ ZWSP = "\u200b"
 _OPENING = re.compile(r"(?<![^\W_])([*_~`])")
 _CLOSING = re.compile(r"([*_~`])(?![^\W_])")
 _QUOTE = re.compile(r"^(&gt;)", re.MULTILINE)
-_SAFE_URL = re.compile(r"^https?://", re.IGNORECASE)
 _ANGLE = re.compile(r"<([^<>]*)>")
 # A word of an overlong line: non-space characters, a citation with spaces counting as one.
 _WORD = re.compile(rf"(?:{CITATION.pattern}|\S)+", re.IGNORECASE)
@@ -63,7 +63,7 @@ def escape(text: str) -> str:
 def link(url: str, label: str) -> str:
     """`<url|label>` with the label escaped; just the label when the URL is not http(s)."""
     label = escape(label) or escape(url)
-    if not _SAFE_URL.match(url or ""):
+    if not web_link(url or ""):
         return label
     safe = (
         url.replace("&", "&amp;")

@@ -6,11 +6,15 @@ import argparse
 import logging
 import sys
 
+from core.redact import SecretMasker, redact_url, secret_values
 from core.settings import Settings, SettingsError, describe, parse_overrides
 
 
 def _settings(args: argparse.Namespace) -> Settings:
-    return Settings.load(overrides=parse_overrides(getattr(args, "config", None) or []))
+    """The settings of this run; from here on no log line shows one of their secrets."""
+    settings = Settings.load(overrides=parse_overrides(getattr(args, "config", None) or []))
+    SecretMasker(secret_values(settings)).install()
+    return settings
 
 
 def _add_config_option(parser: argparse.ArgumentParser) -> None:
@@ -35,15 +39,8 @@ def cmd_init(args: argparse.Namespace) -> int:
 
     settings = _settings(args)
     upgrade(settings.sqlalchemy_url)
-    print(f"database ready: {_redacted_url(settings.sqlalchemy_url)}")
+    print(f"database ready: {redact_url(settings.sqlalchemy_url)}")
     return 0
-
-
-def _redacted_url(url: str) -> str:
-    """A database URL with its password masked."""
-    from sqlalchemy.engine import make_url
-
-    return make_url(url).render_as_string(hide_password=True)
 
 
 def cmd_ask(args: argparse.Namespace) -> int:
@@ -78,6 +75,8 @@ def cmd_sync(args: argparse.Namespace) -> int:
     for space in spaces:
         report = sync.run(space, full=args.full, progress=sys.stderr.isatty())
         print(report.summary())
+        for page_id, reason in report.failures:
+            print(f"  failed: page {page_id}: {reason}")
         stopped |= report.error is not None
     return 1 if stopped else 0
 

@@ -2,17 +2,21 @@
 process, for a single-machine deployment and for `make run`.
 
 Startup:
-1. the assistant is wired from the settings (state database migrated, index opened);
-2. with no sync source configured (no `confluence_url`, or the files source without a
+1. the port is bound (a busy port is a clear error naming the setting, before anything
+   else starts);
+2. the assistant is wired from the settings (state database migrated, index opened);
+3. with no sync source configured (no `confluence_url`, or the files source without a
    folder), the packaged sample wiki (`bot/sample_wiki/pages`, a fictional company's
    Confluence pages) becomes the source, as long as the index holds nothing else: it is
    indexed at once when the index is empty, so a new user can ask straight away;
-3. the scheduler (`connectors.schedule.Worker`) syncs each space on its schedule, on the
+4. the scheduler (`connectors.schedule.Worker`) syncs each space on its schedule, on the
    same index the web app reads;
-4. Slack: Socket Mode runs in this process when `SLACK_BOT_TOKEN` and `SLACK_APP_TOKEN` are
+5. Slack: Socket Mode runs in this process when `SLACK_BOT_TOKEN` and `SLACK_APP_TOKEN` are
    set; with `SLACK_SIGNING_SECRET` the web app also serves Slack's HTTP mode at
-   `/slack/events`;
-5. uvicorn serves the web app and the URL is printed once the socket is bound.
+   `/slack/events`. Slack starts in the background (`SlackStarter`): while it is
+   unreachable or rejects the token, the web page and the scheduler run on, a log line says
+   what is wrong, and it is tried again with backoff;
+6. uvicorn serves the web app on the bound socket and the URL is printed.
 
 SIGINT or SIGTERM stops it cleanly: uvicorn stops accepting and finishes the requests in
 flight, the Slack connection closes, a running sync stops at its next batch boundary (its
@@ -26,6 +30,7 @@ import asyncio
 import json
 import logging
 import signal
+import socket
 import sys
 import threading
 import time
@@ -34,7 +39,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TextIO
 
-from core.settings import Settings
+from core.settings import Settings, SettingsError
 
 log = logging.getLogger(__name__)
 
@@ -105,23 +110,100 @@ class Parts:
         self.stops.clear()
 
 
-def slack_parts(settings: Settings, assistant, socket_mode: bool, parts: Parts):
-    """The bolt App for HTTP mode (None when no signing secret is set), after starting
-    Socket Mode in the background when asked for and its tokens are set."""
-    if not settings.slack_bot_token:
-        return None
-    from bot.slack import build_app, socket_mode_handler
+SLACK_RETRY_FIRST = 5.0
+SLACK_RETRY_MAX = 300.0
+"""Seconds before the first retry of a Slack start-up that failed, doubled each time up to
+the maximum (a token fixed in Slack's admin pages is picked up within five minutes)."""
 
-    slack_app = build_app(settings, assistant)
-    if socket_mode and settings.slack_app_token:
-        handler = socket_mode_handler(slack_app, settings.slack_app_token)
-        handler.connect()
-        parts.stops.append(("Slack Socket Mode", handler.close))
-        parts.notes.append("Slack: Socket Mode connected")
-    if settings.slack_signing_secret:
-        parts.notes.append("Slack: HTTP mode at /slack/events")
-        return slack_app
-    return None
+
+class SlackStarter:
+    """Starts Slack for `confbot serve` in a background thread and retries until it works:
+    builds the bolt App (which checks the bot token with `auth.test`), connects Socket Mode
+    when asked for, and hands the App to the web app for HTTP mode. A failure is a log line
+    (what failed and which settings to check) and a retry, never the end of the process."""
+
+    def __init__(
+        self, settings: Settings, assistant, web, socket_mode: bool, first_delay=SLACK_RETRY_FIRST
+    ):
+        self.settings = settings
+        self.first_delay = first_delay
+        self.assistant = assistant
+        self.web = web
+        self.socket_mode = socket_mode and bool(settings.slack_app_token)
+        self.stop = threading.Event()
+        self.connected = threading.Event()
+        self.attempts = 0
+        self._handler = None
+        self._thread = threading.Thread(target=self._run, name="slack-start", daemon=True)
+
+    def start(self) -> None:
+        """Try in the background; returns at once."""
+        self._thread.start()
+
+    def _run(self) -> None:
+        delay = self.first_delay
+        while not self.stop.is_set():
+            self.attempts += 1
+            try:
+                self._connect()
+            except Exception as exc:
+                log.warning(
+                    "Slack could not be started (%s: %s); check SLACK_BOT_TOKEN%s and that"
+                    " Slack can be reached. The web page and the sync keep running; trying"
+                    " again in %.0f s",
+                    type(exc).__name__,
+                    exc,
+                    " and SLACK_APP_TOKEN" if self.socket_mode else "",
+                    delay,
+                )
+                self.stop.wait(delay)
+                delay = min(delay * 2, SLACK_RETRY_MAX)
+                continue
+            self.connected.set()
+            return
+
+    def _connect(self) -> None:
+        from bot.slack import build_app, socket_mode_handler
+
+        app = build_app(self.settings, self.assistant)
+        if self.socket_mode:
+            handler = socket_mode_handler(app, self.settings.slack_app_token)
+            handler.connect()
+            self._handler = handler
+            log.info("Slack: Socket Mode connected")
+        if self.settings.slack_signing_secret:
+            self.web.slack_app = app
+            log.info("Slack: HTTP mode ready at /slack/events")
+
+    def close(self) -> None:
+        """Stop retrying and close the Socket Mode connection."""
+        self.stop.set()
+        self._thread.join(timeout=5)
+        if self._handler is not None:
+            self._handler.close()
+
+
+def bind_socket(host: str, port: int) -> socket.socket:
+    """A listening TCP socket on `host`:`port`; a clear error naming the settings when the
+    address cannot be used (port taken, address not on this machine)."""
+    try:
+        family, kind, proto, _, address = socket.getaddrinfo(host, port, type=socket.SOCK_STREAM)[0]
+        sock = socket.socket(family, kind, proto)
+        try:
+            sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+            sock.bind(address)
+            sock.listen(2048)
+        except OSError:
+            sock.close()
+            raise
+    except OSError as exc:
+        reason = exc.strerror or str(exc)
+        raise SettingsError(
+            f"cannot listen on {host}:{port} ({reason}). Another program may be using the"
+            " port: set CONFBOT_WEB_PORT (or --port) to a free one, or CONFBOT_WEB_HOST"
+            " (--host) to an address of this machine"
+        ) from None
+    return sock
 
 
 def run(
@@ -135,7 +217,7 @@ def run(
     import uvicorn
 
     from bot.metrics import serve_metrics
-    from bot.web import create_app
+    from bot.web import WebApp
     from core.assistant import Assistant
 
     parts = Parts()
@@ -148,6 +230,8 @@ def run(
 
     previous = {s: signal.signal(s, on_signal) for s in (signal.SIGINT, signal.SIGTERM)}
     try:
+        sock = bind_socket(settings.web_host, settings.web_port)  # a busy port fails first
+        parts.stops.append(("the listening socket", sock.close))
         assistant = Assistant.from_settings(settings)
         parts.stops.append(("the index", assistant.index.close))
         parts.stops.append(("background explanations", assistant.close))
@@ -185,11 +269,17 @@ def run(
         if settings.admin_token:
             parts.notes.append("admin page at /admin and metrics at /metrics (admin token)")
 
-        slack_app = slack_parts(settings, assistant, socket_mode, parts)
+        http_mode = bool(settings.slack_bot_token and settings.slack_signing_secret)
+        web = WebApp(assistant, slack_http=http_mode)
+        slack = SlackStarter(settings, assistant, web, socket_mode)
+        if settings.slack_bot_token and (slack.socket_mode or http_mode):
+            slack.start()
+            parts.stops.append(("Slack", slack.close))
+            modes = ["Socket Mode"] if slack.socket_mode else []
+            modes += ["HTTP mode at /slack/events"] if http_mode else []
+            parts.notes.append(f"Slack: {' and '.join(modes)} (connecting in the background)")
         config = uvicorn.Config(
-            create_app(assistant, slack_app=slack_app),
-            host=settings.web_host,
-            port=settings.web_port,
+            web.app,
             log_config=None,
             lifespan="off",
             timeout_graceful_shutdown=30,
@@ -204,7 +294,7 @@ def run(
             if sync_settings is not settings:
                 print(f"  try: {sample_questions()[0]}", file=out, flush=True)
 
-        asyncio.run(_serve(server, ready))
+        asyncio.run(_serve(server, ready, sock))
         return 0 if server.started else 1
     except _Stopped as stopped:
         print(f"{stopped} received while starting: stopped", file=out)
@@ -220,9 +310,9 @@ class _Stopped(BaseException):
     KeyboardInterrupt, so that no `except Exception` on the way swallows it)."""
 
 
-async def _serve(server, ready: Callable[[int], None]) -> None:
-    """Run the uvicorn server, calling `ready(port)` once it listens."""
-    task = asyncio.create_task(server.serve())
+async def _serve(server, ready: Callable[[int], None], sock: socket.socket) -> None:
+    """Run the uvicorn server on `sock`, calling `ready(port)` once it listens."""
+    task = asyncio.create_task(server.serve(sockets=[sock]))
     while not server.started and not task.done():
         await asyncio.sleep(0.02)
     if server.started:

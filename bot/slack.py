@@ -32,12 +32,15 @@ from __future__ import annotations
 import logging
 import re
 import secrets
+import threading
+from collections.abc import Mapping
 from concurrent.futures import ThreadPoolExecutor
 
 from prometheus_client import Counter
 from slack_bolt import App, BoltContext, BoltRequest, BoltResponse
 from slack_sdk import WebClient
 from slack_sdk.errors import SlackApiError
+from slack_sdk.signature import SignatureVerifier
 
 from bot.blocks import (
     EXPLAIN_ACTION,
@@ -53,7 +56,7 @@ from bot.blocks import (
 from bot.slack_state import SlackStore
 from core.assistant import Assistant, ConversationKey, Turn
 from core.llm import LLMError
-from core.settings import Settings
+from core.settings import Settings, SettingsError
 
 log = logging.getLogger(__name__)
 
@@ -191,22 +194,40 @@ class SlackBot:
     def on_explain_button(self, body: dict, client: WebClient, context: BoltContext):
         """The Explain button: post the explanation in the thread."""
         channel, thread, answer_ts = _message_place(body)
-        turn_id = int(body["actions"][0]["value"])
+        team = workspace_of(body, context)
         user = (body.get("user") or {}).get("id")
-        self.explain(client, workspace_of(body, context), channel, thread, turn_id, user, answer_ts)
+        turn_id = self._turn_here(body, team, channel)
+        if turn_id is None:
+            if user:
+                client.chat_postEphemeral(
+                    channel=channel, user=user, thread_ts=thread, text=TURN_GONE
+                )
+            return
+        self.explain(client, team, channel, thread, turn_id, user, answer_ts)
 
-    def on_feedback(self, body: dict, client: WebClient):
+    def on_feedback(self, body: dict, client: WebClient, context: BoltContext):
         """👍 / 👎: store the rating on the turn, thank the user privately."""
         action = body["actions"][0]
         value = "up" if action["action_id"] == FEEDBACK_UP_ACTION else "down"
         user = (body.get("user") or {}).get("id", "")
         channel, thread, _ = _message_place(body)
-        try:
-            self.assistant.feedback(int(action["value"]), value, user=user)
+        turn_id = self._turn_here(body, workspace_of(body, context), channel)
+        text = TURN_GONE
+        if turn_id is not None:
+            self.assistant.feedback(turn_id, value, user=user)
             text = THANKS[value]
-        except KeyError:
-            text = TURN_GONE
         client.chat_postEphemeral(channel=channel, user=user, thread_ts=thread, text=text)
+
+    def _turn_here(self, body: dict, team: str, channel: str) -> int | None:
+        """The turn a button names, if it is a turn answered in Slack in this workspace and
+        channel: a button value (a turn id) never reaches another surface's turns."""
+        value = str((body.get("actions") or [{}])[0].get("value") or "")
+        if not value.isdigit() or len(value) > 18:
+            return None
+        key = self.assistant.store.turn_key(int(value))
+        if key is None or (key.surface, key.workspace, key.channel) != ("slack", team, channel):
+            return None
+        return int(value)
 
     # ------------------------------------------------------------------ the work
     def answer(self, client: WebClient, team: str, event: dict, bot_user_id: str | None) -> None:
@@ -332,6 +353,17 @@ def _llm_failed(exc: BaseException) -> bool:
     return False
 
 
+def signed_by_slack(secret: str, headers: Mapping[str, str], body: bytes) -> bool:
+    """Whether a request carries a valid Slack signature made in the last five minutes
+    (Slack's "Verifying requests from Slack"): checked before anything parses or logs the
+    body, so an unsigned request costs nothing and leaves no trace of its content."""
+    timestamp = headers.get("x-slack-request-timestamp", "")
+    signature = headers.get("x-slack-signature", "")
+    if not secret or not timestamp.isdigit() or not signature.startswith("v0="):
+        return False
+    return SignatureVerifier(secret).is_valid(body, timestamp, signature)
+
+
 def build_app(settings: Settings, assistant: Assistant, client: WebClient | None = None) -> App:
     """The slack-bolt App with every listener, for Socket Mode or HTTP mode.
 
@@ -385,9 +417,17 @@ def run_socket_mode(settings: Settings) -> int:
     settings.require("slack_bot_token")
     assistant = Assistant.from_settings(settings)
     try:
-        app = build_app(settings, assistant)
-        log.info("confbot is connecting to Slack over Socket Mode")
-        socket_mode_handler(app, app_token).start()
+        try:
+            app = build_app(settings, assistant)
+            log.info("confbot is connecting to Slack over Socket Mode")
+            handler = socket_mode_handler(app, app_token)
+            handler.connect()
+        except Exception as exc:
+            raise SettingsError(
+                f"Slack could not be started ({type(exc).__name__}: {exc}); check"
+                " SLACK_BOT_TOKEN, SLACK_APP_TOKEN and that Slack can be reached"
+            ) from None
+        threading.Event().wait()  # the connection runs in its own threads until Ctrl-C
     except KeyboardInterrupt:
         pass
     finally:

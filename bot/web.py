@@ -13,11 +13,18 @@ Routes:
 - `POST /api/explain` and `POST /api/feedback` `{"turn", "conversation", "space"?,
   "page"?}` (+ `"value": "up" | "down"` for feedback).
 - `GET /api/turns/{id}?conversation=...&space=...&page=...`: a turn's full trace.
-- `GET /healthz`: 200 with the number of indexed evidences, 503 when the state database
-  cannot be read.
-- `POST /slack/events`: the Slack bolt app in HTTP mode, when one is given.
+- `GET /healthz`: liveness, cheap: 200 with the number of indexed evidences, 503 when the
+  state database or the index cannot be read.
+- `GET /readyz`: readiness (`bot.health`): 200 when everything answering needs is there,
+  else 503 naming what is wrong (state database not writable, index unreadable, first sync
+  not finished, index and Chroma disagreeing, pages left half written).
+- `POST /slack/events`: the Slack bolt app in HTTP mode, when one is given; a request whose
+  signature does not verify is refused (401) before anything reads its body.
 - `GET /admin`, `GET /api/admin/status`, `GET /metrics`: the read-only admin surface
   (`bot/admin.py`), only when `admin_token` is set.
+
+Every request passes `bot.guard.Guard` first: one body size limit, one error boundary
+(generic messages for users, details in the log) and the security headers.
 
 A turn is only readable through the conversation that asked it (its surface `web`, space,
 page and conversation id must all match), so turn ids, which are sequential, reveal
@@ -41,16 +48,19 @@ from typing import Any
 
 from starlette.applications import Starlette
 from starlette.concurrency import run_in_threadpool
+from starlette.middleware import Middleware
 from starlette.requests import Request
 from starlette.responses import HTMLResponse, JSONResponse, RedirectResponse, Response
 from starlette.routing import Mount, Route
 from starlette.staticfiles import StaticFiles
 
+from bot.guard import CSP, Guard
+from bot.health import readiness
 from core.answer import CITATION, cited_numbers
 from core.assistant import Assistant, ConversationKey, Turn
 from core.attribution import Explanation
 from core.conversation import TurnRecord
-from core.llm import LLMError
+from core.redact import web_link
 
 log = logging.getLogger(__name__)
 
@@ -60,7 +70,6 @@ TEMPLATES = HERE / "templates"
 
 SURFACE = "web"
 MAX_QUESTION_CHARS = 4000
-MAX_BODY_BYTES = 64 * 1024
 EXCERPT_CHARS = 300
 FEEDBACK_VALUES = ("up", "down")
 
@@ -70,14 +79,8 @@ _SPACE = re.compile(r"[A-Za-z0-9_~.-]{1,255}")
 _PAGE = re.compile(r"[A-Za-z0-9_~.-]{1,255}")
 _CONVERSATION = re.compile(r"[A-Za-z0-9_-]{8,64}")
 
-SECURITY_HEADERS = {
-    "Content-Security-Policy": (
-        "default-src 'self'; script-src 'self'; style-src 'self'; img-src 'self' data:;"
-        " connect-src 'self'; object-src 'none'; base-uri 'none'; form-action 'self'"
-    ),
-    "X-Content-Type-Options": "nosniff",
-    "Referrer-Policy": "same-origin",
-}
+SECURITY_HEADERS = {"Content-Security-Policy": CSP}
+"""Headers of the HTML pages; `bot.guard.Guard` adds the rest (and frame-ancestors)."""
 
 
 class BadRequest(ValueError):
@@ -329,7 +332,9 @@ class Scope:
 class WebApp:
     """The endpoints, over one `Assistant`. `app` is the Starlette application."""
 
-    def __init__(self, assistant: Assistant, slack_app: Any = None):
+    def __init__(self, assistant: Assistant, slack_app: Any = None, slack_http: bool = False):
+        """`slack_app` serves `/slack/events`; with `slack_http` the route exists before the
+        app does (it answers 503 until `slack_app` is set, while Slack is unreachable)."""
         self.assistant = assistant
         self.slack_app = slack_app
         self.template = Template((TEMPLATES / "ask.html").read_text(encoding="utf-8"))
@@ -341,18 +346,26 @@ class WebApp:
             Route("/api/feedback", self.api_feedback, methods=["POST"]),
             Route("/api/turns/{turn_id}", self.api_turn),
             Route("/healthz", self.healthz),
+            Route("/readyz", self.readyz),
             Mount("/static", StaticFiles(directory=STATIC), name="static"),
         ]
         if assistant.settings.admin_token:  # the admin page and /metrics (bot/admin.py)
             from bot.admin import Admin
 
             routes.extend(Admin(assistant).routes())
-        if slack_app is not None:
+        if slack_app is not None or slack_http:
             from bot.slack import SLACK_EVENTS_PATH
 
             routes.append(Route(SLACK_EVENTS_PATH, self.slack_events, methods=["POST"]))
+        settings = assistant.settings
+        guard = Middleware(
+            Guard,
+            max_body=settings.web_max_body_bytes,
+            frame_origins=settings.web_frame_ancestors,
+        )
         self.app = Starlette(
             routes=routes,
+            middleware=[guard],
             exception_handlers={BadRequest: self._bad_request, NotFound: self._not_found},
         )
 
@@ -370,19 +383,31 @@ class WebApp:
     # ---------------------------------------------------------------- helpers
     @staticmethod
     async def _json_body(request: Request) -> dict:
-        length = request.headers.get("content-length")
-        if length and length.isdigit() and int(length) > MAX_BODY_BYTES:
-            raise BadRequest(f"request body too large: at most {MAX_BODY_BYTES} bytes")
+        """The request's JSON object (its size already bounded by the guard)."""
         body = await request.body()
-        if len(body) > MAX_BODY_BYTES:
-            raise BadRequest(f"request body too large: at most {MAX_BODY_BYTES} bytes")
         try:
             data = json.loads(body or b"null")
         except (UnicodeDecodeError, json.JSONDecodeError) as exc:
             raise BadRequest(f"the body is not valid JSON: {exc}") from None
+        except RecursionError:
+            raise BadRequest("the body is nested too deeply") from None
         if not isinstance(data, dict):
             raise BadRequest("the body must be a JSON object")
+        try:
+            json.dumps(data, ensure_ascii=False).encode("utf-8")
+        except UnicodeEncodeError:
+            raise BadRequest("the body holds text that is not valid Unicode") from None
+        except RecursionError:
+            raise BadRequest("the body is nested too deeply") from None
         return data
+
+    def _key(self, data: dict) -> ConversationKey:
+        """The web conversation a request names; a page alone scopes it to the page's space,
+        as when the question was asked."""
+        space, page = parse_space(data.get("space")), parse_page(data.get("page"))
+        if space is None and page is not None:
+            space = self._scope(None, page).space
+        return conversation_key(space, page, parse_conversation(data.get("conversation")))
 
     def _scope(self, space: str | None, page: str | None) -> Scope:
         """The space to search and the linking page's title, from the index."""
@@ -402,11 +427,7 @@ class WebApp:
     def _owned_turn(self, data: dict | Any, turn_id: Any) -> TurnRecord:
         """The turn `turn_id` if it belongs to the web conversation the request names."""
         number = parse_turn_id(turn_id)
-        key = conversation_key(
-            parse_space(data.get("space")),
-            parse_page(data.get("page")),
-            parse_conversation(data.get("conversation")),
-        )
+        key = self._key(data)
         for record in self.assistant.store.turns(key):
             if record.id == number:
                 return record
@@ -433,9 +454,11 @@ class WebApp:
         else:
             where = "Answers from every indexed space"
             label = "the wiki"
-        if scope.page_title:
+        if scope.page_title and web_link(scope.page_url):
             link = f'<a href="{esc(scope.page_url)}" rel="noopener">{esc(scope.page_title)}</a>'
             where += f" · opened from {link}"
+        elif scope.page_title:
+            where += f" · opened from {esc(scope.page_title)}"
         elif scope.page:
             where += f" · opened from page {esc(scope.page)}"
         if not scope.known_space:
@@ -456,28 +479,15 @@ class WebApp:
     async def api_ask(self, request: Request) -> Response:
         data = await self._json_body(request)
         question = parse_question(data.get("question"))
-        conversation = parse_conversation(data.get("conversation"))
-        space = parse_space(data.get("space"))
-        page = parse_page(data.get("page"))
-        if space is None and page is not None:
-            space = (await run_in_threadpool(self._scope, None, page)).space
-        key = conversation_key(space, page, conversation)
-        spaces = [space] if space else None
-        try:
-            turn = await run_in_threadpool(self.assistant.ask, key, question, spaces)
-        except LLMError as exc:
-            log.warning("web question failed: %s", exc)
-            return JSONResponse({"error": f"The language model failed: {exc}"}, 502)
+        key = await run_in_threadpool(self._key, data)
+        spaces = [key.workspace] if key.workspace else None
+        turn = await run_in_threadpool(self.assistant.ask, key, question, spaces)
         return JSONResponse(turn_json(turn))
 
     async def api_explain(self, request: Request) -> Response:
         data = await self._json_body(request)
         record = await run_in_threadpool(self._owned_turn, data, data.get("turn"))
-        try:
-            explanation = await run_in_threadpool(self.assistant.explain, record.id)
-        except LLMError as exc:
-            log.warning("explanation of turn %s failed: %s", record.id, exc)
-            return JSONResponse({"error": f"The language model failed: {exc}"}, 502)
+        explanation = await run_in_threadpool(self.assistant.explain, record.id)
         ids = [item.get("id", "") for item in record.evidences or []]
         found = await run_in_threadpool(self.assistant.index.get, ids)
         headings = {e.id: e.heading for e in found}
@@ -521,13 +531,30 @@ class WebApp:
             log.warning("health check failed: %r", exc)
             return JSONResponse({"status": "error", "error": type(exc).__name__}, 503)
 
+    async def readyz(self, request: Request) -> Response:
+        """Readiness: whether this process can answer now, and if not, what is wrong."""
+        report = await run_in_threadpool(readiness, self.assistant)
+        return JSONResponse(report, 200 if report["status"] == "ready" else 503)
+
     async def slack_events(self, request: Request) -> Response:
         """Slack's Events API and interactivity requests, dispatched to the bolt app in a
         worker thread (the listeners ack at once and answer lazily)."""
         from slack_bolt.adapter.starlette.handler import to_bolt_request, to_starlette_response
 
+        from bot.slack import signed_by_slack
+
+        if self.slack_app is None:
+            return JSONResponse({"error": "Slack is not connected yet; try again soon."}, 503)
         body = await request.body()
-        response = await run_in_threadpool(self.slack_app.dispatch, to_bolt_request(request, body))
+        if not signed_by_slack(self.assistant.settings.slack_signing_secret, request.headers, body):
+            return JSONResponse({"error": "invalid request signature"}, 401)
+        try:
+            bolt_request = to_bolt_request(request, body)
+        except Exception:  # signed, yet not the JSON or form Slack sends: bolt cannot read it
+            bolt_request = None
+        if bolt_request is None or not isinstance(bolt_request.body, dict):
+            return JSONResponse({"error": "the body is not a Slack payload"}, 400)
+        response = await run_in_threadpool(self.slack_app.dispatch, bolt_request)
         return to_starlette_response(response)
 
 

@@ -350,6 +350,8 @@ class ConfluenceSource:
     restrictions are inherited. Nothing is asked when `sync_skip_restricted` is off.
     """
 
+    cheap_listing = False  # a listing pages through every page of the space
+
     def __init__(self, settings: Settings, client: ConfluenceClient | None = None):
         self.client = client or ConfluenceClient(settings)
         self.page_size = settings.confluence_page_size

@@ -11,7 +11,9 @@ is read (recursively):
   the ancestors from the breadcrumb links. The export's `index.html` is a generated page
   list, not a page, and is skipped.
 
-A file that cannot be read is logged and reported as a failure; the others go on.
+A file that cannot be read is logged and reported as a failure; the others go on. The
+folder is read again on every sync run, so edits, new files and deletions are seen without
+a restart.
 A file without a version is version 1; either way the sync tells edits apart by a digest
 of the content.
 """
@@ -95,7 +97,11 @@ def read_page(path: Path) -> Page:
 
 
 class FilesSource:
-    """Every page in a folder, read once when the source is made (one instance per run)."""
+    """Every page in a folder. The folder is read again at the start of each run's changes,
+    so a long-lived source (the worker's) sees files edited, added and deleted since, and a
+    page fetched by id is read again from its file."""
+
+    cheap_listing = True  # the folder is read anyway: drop deleted pages on every run
 
     def __init__(self, folder: str | Path):
         self.folder = Path(folder).expanduser()
@@ -104,40 +110,55 @@ class FilesSource:
         self.pages: dict[str, Page] = {}
         self.failures: list[tuple[str, str]] = []
         """(file name, error) for files that could not be read."""
-        paths = [
+        self._paths: dict[str, Path] = {}
+        self.scan()
+
+    def scan(self) -> None:
+        """Read every page file of the folder (again)."""
+        pages: dict[str, Page] = {}
+        paths: dict[str, Path] = {}
+        failures: list[tuple[str, str]] = []
+        files = [
             p
             for p in sorted(self.folder.rglob("*"))
             if p.suffix.lower() in (".json", ".html", ".htm") and p.name.lower() != "index.html"
         ]
-        for path in paths:
+        for path in files:
             try:
                 page = read_page(path)
             except (OSError, ValueError, KeyError, TypeError, etree.LxmlError) as exc:
                 log.warning("%s skipped: %r", path, exc)
-                self.failures.append((path.name, repr(exc)))
+                failures.append((path.name, repr(exc)))
                 continue
-            if page.id in self.pages:
+            if page.id in pages:
                 log.warning("%s skipped: page id %s also in another file", path, page.id)
-                self.failures.append((path.name, f"duplicate page id {page.id}"))
+                failures.append((path.name, f"duplicate page id {page.id}"))
                 continue
-            self.pages[page.id] = page
+            pages[page.id] = page
+            paths[page.id] = path
+        self.pages, self._paths, self.failures = pages, paths, failures
 
     def spaces(self) -> list[str]:
         """The spaces that have pages, sorted."""
         return sorted({p.space for p in self.pages.values()})
 
     def changes(self, space: str, since: datetime | None) -> Iterator[Batch]:
-        """Every page of `space` (files carry no reliable modification time), in one batch."""
+        """Every page of `space` as the folder holds it now (files carry no reliable
+        modification time), in one batch."""
+        self.scan()
         pages = [Fetched(p) for p in self.pages.values() if p.space == space]
         yield Batch(pages=pages, total=len(pages))
 
     def fetch(self, page_id: str) -> Fetched | None:
-        """One page by id, or None when no file holds it."""
-        page = self.pages.get(page_id)
-        return Fetched(page) if page else None
+        """One page by id, read again from its file; None when no file holds it now."""
+        path = self._paths.get(page_id)
+        if path is None or not path.is_file():
+            return None
+        page = read_page(path)
+        return Fetched(page) if page.id == page_id else None
 
     def listing(self, space: str) -> dict[str, Listed]:
-        """Every page of `space`, by id."""
+        """Every page of `space` as of the last read of the folder, by id."""
         return {
             p.id: Listed(id=p.id, version=p.version, title=p.title, ancestors=p.ancestors)
             for p in self.pages.values()

@@ -144,6 +144,10 @@ class Worker:
             for s, spec in self.schedules().items()
         ] + self.jobs
         triggers = {job.id: parse_schedule(job.spec) for job in wanted}
+        try:  # pages a crash left half written, before the first run (which may be hours away)
+            self.index.repair_pending()
+        except Exception:  # every sync run tries again
+            log.exception("repairing pages left half written failed")
         _worker = self
         self.scheduler.start(paused=True)
         for stored in self.scheduler.get_jobs():

@@ -48,6 +48,10 @@ class Batch:
 class PageSource(Protocol):
     """Where the sync reads pages from."""
 
+    cheap_listing: bool
+    """Whether `listing` costs next to nothing, so the sync lists (and drops deleted pages)
+    on every run instead of every `sync_listing_interval`."""
+
     def changes(self, space: str, since: datetime | None) -> Iterator[Batch]:
         """Pages of `space` modified at or after `since` (all when None), oldest first."""
         ...

@@ -6,9 +6,10 @@ A run has three steps:
    whose content digest is unchanged is not re-indexed (a new version with the same
    content, or a move, only updates the page record); read-restricted pages are skipped
    and removed from the index if they were in it;
-3. when due (`sync_listing_interval`, or `--full`), every current page id of the space is
-   listed: pages that vanished are removed (each confirmed by a fetch first, so a listing
-   that raced an edit never deletes a live page), pages whose version or ancestors differ
+3. when due (`sync_listing_interval`, `--full`, or every run for a source whose listing
+   costs nothing, the files source), every current page id of the space is listed: pages
+   that vanished are removed (each confirmed by a fetch first, so a listing that raced an
+   edit never deletes a live page), pages whose version or ancestors differ
    from the state are fetched again (a move does not change `lastmodified`, and offset
    paging can skip a page edited mid-run), and so are skipped restricted pages once
    `sync_skip_restricted` is off. Restrictions added or lifted without a new version are
@@ -173,6 +174,7 @@ class SpaceSync:
             return report
         bar = _Progress(space, progress)
         try:
+            self.index.repair_pending()  # what a crash left half written, first
             self._run(space, full, report, bar)
         except Exception as exc:  # the source failed: keep what is recorded, report why
             log.exception("sync of space %s stopped", space)
@@ -221,7 +223,11 @@ class SpaceSync:
 
         if listed_at is not None and listed_at.tzinfo is None:
             listed_at = listed_at.replace(tzinfo=UTC)  # SQLite drops the offset
-        due = listed_at is None or utcnow() - listed_at >= self.listing_every
+        due = (
+            self.source.cheap_listing
+            or listed_at is None
+            or utcnow() - listed_at >= self.listing_every
+        )
         if (full or due) and not self.stop.is_set():
             self._reconcile(space, report, indexed, full)
 
@@ -342,7 +348,9 @@ class SpaceSync:
         log.info("removed %d page(s): %s", len(page_ids), ", ".join(page_ids[:10]))
 
     def _reconcile(self, space: str, report: SyncReport, indexed: set[str], full: bool) -> None:
-        """List the space: confirm and remove vanished pages, re-fetch edited or moved ones."""
+        """List the space: confirm and remove vanished pages, re-fetch edited or moved ones
+        (after repairing pages a failed write left pending, so none outlives its deletion)."""
+        self.index.repair_pending()
         listed = self.source.listing(space)
         with self.sessions() as db:
             rows = {

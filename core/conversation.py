@@ -133,6 +133,14 @@ class ConversationStore:
         self.url = url
         self._sessions = session_factory(url)
 
+    def check_writable(self) -> None:
+        """Write a conversation row and roll it back: raises (an SQLAlchemy error) when the
+        database cannot be written, as every answer needs to."""
+        with self._sessions() as session:
+            session.add(ConversationRecord(surface="check", workspace="", channel="", thread=""))
+            session.flush()
+            session.rollback()
+
     def conversation_id(self, key: ConversationKey) -> int:
         """The id of the conversation at `key`, created on first use."""
         where = (
@@ -193,6 +201,21 @@ class ConversationStore:
         """A turn by id."""
         with self._sessions() as session:
             return session.get(TurnRecord, turn_id)
+
+    def turn_key(self, turn_id: int) -> ConversationKey | None:
+        """The key of the conversation a turn belongs to (None for an unknown turn)."""
+        with self._sessions() as session:
+            row = session.execute(
+                select(
+                    ConversationRecord.surface,
+                    ConversationRecord.workspace,
+                    ConversationRecord.channel,
+                    ConversationRecord.thread,
+                )
+                .join(TurnRecord, TurnRecord.conversation_id == ConversationRecord.id)
+                .where(TurnRecord.id == turn_id)
+            ).first()
+        return ConversationKey(*row) if row else None
 
     def turns(self, key: ConversationKey, include_archived: bool = True) -> list[TurnRecord]:
         """Every turn of a conversation, oldest first."""

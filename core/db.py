@@ -8,11 +8,15 @@ rather than migrated, and created by the store itself.
 
 from __future__ import annotations
 
+import sqlite3
 import threading
 from pathlib import Path
 
 from sqlalchemy import Engine, create_engine, event
 from sqlalchemy.orm import DeclarativeBase, sessionmaker
+
+from core.redact import redact_url
+from core.settings import SettingsError
 
 MIGRATIONS = Path(__file__).resolve().parent.parent / "migrations"
 
@@ -41,7 +45,10 @@ def engine_for(url: str) -> Engine:
 
 def _sqlite_pragmas(dbapi_connection, _record) -> None:
     cursor = dbapi_connection.cursor()
-    cursor.execute("PRAGMA journal_mode=WAL")
+    try:
+        cursor.execute("PRAGMA journal_mode=WAL")
+    except sqlite3.OperationalError:  # a read-only database: it can still be read
+        pass
     cursor.execute("PRAGMA foreign_keys=ON")
     cursor.close()
 
@@ -62,7 +69,22 @@ def alembic_config(url: str):
 
 
 def upgrade(url: str, revision: str = "head") -> None:
-    """Run the migrations on `url` up to `revision` (default: the newest)."""
+    """Run the migrations on `url` up to `revision` (default: the newest). A database that
+    cannot be reached or written is a `SettingsError` that says why and names the setting."""
     from alembic import command
+    from sqlalchemy.exc import ArgumentError, NoSuchModuleError, SQLAlchemyError
 
-    command.upgrade(alembic_config(url), revision)
+    try:
+        command.upgrade(alembic_config(url), revision)
+    except (NoSuchModuleError, ArgumentError) as exc:
+        raise SettingsError(
+            f"CONFBOT_DATABASE_URL={redact_url(url)} is not a database URL confbot can use"
+            f" ({exc}); PostgreSQL needs pip install 'confbot[postgres]'"
+        ) from None
+    except SQLAlchemyError as exc:
+        reason = " ".join(str(getattr(exc, "orig", None) or exc).split())[:300]
+        raise SettingsError(
+            f"cannot open the state database {redact_url(url)}: {reason}. Check"
+            " CONFBOT_DATABASE_URL (empty: SQLite in CONFBOT_DATA_DIR), that the server runs"
+            " and that the database can be written"
+        ) from None

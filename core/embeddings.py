@@ -7,7 +7,9 @@ Implementations:
 - `BGEM3Embedder`: BGE-M3 dense vectors through FlagEmbedding, loaded from a local path.
 - `OpenAIEmbedder`: any OpenAI-compatible `/embeddings` endpoint.
 
-Every embedder returns L2-normalized float32 rows, so a dot product is the cosine.
+Every embedder returns L2-normalized float32 rows, so a dot product is the cosine, and
+embeds each text cut to `core.limits.MAX_EMBED_CHARS` characters: no caller can hand a model
+unbounded text.
 """
 
 from __future__ import annotations
@@ -21,6 +23,7 @@ from typing import Protocol
 
 import numpy as np
 
+from core.limits import bounded_text
 from core.settings import Settings, SettingsError
 
 
@@ -61,6 +64,7 @@ class USEEmbedder:
         not for the whole sync's texts."""
         if not texts:
             return np.zeros((0, 512), dtype=np.float32)
+        texts = [bounded_text(t) for t in texts]
         out = []
         for start in range(0, len(texts), self._batch_size):
             with self._lock:
@@ -97,7 +101,7 @@ class BGEM3Embedder:
         if not texts:
             return np.zeros((0, 1), dtype=np.float32)
         out = self._model.encode(
-            list(texts),
+            [bounded_text(t) for t in texts],
             batch_size=self._batch_size,
             max_length=self._max_length,
             return_dense=True,
@@ -122,7 +126,7 @@ class OpenAIEmbedder:
         """Embed texts, one request per batch."""
         rows: list[list[float]] = []
         for start in range(0, len(texts), self._batch_size):
-            batch = list(texts[start : start + self._batch_size])
+            batch = [bounded_text(t) for t in texts[start : start + self._batch_size]]
             response = self._client.embeddings.create(model=self._model, input=batch)
             rows.extend(item.embedding for item in sorted(response.data, key=lambda d: d.index))
         if not rows:

@@ -36,6 +36,15 @@ from typing import Literal
 
 from lxml import etree
 
+from core.limits import (
+    MAX_COLSPAN,
+    MAX_NESTING,
+    MAX_READ_WORDS,
+    MAX_ROWSPAN,
+    MAX_SPAN_COPY,
+    MAX_TABLE_CELLS,
+)
+
 
 @dataclass(frozen=True)
 class ListItem:
@@ -86,7 +95,7 @@ def extract(body: str, body_format: str = "storage") -> Extraction:
         raise ValueError(f"unknown body format {body_format!r}; choose one of: storage, view")
     warnings: list[str] = []
     root = _parse(body, body_format, warnings)
-    walker = _Walker()
+    walker = _Walker(warnings)
     if root is not None:
         walker.walk(root)
     return Extraction(walker.finish(), warnings)
@@ -116,10 +125,12 @@ def _render_table(header: tuple[str, ...], rows: tuple[tuple[str, ...], ...]) ->
 
 # --------------------------------------------------------------------------- parsing
 
+# `huge_tree` lifts libxml2's nesting limit from 256 to 2048 levels and its text-node size
+# limit; entities are never resolved, so it opens no entity expansion. Deeper bodies are
+# read as plain text (`_plain_text`).
 _XML_PARSER = etree.XMLParser(
-    resolve_entities=False, no_network=True, remove_comments=True, remove_pis=True
+    resolve_entities=False, no_network=True, remove_comments=True, remove_pis=True, huge_tree=True
 )
-_HTML_PARSER = etree.HTMLParser(no_network=True, remove_comments=True, remove_pis=True)
 _NS = "urn:confbot:"  # namespace URI prefix declared for each `ac:`, `ri:`... prefix
 _XML_ENTITIES = {"amp", "lt", "gt", "quot", "apos"}
 _CONTROL = re.compile(r"[\x00-\x08\x0b\x0c\x0e-\x1f\ufffe\uffff\ud800-\udfff]")
@@ -144,9 +155,36 @@ def _parse(body: str, body_format: str, warnings: list[str]) -> etree._Element |
     try:
         return etree.fromstring(f"<confbot-root{declarations}>{text}</confbot-root>", _XML_PARSER)
     except etree.XMLSyntaxError as exc:
+        if _too_deep(exc.error_log):
+            return _plain_text(text, warnings)
         if body_format == "storage":
             warnings.append(f"not well-formed XML ({exc}); read with the recovering HTML parser")
-    return etree.fromstring(text, _HTML_PARSER)
+    # A parser per call: its error log tells whether recovery cut the tree short.
+    parser = etree.HTMLParser(
+        no_network=True, remove_comments=True, remove_pis=True, huge_tree=True
+    )
+    root = etree.fromstring(text, parser)
+    if _too_deep(parser.error_log):
+        return _plain_text(text, warnings)
+    return root
+
+
+def _too_deep(error_log) -> bool:
+    """Whether libxml2 stopped at one of its resource limits (nesting deeper than 2048)."""
+    return any(error.type_name == "ERR_RESOURCE_LIMIT" for error in error_log)
+
+
+_TAG = re.compile(r"<[^>]*>")
+
+
+def _plain_text(text: str, warnings: list[str]) -> etree._Element:
+    """The text of a body too deeply nested to parse, tags removed, as one element."""
+    warnings.append(
+        "markup nested deeper than 2048 elements: the whole page was read as plain text"
+    )
+    root = etree.Element("confbot-root")
+    root.text = _CONTROL.sub("", html.unescape(_TAG.sub(" ", text)))
+    return root
 
 
 def _repair(body: str, warnings: list[str]) -> str:
@@ -182,7 +220,9 @@ def _repair(body: str, warnings: list[str]) -> str:
     if stray:
         warnings.append(f"escaped {stray} stray '&'")
     if unknown:
-        warnings.append(f"unknown entities kept as text: {', '.join(sorted(set(unknown)))}")
+        names = sorted(set(unknown))
+        more = f" and {len(names) - 10} more" if len(names) > 10 else ""
+        warnings.append(f"unknown entities kept as text: {', '.join(names[:10])}{more}")
     return body
 
 
@@ -220,11 +260,14 @@ def _collapse(text: str) -> str:
 
 
 def _verbatim(el: etree._Element) -> str:
-    """Text of a code element as written, `<br>` as a line break."""
-    parts = [el.text or ""]
-    for child in el:
-        parts.append("\n" if _tag(child) == "br" else _verbatim(child))
-        parts.append(child.tail or "")
+    """Text of a code element as written, `<br>` as a line break (walked without
+    recursion, so any depth is read)."""
+    parts: list[str] = []
+    for event, node in etree.iterwalk(el, events=("start", "end")):
+        if event == "start":
+            parts.append("\n" if node is not el and _tag(node) == "br" else node.text or "")
+        elif node is not el:
+            parts.append(node.tail or "")
     return "".join(parts)
 
 
@@ -279,18 +322,39 @@ _BLOCK_TAGS = {
 _VIEW_MACROS = {"expand-container", "confluence-information-macro", "panel", "code", "preformatted"}
 _VIEW_TITLES = {"expand-control", "title", "panelHeader", "codeHeader", "preformattedHeader"}
 _HIGHLIGHTER_CLASSES = {"syntaxhighlighter", "sh-confluence", "nogutter"}
-_MAX_COLSPAN, _MAX_ROWSPAN = 1000, 65534  # the HTML standard's upper bounds
 
 
 class _Walker:
     """Walks elements in page order, collecting blocks; open paragraphs accumulate in
     `lines` until something ends the passage."""
 
-    def __init__(self) -> None:
+    def __init__(self, warnings: list[str], depth: int = 0, budget: list[int] | None = None):
         self.blocks: list[Block] = []
         self.lines: list[str] = []
         self.line: list[str] = []
         self.title = ""
+        self.warnings = warnings
+        self.depth = depth  # elements open above the one being walked
+        self.budget = [MAX_READ_WORDS] if budget is None else budget  # words left to read
+
+    def sub(self) -> _Walker:
+        """A walker for the inside of a cell, list item or heading, at this depth, sharing
+        the page's word budget."""
+        return _Walker(self.warnings, self.depth, self.budget)
+
+    def spend(self, text: str) -> str:
+        """Count `text` against the page's `MAX_READ_WORDS`."""
+        self.budget[0] -= len(text.split())
+        return text
+
+    def spent(self) -> bool:
+        """Whether the page's words are read up (warned once)."""
+        if self.budget[0] > 0:
+            return False
+        warning = f"only the first {MAX_READ_WORDS} words of the page were read"
+        if warning not in self.warnings:
+            self.warnings.append(warning)
+        return True
 
     def finish(self) -> list[Block]:
         self.flush()
@@ -305,7 +369,7 @@ class _Walker:
             text = _collapse("".join(self.line))
             self.line = []
             if text:
-                self.lines.append(text)
+                self.lines.append(self.spend(text))
 
     def flush(self) -> None:
         self.newline()
@@ -325,6 +389,25 @@ class _Walker:
             self.add(child.tail)
 
     def walk(self, el: etree._Element) -> None:
+        if self.spent():
+            return
+        if self.depth >= MAX_NESTING:
+            self.add(self.deep_text(el))
+            return
+        self.depth += 1
+        try:
+            self.walk_element(el)
+        finally:
+            self.depth -= 1
+
+    def deep_text(self, el: etree._Element) -> str:
+        """The text of markup nested deeper than `MAX_NESTING`, read without its structure."""
+        warning = f"markup nested deeper than {MAX_NESTING} elements was read as plain text"
+        if warning not in self.warnings:
+            self.warnings.append(warning)
+        return _collapse(" ".join(el.itertext()))
+
+    def walk_element(self, el: etree._Element) -> None:
         tag = _tag(el)
         classes = _classes(el)
         if not tag or tag in _SKIP or el.get("id") in _CHROME_IDS or classes & _CHROME_CLASSES:
@@ -356,8 +439,11 @@ class _Walker:
             self.add(_resource_text(el))
         elif tag == "ac:image":
             resource = next((c for c in el if _tag(c).startswith("ri:")), None)
+            caption = next((c for c in el if _tag(c) == "ac:caption"), None)
             alt = _attr(el, "ac:alt")
             self.add(alt or (_attr(resource, "ri:filename") if resource is not None else ""))
+            if caption is not None:
+                self.add(" " + self.flat(caption))
         elif tag == "img":
             self.add(el.get("alt") or el.get("data-linked-resource-default-alias"))
         elif tag in ("ac:emoticon", "ac:hipchat-emoticon"):
@@ -384,7 +470,9 @@ class _Walker:
     # ------------------------------------------------------------------ pieces
     def flat(self, el: etree._Element) -> str:
         """Everything inside `el` as one line of text."""
-        sub = _Walker()
+        if len(el) == 0:  # text only (most table cells): no walker needed
+            return self.spend(_collapse(el.text or ""))
+        sub = self.sub()
         sub.children(el)
         parts = []
         title = ""
@@ -401,7 +489,7 @@ class _Walker:
         return _collapse(" ".join(parts))
 
     def code(self, text: str, language: str, title: str) -> None:
-        text = text.replace("\xa0", " ").strip("\n")
+        text = self.spend(text.replace("\xa0", " ").strip("\n"))
         if text.strip():
             self.emit(Block("passage", text=text, language=language, title=title))
 
@@ -421,7 +509,8 @@ class _Walker:
 
     def macro(self, el: etree._Element) -> None:
         params: dict[str, etree._Element] = {}
-        rich = plain = None
+        rich: list[etree._Element] = []
+        plain = None
         for child in el:
             tag = _tag(child)
             if tag == "ac:parameter":
@@ -429,18 +518,24 @@ class _Walker:
             elif tag == "ac:default-parameter":
                 params[""] = child
             elif tag == "ac:rich-text-body":
-                rich = child
+                rich.append(child)
             elif tag == "ac:plain-text-body":
                 plain = child
-        title = _collapse("".join(params["title"].itertext())) if "title" in params else ""
-        if _attr(el, "ac:name").lower() in ("include", "excerpt-include") and "" in params:
+
+        def param(name: str) -> str:
+            return _collapse("".join(params[name].itertext())) if name in params else ""
+
+        title = param("title")
+        name = _attr(el, "ac:name").lower()
+        if name in ("include", "excerpt-include") and "" in params:
             self.add(self.flat(params[""]))
+        elif name == "jira" and not rich:
+            self.add(_jira_text(param("key"), param("summary"), param("jqlquery")))
         elif plain is not None:
-            language = params.get("language")
-            language = _collapse("".join(language.itertext())) if language is not None else ""
-            self.code("".join(plain.itertext()), language, title or self.title)
-        elif rich is not None:
-            self.body(rich, title)
+            self.code("".join(plain.itertext()), param("language"), title or self.title)
+        elif rich:
+            for body in rich:
+                self.body(body, title)
         else:
             self.add(title)
 
@@ -464,8 +559,13 @@ class _Walker:
             tag = _tag(child)
             if not tag or tag in _SKIP:
                 continue
-            if tag in _LISTS:
+            if self.spent():
+                break
+            if tag in _LISTS and depth + 1 < MAX_NESTING:
                 items.extend(self.list_items(child, depth + 1))
+            elif tag in _LISTS:
+                text = self.deep_text(child)
+                items.extend([ListItem(depth + 1, text)] if text else [])
             elif tag == "ac:task":
                 parts = {_tag(c): c for c in child}
                 status = parts.get("ac:task-status")
@@ -478,7 +578,7 @@ class _Walker:
         return items
 
     def list_item(self, el: etree._Element, depth: int, checked: bool | None) -> list[ListItem]:
-        sub = _Walker()
+        sub = self.sub()
         sub.children(el)
         texts: list[str] = []
         nested: list[ListItem] = []
@@ -496,23 +596,29 @@ class _Walker:
     def table(self, el: etree._Element) -> None:
         rows: list[tuple[list[_Cell], bool]] = []
         for tr, in_head in _table_rows(el):
+            if self.spent():
+                break
             cells = [
                 _Cell(
                     self.flat(cell),
                     _tag(cell) == "th",
                     cell,
-                    _span(cell, "rowspan", _MAX_ROWSPAN),
-                    _span(cell, "colspan", _MAX_COLSPAN),
+                    _span(cell, "rowspan", MAX_ROWSPAN),
+                    _span(cell, "colspan", MAX_COLSPAN),
                 )
                 for cell in tr
                 if _tag(cell) in ("td", "th")
             ]
             rows.append((cells, in_head))
-        grid = _grid([cells for cells, _ in rows])
+        grid = _grid([cells for cells, _ in rows], self.warnings)
         width = max((len(row) for row in grid), default=0)
-        texts = [
-            [cell.text if cell else "" for cell in row] + [""] * (width - len(row)) for row in grid
-        ]
+        if width * len(grid) > MAX_TABLE_CELLS:
+            width = max(1, MAX_TABLE_CELLS // len(grid))
+            self.warnings.append(
+                f"a table of {len(grid)} rows kept {width} columns; the cells beyond were"
+                " joined into the last one"
+            )
+        texts = [_row_texts(row, width) for row in grid]
         head = _header_rows(rows)
         header = []
         for column in range(width):
@@ -534,6 +640,14 @@ class _Cell:
     element: etree._Element
     rowspan: int
     colspan: int
+
+
+def _jira_text(key: str, summary: str, jql: str) -> str:
+    """What a Jira issue macro stands for in text: the issue key (with its summary when the
+    macro has one), or the JQL query of an issue list."""
+    if key:
+        return f" {key}: {summary} " if summary else f" {key} "
+    return f" Jira issues: {jql} " if jql else ""
 
 
 def _resource_text(el: etree._Element) -> str:
@@ -563,20 +677,55 @@ def _table_rows(table: etree._Element):
                     yield tr, tag == "thead"
 
 
-def _grid(rows: list[list[_Cell]]) -> list[list[_Cell | None]]:
+def _grid(rows: list[list[_Cell]], warnings: list[str]) -> list[list[_Cell | None]]:
     """Place cells on a grid, repeating a spanning cell in every slot it covers
-    (the HTML table model; overlapping spans overwrite)."""
+    (the HTML table model; overlapping spans overwrite; a rowspan ends with the table).
+
+    Spans are bounded by `MAX_SPAN_COPY`: a spanning cell costs the characters it repeats
+    and the slots it adds to the rows below (at least one each); a span that would pass
+    the budget covers one slot, and the warning says so."""
     grid: list[list[_Cell | None]] = [[] for _ in rows]
+    budget = MAX_SPAN_COPY
+    capped = 0
     for r, cells in enumerate(rows):
         column = 0
         for cell in cells:
             while column < len(grid[r]) and grid[r][column] is not None:
                 column += 1
-            for covered in grid[r : r + cell.rowspan]:
-                covered.extend([None] * (column + cell.colspan - len(covered)))
-                covered[column : column + cell.colspan] = [cell] * cell.colspan
-            column += cell.colspan
+            rowspan, colspan = min(cell.rowspan, len(rows) - r), cell.colspan
+            if rowspan > 1 or colspan > 1:
+                cost = (rowspan - 1) * (column + colspan) + (rowspan * colspan - 1) * (
+                    len(cell.text) + 1
+                )
+                if cost > budget:
+                    rowspan = colspan = 1
+                    capped += 1
+                else:
+                    budget -= cost
+            for covered in grid[r : r + rowspan]:
+                covered.extend([None] * (column + colspan - len(covered)))
+                covered[column : column + colspan] = [cell] * colspan
+            column += colspan
+    if capped:
+        warnings.append(
+            f"the spans of {capped} table cell(s) were ignored: they would repeat more than"
+            f" {MAX_SPAN_COPY} characters"
+        )
     return grid
+
+
+def _row_texts(row: list[_Cell | None], width: int) -> list[str]:
+    """A grid row as `width` cell texts: padded with "", or with the texts of the cells
+    beyond `width` joined into the last one."""
+    texts = [cell.text if cell else "" for cell in row[:width]]
+    if len(row) > width:
+        rest, previous = [], row[width - 1]
+        for cell in row[width:]:
+            if cell is not None and cell is not previous and cell.text:
+                rest.append(cell.text)
+            previous = cell
+        texts[-1] = " ".join(text for text in (texts[-1], *rest) if text)
+    return texts + [""] * (width - len(texts))
 
 
 def _header_rows(rows: list[tuple[list[_Cell], bool]]) -> int:

@@ -11,9 +11,13 @@ Two stores, one key (the evidence id):
 Writes are by page: `upsert_page` replaces every evidence of a page, `delete_page` removes
 them, so re-syncing one page touches nothing else. A page is marked pending, then Chroma is
 written, then the store (records, postings and term statistics, clearing the mark) in one
-transaction; a crash in between leaves the store's previous state and the mark, and the next
-upsert of the page clears its vectors. No lock is held while Chroma is written: queries go
-on reading the store's last committed state.
+transaction. No lock is held while Chroma is written: queries go on reading the store's last
+committed state. A crash or an error in between leaves the store's previous state and the
+mark; `repair_pending` (run by every sync before it writes) makes each marked page's
+vectors those of its stored evidences again, so no vector outlives its evidence.
+`index_pages` isolates failures: a batch that fails is written again page by page, and a
+page that still fails (MemoryError included) is repaired and reported with its reason while
+the others are indexed.
 """
 
 from __future__ import annotations
@@ -35,7 +39,8 @@ from core.contextualize import ContextOptions, page_evidences
 from core.embeddings import Embedder
 from core.lexical import ENGLISH_STOPWORDS, GERMAN_STOPWORDS, tokenize
 from core.pages import Evidence, Page
-from core.settings import Settings
+from core.redact import redact_url
+from core.settings import Settings, SettingsError
 from core.store import EvidenceStore, page_from_record
 from core.translate import TermTranslator, query_words
 
@@ -108,12 +113,20 @@ class EvidenceIndex:
             settings.collection,
             settings.lexical_postings_per_term,
         )
-        client = _chroma_client(settings, self.folder)
-        self._collection = client.get_or_create_collection(
-            name=f"{settings.collection}-{_safe(embedder.name)}",
-            metadata={"hnsw:space": "cosine"},
-            embedding_function=None,
-        )
+        try:
+            client = _chroma_client(settings, self.folder)
+            self._collection = client.get_or_create_collection(
+                name=f"{settings.collection}-{_safe(embedder.name)}",
+                metadata={"hnsw:space": "cosine"},
+                embedding_function=None,
+            )
+        except Exception as exc:  # whatever Chroma raises, say which setting to check
+            where = (
+                f"the Chroma server at {redact_url(settings.chroma_url)} (CONFBOT_CHROMA_URL)"
+                if settings.chroma_url
+                else f"the Chroma database in {self.folder} (CONFBOT_DATA_DIR)"
+            )
+            raise SettingsError(f"cannot open {where}: {type(exc).__name__}: {exc}") from None
         self._max_batch = getattr(client, "get_max_batch_size", lambda: 5000)()
         self._translator: TermTranslator | None = None
         self._translator_generation = -1
@@ -156,7 +169,9 @@ class EvidenceIndex:
     def index_pages(
         self, pages: Iterable[Page], options: ContextOptions | None = None
     ) -> IndexReport:
-        """Extract, contextualize and upsert pages; a page that fails is logged and skipped.
+        """Extract, contextualize and upsert pages. A page that fails anywhere (extraction,
+        contextualization, embedding, index write; MemoryError included) is reported in
+        `failed` with its reason and the others are indexed.
 
         `options` default to the index's own (from the settings it was made with)."""
         options = options or self.options
@@ -166,9 +181,10 @@ class EvidenceIndex:
             try:
                 evidences, warnings = page_evidences(page, options)
             except Exception as exc:  # a malformed page never stops indexing
-                log.warning("page %s (%s) skipped: %s", page.id, page.title, exc)
-                report.failed.append((page.id, str(exc)))
+                self._failed(page, exc, report)
                 continue
+            if warnings:
+                log.warning("page %s (%.80s): %s", page.id, page.title, "; ".join(warnings))
             report.warnings += len(warnings)
             batch.append((page, evidences))
             if sum(len(e) for _, e in batch) >= 256:
@@ -178,11 +194,41 @@ class EvidenceIndex:
         return report
 
     def _write_batch(self, batch: list[tuple[Page, list[Evidence]]], report: IndexReport) -> None:
+        """Write a batch at once; when that fails, page by page, so one page's failure costs
+        only that page."""
         if not batch:
             return
-        self.upsert_pages(batch)
-        report.pages += len(batch)
-        report.evidences += sum(len(evidences) for _, evidences in batch)
+        try:
+            self.upsert_pages(batch)
+            written = batch
+        except Exception as exc:
+            if len(batch) == 1:
+                self._failed(batch[0][0], exc, report, repair=True)
+                return
+            log.warning("writing %d pages failed (%r); writing them one by one", len(batch), exc)
+            written = []
+            for item in batch:
+                try:
+                    self.upsert_pages([item])
+                    written.append(item)
+                except Exception as exc:
+                    self._failed(item[0], exc, report, repair=True)
+        report.pages += len(written)
+        report.evidences += sum(len(evidences) for _, evidences in written)
+
+    def _failed(
+        self, page: Page, exc: BaseException, report: IndexReport, repair: bool = False
+    ) -> None:
+        """Report a page that could not be indexed; after a failed write, put its vectors
+        back in step with what the store still holds for it."""
+        reason = f"{type(exc).__name__}: {exc}"[:1000]
+        log.warning("page %s (%.80s) not indexed: %s", page.id, page.title, reason)
+        report.failed.append((page.id, reason))
+        if repair:
+            try:
+                self.repair_pending([page.id])
+            except Exception:  # stays marked; the next sync repairs it
+                log.exception("repairing page %s after a failed write failed", page.id)
 
     def upsert_page(
         self, page: Page, evidences: Sequence[Evidence], vectors: np.ndarray | None = None
@@ -202,9 +248,47 @@ class EvidenceIndex:
         evidences = [e for _, page_evidences in items for e in page_evidences]
         if vectors is None:
             vectors = self.embedder.embed([dense_text(e, self.options) for e in evidences])
-        known = self.store.mark_pending([page.id for page, _ in items])
+        known = self._mark_pending([page.id for page, _ in items])
         if known:  # new pages have no vectors to remove: skip the filtered delete
-            self._collection.delete(where={"page_id": {"$in": known}})
+            self._delete_vectors(known)
+        self._add_vectors(evidences, vectors)
+        self.store.replace_pages(items)
+
+    def delete_page(self, page_id: str) -> None:
+        """Remove a page and all its evidences (marked pending until both stores agree)."""
+        self._mark_pending([page_id])
+        self._delete_vectors([page_id])
+        self.store.delete_page(page_id)
+
+    def repair_pending(self, page_ids: Collection[str] | None = None) -> int:
+        """Make the vectors of each page marked pending (all, or those of `page_ids`) the
+        vectors of its stored evidences, re-embedded (the embedding cache makes that cheap),
+        and clear the marks: after a crash or a failed write, no vector is left without its
+        evidence and no evidence without its vector. Returns how many pages were repaired."""
+        pending = self.store.pending_pages()
+        if page_ids is not None:
+            wanted = set(page_ids)
+            pending = [i for i in pending if i in wanted]
+        for page_id in pending:
+            evidences = self.get(self.page_evidence_ids(page_id))
+            vectors = self.embedder.embed([dense_text(e, self.options) for e in evidences])
+            self._delete_vectors([page_id])
+            self._add_vectors(evidences, vectors)
+            self.store.clear_pending([page_id])
+        if pending:
+            log.warning("repaired the vectors of %d page(s) left pending", len(pending))
+        return len(pending)
+
+    def _mark_pending(self, page_ids: Sequence[str]) -> list[str]:
+        """Mark pages as being written; returns those whose vectors may exist."""
+        return self.store.mark_pending(page_ids)
+
+    def _delete_vectors(self, page_ids: Sequence[str]) -> None:
+        """Remove every vector of these pages from Chroma."""
+        self._collection.delete(where={"page_id": {"$in": list(page_ids)}})
+
+    def _add_vectors(self, evidences: Sequence[Evidence], vectors: np.ndarray) -> None:
+        """Write the evidences' vectors to Chroma, in batches it accepts."""
         for start in range(0, len(evidences), self._max_batch):
             chunk = evidences[start : start + self._max_batch]
             self._collection.upsert(
@@ -212,12 +296,6 @@ class EvidenceIndex:
                 embeddings=vectors[start : start + len(chunk)],
                 metadatas=[{"page_id": e.page_id, "space": e.space} for e in chunk],
             )
-        self.store.replace_pages(items)
-
-    def delete_page(self, page_id: str) -> None:
-        """Remove a page and all its evidences."""
-        self._collection.delete(where={"page_id": page_id})
-        self.store.delete_page(page_id)
 
     def update_page_record(self, page: Page) -> None:
         """Replace an indexed page's record (version, ancestors, labels...) and leave its
@@ -248,6 +326,15 @@ class EvidenceIndex:
     def dense_count(self) -> int:
         """Number of vectors in the Chroma collection (equals `count()` when consistent)."""
         return self._collection.count()
+
+    def consistency(self) -> dict[str, int]:
+        """Evidences in the store, vectors in Chroma and pages marked pending (read one after
+        the other: a write in progress may show as a difference)."""
+        return {
+            "evidences": self.count(),
+            "vectors": self.dense_count(),
+            "pending": len(self.store.pending_pages()),
+        }
 
     def get(self, ids: Sequence[str]) -> list[Evidence]:
         """Evidences by id, in the order asked (unknown ids are left out)."""

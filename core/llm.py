@@ -25,6 +25,7 @@ from typing import Protocol
 
 from core.answer import OUT_OF_SCOPE, parse_prompt
 from core.lexical import detect_language, tokenize
+from core.redact import redact_url
 from core.settings import Settings
 
 log = logging.getLogger(__name__)
@@ -98,7 +99,8 @@ class OpenAILLM:
     timeouts and connection errors up to `max_retries` times with full-jitter exponential
     backoff, waiting what a `Retry-After` header asks when there is one (clamped to
     `retry_after_cap` seconds). When every attempt fails it raises `LLMUnavailable` naming
-    the endpoint. The API key is never logged.
+    the endpoint. The API key is never logged, and the endpoint is named without the
+    credentials its URL may hold (`core.redact.redact_url`).
     """
 
     def __init__(
@@ -118,7 +120,7 @@ class OpenAILLM:
         from openai import OpenAI
 
         self.name = model
-        self.base_url = base_url
+        self.base_url = redact_url(base_url)  # as logged and shown: no credentials
         self.max_retries = max(0, max_retries)
         self._backoff_base = backoff_base
         self._backoff_cap = backoff_cap

@@ -10,6 +10,7 @@ Fusion methods (choose with the `fusion` setting):
 
 from __future__ import annotations
 
+import logging
 import time
 from collections.abc import Collection, Sequence
 from dataclasses import dataclass, field
@@ -22,6 +23,8 @@ from core.index import EvidenceIndex
 from core.lexical import detect_language
 from core.pages import Evidence
 from core.settings import Settings, SettingsError
+
+log = logging.getLogger(__name__)
 
 
 @dataclass
@@ -38,12 +41,17 @@ class ScoredEvidence:
 
 @dataclass
 class Retrieval:
-    """The result of one search: evidences best first, and the time each step took (ms)."""
+    """The result of one search: evidences best first, and the time each step took (ms).
+
+    `stale` counts the retrieved ids the evidence store no longer holds (a vector a crash
+    left behind, or a page deleted between the searches and the read): they are skipped
+    before the top k is cut, so they never cost a result."""
 
     query: str
     language: str
     results: list[ScoredEvidence]
     timings: dict[str, float]
+    stale: int = 0
 
 
 def rrf(rankings: dict[str, list[str]], weights: dict[str, float], k: int) -> dict[str, float]:
@@ -167,7 +175,7 @@ class Retriever:
         ranks = {n: {i: r for r, (i, _) in enumerate(p, start=1)} for n, p in scored.items()}
         raw = {n: dict(p) for n, p in scored.items()}
         depth = s.rerank_k if self.reranker else k
-        evidences = self.index.get(order[:depth])
+        evidences, stale = self._stored(order, depth)
         results = [
             ScoredEvidence(
                 evidence=e,
@@ -192,4 +200,18 @@ class Retriever:
         for position, r in enumerate(results, start=1):
             r.rank = position
         timings["total_ms"] = sum(timings.values())
-        return Retrieval(query=query, language=language, results=results, timings=timings)
+        return Retrieval(query, language, results, timings, stale)
+
+    def _stored(self, order: Sequence[str], depth: int) -> tuple[list[Evidence], int]:
+        """The first `depth` ids of `order` that the evidence store holds, and how many ids
+        before them it does not (logged: the index and the store disagree)."""
+        found: list[Evidence] = []
+        position = 0
+        while len(found) < depth and position < len(order):
+            ids = order[position : position + depth - len(found)]
+            position += len(ids)
+            found += self.index.get(ids)
+        stale = position - len(found)
+        if stale:
+            log.warning("search skipped %d evidence id(s) no longer in the store", stale)
+        return found, stale

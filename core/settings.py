@@ -18,6 +18,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from core.redact import redact_url
+
 
 class SettingsError(ValueError):
     """A setting is missing or has a value of the wrong type."""
@@ -37,7 +39,7 @@ def _default_data_dir() -> str:
     return str(Path(base) / "confbot")
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, repr=False)
 class Settings:
     """confbot configuration. Build it with `Settings.load()`."""
 
@@ -225,6 +227,16 @@ class Settings:
         "127.0.0.1", "Address the web app listens on (`confbot serve`; 0.0.0.0 for all)."
     )
     web_port: int = setting(8080, "Port the web app listens on (`confbot serve`).")
+    web_max_body_bytes: int = setting(
+        1_048_576,
+        "Largest request body the web app reads, in bytes (every POST, Slack's included; larger"
+        " ones get 413). Slack's biggest interactive payloads stay well under 1 MiB.",
+    )
+    web_frame_ancestors: str = setting(
+        "",
+        "Origins allowed to show the web page in a frame, space-separated"
+        " (https://example.atlassian.net); empty: no framing (the page is linked, not framed).",
+    )
 
     # --- Slack ---------------------------------------------------------------------------
     slack_bot_token: str = setting(
@@ -339,12 +351,21 @@ class Settings:
         return value
 
     def redacted(self) -> dict[str, Any]:
-        """All settings as a dict, secrets masked: safe to log or print."""
+        """All settings as a dict, secrets and the passwords of URLs masked: safe to log or
+        print."""
         out = {}
         for f in dataclasses.fields(self):
             value = getattr(self, f.name)
-            out[f.name] = "***" if f.metadata.get("secret") and value else value
+            if f.metadata.get("secret") and value:
+                value = "***"
+            elif isinstance(value, str) and "://" in value:
+                value = redact_url(value)
+            out[f.name] = value
         return out
+
+    def __repr__(self) -> str:
+        """The redacted settings: printing or logging a Settings never shows a secret."""
+        return f"Settings({', '.join(f'{k}={v!r}' for k, v in self.redacted().items())})"
 
     @property
     def sqlalchemy_url(self) -> str:
@@ -353,9 +374,21 @@ class Settings:
 
     @property
     def data_path(self) -> Path:
-        """`data_dir` as a Path, created on first use."""
+        """`data_dir` as a Path, created on first use; a folder that cannot be created or
+        written is a `SettingsError` naming CONFBOT_DATA_DIR."""
         path = Path(self.data_dir).expanduser()
-        path.mkdir(parents=True, exist_ok=True)
+        try:
+            path.mkdir(parents=True, exist_ok=True)
+        except OSError as exc:
+            raise SettingsError(
+                f"CONFBOT_DATA_DIR={self.data_dir}: the folder cannot be created"
+                f" ({exc.strerror or exc}); set it to a folder confbot may write"
+            ) from None
+        if not os.access(path, os.W_OK | os.X_OK):
+            raise SettingsError(
+                f"CONFBOT_DATA_DIR={self.data_dir}: the folder cannot be written;"
+                " set it to a folder confbot may write"
+            )
         return path
 
 

@@ -290,13 +290,35 @@ class EvidenceStore:
                 )
 
     def delete_page(self, page_id: str) -> None:
-        """Remove a page's record and its evidences."""
+        """Remove a page's record and its evidences, and clear its pending mark."""
         c = self.collection_id
         with self.engine.begin() as db:
             self._begin_write(db)
             removed_docs, removed_tokens = self._remove_evidences(db, [page_id])
             self._add_to_counts(db, -removed_docs, -removed_tokens)
             db.execute(delete(pages).where(pages.c.collection_id == c, pages.c.page_id == page_id))
+            db.execute(
+                delete(pending).where(pending.c.collection_id == c, pending.c.page_id == page_id)
+            )
+
+    def pending_pages(self) -> list[str]:
+        """Ids of the pages marked pending (a write begun and not finished), sorted."""
+        with self.engine.connect() as db:
+            ids = db.execute(
+                select(pending.c.page_id).where(pending.c.collection_id == self.collection_id)
+            ).scalars()
+            return sorted(ids)
+
+    def clear_pending(self, page_ids: Sequence[str]) -> None:
+        """Clear the pending marks of these pages (their vectors were repaired)."""
+        c = self.collection_id
+        with self.engine.begin() as db:
+            for chunk in _chunks(list(page_ids)):
+                db.execute(
+                    delete(pending).where(
+                        pending.c.collection_id == c, pending.c.page_id.in_(chunk)
+                    )
+                )
 
     def update_page_record(self, page: Page) -> None:
         """Replace an indexed page's record and leave its evidences alone."""

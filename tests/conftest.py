@@ -1,4 +1,5 @@
-"""Shared fixtures: settings isolated from the real environment, and the benchmark folder."""
+"""Shared fixtures: settings and a process environment isolated from the real one, the
+tiny wiki, the async backend of the in-process web tests, and the benchmark folder."""
 
 from __future__ import annotations
 
@@ -9,6 +10,7 @@ from pathlib import Path
 import pytest
 
 from core.settings import Settings
+from tests.fakes.tiny_wiki import Wiki, build_wiki
 
 BENCHMARK = Path(__file__).resolve().parents[2] / "shared" / "confquestions"
 
@@ -45,3 +47,26 @@ def postgres_url():
     with admin.begin() as connection:
         connection.execute(text(f'DROP SCHEMA "{schema}" CASCADE'))
     admin.dispose()
+
+
+@pytest.fixture
+def environ(tmp_path, monkeypatch) -> Path:
+    """A process environment with no confbot, Slack or OpenAI settings but the data folder
+    (under the returned temporary folder), for tests that run the `confbot` command."""
+    for name in list(os.environ):
+        if name.startswith(("CONFBOT_", "SLACK_")) or name == "OPENAI_API_KEY":
+            monkeypatch.delenv(name)
+    monkeypatch.setenv("CONFBOT_DATA_DIR", str(tmp_path / "data"))
+    return tmp_path
+
+
+@pytest.fixture(scope="module")
+def wiki(tmp_path_factory) -> Wiki:
+    """The tiny wiki (spaces TEST and DEV), indexed once per test module."""
+    return build_wiki(tmp_path_factory.mktemp("wiki"))
+
+
+@pytest.fixture
+def anyio_backend() -> str:
+    """The in-process web tests run on asyncio."""
+    return "asyncio"

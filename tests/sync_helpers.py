@@ -4,10 +4,12 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import numpy as np
+
 from connectors.confluence import ConfluenceSource
 from connectors.sync import SpaceSync, SyncReport
 from core.db import upgrade
-from core.index import EvidenceIndex
+from core.index import EvidenceIndex, dense_text
 from core.settings import Settings
 from tests.fakes.confluence_server import FakeConfluence
 
@@ -47,3 +49,22 @@ def snapshot(index: EvidenceIndex) -> dict:
     }
     pages = {p.id: (p.version, p.ancestors, p.title) for p in index.pages()}
     return {"evidences": evidences, "pages": pages}
+
+
+def state(index: EvidenceIndex) -> tuple[set[str], set[str], int]:
+    """(vector ids in Chroma, evidence ids in the store, pending marks)."""
+    vectors = set(index._collection.get(include=[])["ids"])
+    stored = {i for p in index.page_ids() for i in index.page_evidence_ids(p)}
+    return vectors, stored, index.consistency()["pending"]
+
+
+def assert_in_step(index: EvidenceIndex) -> None:
+    """Chroma holds exactly the stored evidences, each with the vector of its stored text."""
+    vectors, stored, pending = state(index)
+    assert (vectors, pending) == (stored, 0)
+    ids = sorted(stored)
+    if ids:
+        got = index._collection.get(ids=ids, include=["embeddings"])
+        by_id = dict(zip(got["ids"], got["embeddings"], strict=True))
+        expected = index.embedder.embed([dense_text(e, index.options) for e in index.get(ids)])
+        np.testing.assert_allclose(np.array([by_id[i] for i in ids]), expected, atol=1e-6)

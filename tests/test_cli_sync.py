@@ -3,22 +3,8 @@
 from __future__ import annotations
 
 import json
-import os
-from pathlib import Path
-
-import pytest
 
 from bot.cli import main
-
-
-@pytest.fixture
-def environ(tmp_path, monkeypatch) -> Path:
-    """A process environment with no confbot settings but the data folder."""
-    for name in list(os.environ):
-        if name.startswith("CONFBOT_") or name == "OPENAI_API_KEY":
-            monkeypatch.delenv(name)
-    monkeypatch.setenv("CONFBOT_DATA_DIR", str(tmp_path / "data"))
-    return tmp_path
 
 
 def test_sync_a_folder_twice(environ, capsys):

@@ -5,7 +5,6 @@ from __future__ import annotations
 import pytest
 
 from core.contextualize import (
-    MAX_PASSAGE_WORDS,
     ContextOptions,
     compose,
     contextualize,
@@ -14,6 +13,14 @@ from core.contextualize import (
     verbalize_row,
 )
 from core.extract import Block, ListItem
+from core.limits import (
+    MAX_EVIDENCE_WORDS,
+    MAX_NAME_CHARS,
+    MAX_PAGE_EMBED_UNITS,
+    MAX_PAGE_EVIDENCES,
+    MAX_WORD_CHARS,
+    embed_units,
+)
 from core.pages import Page
 
 PAGE = Page(id="42", space="DOC", title="Guide", url="https://wiki/42", body="")
@@ -222,7 +229,100 @@ HEADINGS = [
 @pytest.mark.parametrize("headings, path", HEADINGS)
 def test_heading_is_the_path_of_open_headings(headings, path):
     evidences = contextualize(PAGE, [*headings, Block("passage", text="x")])
-    assert evidences[0].heading == path
+    (x,) = [e for e in evidences if e.text == "x"]
+    assert x.heading == path
+
+
+def H(level: int, text: str) -> Block:
+    return Block("heading", text=text, level=level)
+
+
+def P(text: str) -> Block:
+    return Block("passage", text=text)
+
+
+@pytest.mark.parametrize(
+    ("blocks", "expected"),
+    [
+        # a space home page: "Goal" has nothing under it before the next h2
+        (
+            [H(1, "Home"), H(2, "Goal"), H(2, "Scope"), P("All of it.")],
+            [("Goal", "Home"), ("All of it.", "Home > Scope")],
+        ),
+        ([H(2, "A"), P("a"), H(2, "End")], [("a", "A"), ("End", "")]),
+        ([H(1, "A"), H(2, "B"), H(1, "C"), P("c")], [("B", "A"), ("c", "C")]),
+        ([H(1, "Only")], [("Only", "")]),
+        ([H(1, "A"), H(2, "B"), P("b")], [("b", "A > B")]),
+    ],
+)
+def test_headings_with_nothing_under_them_are_kept(blocks, expected):
+    evidences = contextualize(PAGE, blocks)
+    assert [(e.text, e.heading) for e in evidences] == expected
+    assert all(e.kind == "passage" for e in evidences)
+
+
+def test_a_heading_too_long_for_context_is_also_an_evidence():
+    long_heading = " ".join(["word"] * 100)
+    evidences = contextualize(PAGE, [H(2, long_heading), P("body")])
+    assert evidences[0].heading == long_heading[: MAX_NAME_CHARS - 1] + "…"
+    assert evidences[1].text == long_heading
+
+
+def test_every_evidence_is_bounded_and_no_text_is_lost_below_the_page_limit():
+    long_list = "\n".join(f"- item {i} " + "word " * 30 for i in range(40))
+    garbage = "x" * 50_000
+    rows = tuple((f"r{i}", "v " * 20) for i in range(300))
+    table = Block("table", text="", header=("Name", "Value"), rows=rows)
+    blocks = [Block("list", text=long_list), P(garbage), table]
+    evidences = contextualize(PAGE, blocks, ContextOptions(indexing_mode="tables"))
+    for e in evidences:
+        words = e.text.split()
+        assert len(words) <= MAX_EVIDENCE_WORDS and max(map(len, words)) <= MAX_WORD_CHARS
+    lists = [e.text for e in evidences if e.kind == "list"]
+    assert len(lists) > 1 and "\n".join(lists) == long_list
+    assert "".join(e.text for e in evidences if e.kind == "passage").replace(" ", "") == garbage
+    tables = [e for e in evidences if e.kind == "table"]
+    assert all(e.text.startswith("Table 1: Name, Value") for e in tables)
+    assert " ".join(e.text for e in tables).count("Row ") == 300
+    assert "Row 300 in Table 1: Name is r299" in tables[-1].text
+    assert tables[0].metadata == {"table": 1, "parts": len(tables)}
+
+
+def test_a_page_is_cut_at_the_evidence_limit_with_a_warning():
+    blocks = [P(f"passage {i}") for i in range(MAX_PAGE_EVIDENCES + 5)]
+    warnings: list[str] = []
+    evidences = contextualize(PAGE, blocks, warnings=warnings)
+    assert len(evidences) == MAX_PAGE_EVIDENCES
+    assert evidences[-1].after == f"passage {MAX_PAGE_EVIDENCES}"
+    assert any(f"cut after {MAX_PAGE_EVIDENCES} evidences" in w for w in warnings)
+    assert contextualize(PAGE, blocks[:MAX_PAGE_EVIDENCES], warnings=(kept := [])) and kept == []
+
+
+def test_a_page_is_cut_at_the_embedding_limit_with_a_warning():
+    text = " ".join(["word"] * 190)  # 380 units
+    blocks = [P(text) for _ in range(MAX_PAGE_EMBED_UNITS // 370)]
+    warnings: list[str] = []
+    evidences = contextualize(PAGE, blocks, warnings=warnings)
+    assert len(evidences) < MAX_PAGE_EVIDENCES
+    embedded = sum(embed_units(f"{e.title}\n{e.text}") for e in evidences)
+    assert embedded <= MAX_PAGE_EMBED_UNITS < embedded + 390
+    assert any("the rest is not indexed" in w for w in warnings)
+
+
+@pytest.mark.parametrize(
+    ("text", "units"),
+    [("one two three", 6), ("x" * 400, 80), ("a " * 300, 600), ("y" * 10_000, 400)],
+)
+def test_embed_units(text, units):
+    assert embed_units(text) == units
+
+
+def test_long_names_are_cut_where_they_repeat():
+    name = "N" * 5000
+    table = Block("table", text="", header=(name,), rows=(("v",),))
+    page = Page(id="9", space="S", title="T" * 5000, url="u", body="")
+    evidences = contextualize(page, [table])
+    assert all(len(e.contextualized) < 1000 for e in evidences)
 
 
 def test_macro_title_extends_the_heading():
@@ -246,7 +346,7 @@ def test_long_passages_are_split_at_line_then_sentence_boundaries():
     text = "\n".join(["short line here", long_line, "tail line"])
     evidences = contextualize(PAGE, [Block("passage", text=text)])
     chunks = [e.text for e in evidences]
-    assert all(len(chunk.split()) <= MAX_PASSAGE_WORDS for chunk in chunks)
+    assert all(len(chunk.split()) <= MAX_EVIDENCE_WORDS for chunk in chunks)
     assert " ".join(" ".join(chunks).split()) == " ".join(text.split())
     assert chunks[0].startswith("short line here\nThis sentence")
     assert all(chunk.endswith(("in it.", "tail line")) for chunk in chunks)

@@ -171,8 +171,6 @@ def test_untitled_macro_bodies_are_ordinary_content(name):
         '<ac:structured-macro ac:name="toc"/>',
         '<ac:structured-macro ac:name="children"><ac:parameter ac:name="all">true'
         "</ac:parameter></ac:structured-macro>",
-        '<ac:structured-macro ac:name="jira"><ac:parameter ac:name="key">OXT-1</ac:parameter>'
-        "</ac:structured-macro>",
         '<ac:structured-macro ac:name="attachments"></ac:structured-macro>',
         '<ac:macro ac:name="toc"></ac:macro>',
     ],
@@ -483,6 +481,117 @@ def test_xml_declaration_is_ignored():
 def test_pathological_bodies_never_raise(body):
     result = extract(body)
     assert all(isinstance(block, Block) for block in result.blocks)
+
+
+# --------------------------------------------------------------------------- hostile markup
+JIRA = '<ac:structured-macro ac:name="jira" ac:schema-version="1">{}</ac:structured-macro>'
+
+
+def jira(**params: str) -> str:
+    return JIRA.format(
+        "".join(f'<ac:parameter ac:name="{k}">{v}</ac:parameter>' for k, v in params.items())
+    )
+
+
+@pytest.mark.parametrize(
+    ("body", "expected"),
+    [
+        (
+            "<p>Fixed in " + jira(server="System JIRA", serverId="87e6", key="OXT-1654") + ".</p>",
+            [P("Fixed in OXT-1654 .")],
+        ),
+        (jira(key="ABC-12", summary="Crash on boot"), [P("ABC-12: Crash on boot")]),
+        (
+            jira(jqlQuery="project = ABC AND status = Open", columns="key,summary"),
+            [P("Jira issues: project = ABC AND status = Open")],
+        ),
+        (jira(key="OXT-1") + jira(key="OXT-2"), [P("OXT-1 OXT-2")]),
+        (jira(server="System JIRA"), []),
+    ],
+)
+def test_jira_macros_keep_their_key_summary_and_query(body, expected):
+    assert blocks(body) == expected
+
+
+@pytest.mark.parametrize(
+    ("body", "expected"),
+    [
+        (
+            '<ac:image ac:alt="Topology"><ri:attachment ri:filename="net.png"/>'
+            "<ac:caption><p>The <strong>lab</strong> network</p></ac:caption></ac:image>",
+            [P("Topology The lab network")],
+        ),
+        (
+            '<p><ac:image><ri:attachment ri:filename="net.png"/><ac:caption><p>Lab</p>'
+            "</ac:caption></ac:image></p>",
+            [P("net.png Lab")],
+        ),
+    ],
+)
+def test_image_captions_are_read(body, expected):
+    assert blocks(body) == expected
+
+
+def test_every_rich_text_body_of_a_macro_is_kept():
+    body = (
+        '<ac:structured-macro ac:name="details"><ac:rich-text-body><p>First</p>'
+        "</ac:rich-text-body><ac:rich-text-body><p>Second</p></ac:rich-text-body>"
+        "</ac:structured-macro>"
+    )
+    assert blocks(body) == [P("First\nSecond")]
+
+
+@pytest.mark.parametrize("depth", [300, 2047, 3000, 20000])
+def test_deep_nesting_keeps_the_text_with_a_warning(depth):
+    body = "<p>start</p>" + "<div>" * depth + "deep text" + "</div>" * depth + "<p>after</p>"
+    result = extract(body)
+    text = " ".join(block.text for block in result.blocks)
+    assert ["start", "deep", "text", "after"] == text.split()
+    assert any("nested deeper" in w for w in result.warnings), result.warnings
+
+
+@pytest.mark.parametrize(
+    "body",
+    [
+        "<ul><li>" * 500 + "deep" + "</li></ul>" * 500,
+        "<ul>" * 500 + "<li>deep</li>" + "</ul>" * 500,
+        "<table><tr><td>" * 300 + "deep" + "</td></tr></table>" * 300,
+        "<pre>" + "<span>" * 3000 + "code" + "</span>" * 3000 + "</pre>",
+    ],
+)
+def test_deeply_nested_lists_tables_and_code_keep_their_text(body):
+    result = extract(body)
+    assert "deep" in " ".join(block.text for block in result.blocks) or "code" in (
+        result.blocks[0].text
+    )
+
+
+def test_spans_are_expanded_within_the_budget_and_capped_beyond_it():
+    rows = "".join(
+        f'<tr><td rowspan="65534" colspan="1000">{"x" * 50}{i}</td></tr>' for i in range(300)
+    )
+    result = extract(f"<table>{rows}</table>")
+    (table,) = result.blocks
+    assert sum(len(cell) for row in table.rows for cell in row) < 5_000_000
+    assert any("spans of" in w for w in result.warnings), result.warnings
+    assert {f"{'x' * 50}{i}" for i in range(300)} <= {c for row in table.rows for c in row}
+
+
+def test_small_spans_are_expanded_as_before():
+    body = '<table><tr><td rowspan="2">a</td><td colspan="2">b</td></tr><tr><td>c</td></tr></table>'
+    (table,) = blocks(body)
+    assert table.rows == (("a", "b", "b"), ("a", "c", ""))
+
+
+def test_a_table_too_wide_for_its_rows_joins_the_overflow_into_its_last_column():
+    wide = "<tr>" + "".join(f"<td>w{i}</td>" for i in range(200)) + "</tr>"
+    narrow = "".join(f"<tr><td>n{i}</td></tr>" for i in range(9_999))  # 10,000 rows
+    result = extract(f"<table>{wide}{narrow}</table>")
+    (table,) = result.blocks
+    assert len(table.rows[0]) == 100
+    assert table.rows[0][-1] == " ".join(f"w{i}" for i in range(99, 200))
+    assert table.rows[-1][0] == "n9998"
+    assert any("kept 100 columns" in w for w in result.warnings), result.warnings
 
 
 def test_random_markup_soup_never_raises():

@@ -9,6 +9,7 @@ from datetime import timedelta
 
 import numpy as np
 import pytest
+from alembic.script import ScriptDirectory
 
 from bot.cli import main
 from bot.gaps import (
@@ -22,7 +23,7 @@ from bot.gaps import (
 )
 from connectors.schedule import Worker
 from core.conversation import ConversationKey, ConversationStore, TurnRecord, utcnow
-from core.db import session_factory, upgrade
+from core.db import alembic_config, session_factory, upgrade
 from core.gaps import (
     Unanswered,
     closest_pages,
@@ -40,7 +41,7 @@ from tests.fakes.tiny_wiki import build_wiki
 @pytest.fixture(autouse=True)
 def clean_environment(monkeypatch):
     for name in list(os.environ):
-        if name.startswith(("SLACK_", "CONFBOT_")):
+        if name.startswith(("SLACK_", "CONFBOT_")) and not name.startswith("CONFBOT_TEST_"):
             monkeypatch.delenv(name)
 
 
@@ -258,4 +259,5 @@ def test_status_gaps_and_doctor_on_postgres(postgres_url, tmp_path):
     assert status.usage.feedback == {"down": 1}
     assert len(unanswered_turns(postgres_url, utcnow() - timedelta(days=1))) == 2
     check = check_database(settings)
-    assert check.status == "OK" and "0004_status_indexes" in check.detail
+    head = ScriptDirectory.from_config(alembic_config(postgres_url)).get_current_head()
+    assert check.status == "OK" and f"schema at {head}" in check.detail

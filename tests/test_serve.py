@@ -11,6 +11,7 @@ from __future__ import annotations
 import json
 import re
 import signal
+import socket
 from pathlib import Path
 
 import httpx
@@ -43,10 +44,11 @@ def test_sample_wiki_is_shipped():
     assert (SAMPLE_WIKI / "questions.json").is_file() and sample_questions()
 
 
-def serve_process(home: Path) -> Confbot:
-    """`confbot serve --port 0` with only a temporary HOME and data folder."""
+def serve_process(home: Path, **extra: str) -> Confbot:
+    """`confbot serve --port 0` with only a temporary HOME and data folder (and `extra`)."""
     return Confbot(
-        ["serve", "--port", "0"], {"HOME": str(home), "CONFBOT_DATA_DIR": str(home / "data")}
+        ["serve", "--port", "0"],
+        {"HOME": str(home), "CONFBOT_DATA_DIR": str(home / "data"), **extra},
     )
 
 
@@ -82,3 +84,25 @@ def test_serve_stops_cleanly_while_starting(tmp_path):
     output = "".join(serve.lines)
     assert "Traceback" not in output
     assert "SIGTERM received while starting" in output or "confbot is ready" in output
+
+
+def test_serve_answers_on_the_web_while_slack_cannot_be_reached(tmp_path):
+    with socket.socket() as closed:
+        closed.bind(("127.0.0.1", 0))
+        port = closed.getsockname()[1]  # nothing listens there once it is closed
+    serve = serve_process(
+        tmp_path,
+        SLACK_BOT_TOKEN="xoxb-SERVE-SECRET-TOKEN",
+        SLACK_SIGNING_SECRET="serve-signing-secret",
+        CONFBOT_SLACK_API_URL=f"http://127.0.0.1:{port}/api/",
+    )
+    url = serve.wait_for(READY, timeout=240).group(1)
+    with httpx.Client(base_url=url, timeout=30) as http:
+        body = {"question": sample_questions()[0], "conversation": "serve-test-2"}
+        assert http.post("/api/ask", json=body).status_code == 200
+        assert http.post("/slack/events", content=b"{}").status_code == 503
+    serve.wait_for(re.compile("Slack could not be started"), timeout=60)
+    assert serve.stop(signal.SIGTERM) == 0
+    output = "".join(serve.lines)
+    assert "sync scheduler: ACME, HR" in output
+    assert "Traceback" not in output and "xoxb-SERVE-SECRET-TOKEN" not in output

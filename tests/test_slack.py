@@ -26,6 +26,7 @@ from bot.slack import (
     ANSWER_FAILED,
     EXPLAIN_FAILED,
     LLM_FAILED,
+    TURN_GONE,
     build_app,
     channel_spaces,
 )
@@ -152,7 +153,9 @@ class Bot:
         assert response.status == 200, response.body
         return response
 
-    def click(self, action_id: str, turn_id: int, answer: dict, user: str = USER) -> BoltResponse:
+    def click(
+        self, action_id: str, turn_id: int | str, answer: dict, user: str = USER
+    ) -> BoltResponse:
         """Press a button of the answer message `answer` (a recorded chat.postMessage)."""
         payload = button_payload(action_id, turn_id, answer, user)
         body = urlencode({"payload": json.dumps(payload)})
@@ -448,6 +451,34 @@ def test_feedback_is_stored_and_acknowledged_privately(bot, slack, action, value
     assert note.params["channel"] == "C1" and note.params["user"] == USER
     assert note.params["thread_ts"] == thread
     assert [(f.value, f.user) for f in bot.assistant.store.feedback(turn_id)] == [(value, USER)]
+
+
+MESSAGE = {"channel": "C1", "thread_ts": "1700000000.000100", "ts": "1800000000.000001"}
+
+
+@pytest.mark.parametrize("value", ["abc", "-1", "1e3", "", "9" * 40, "12 ", "١٢"])
+@pytest.mark.parametrize("action", [EXPLAIN_ACTION, FEEDBACK_UP_ACTION])
+def test_buttons_whose_value_is_no_turn_say_so_privately(bot, slack, action, value):
+    bot.click(action, value, MESSAGE)
+    (note,) = slack.wait_for("chat.postEphemeral")
+    assert note.params["text"] == TURN_GONE
+    bot.finish()
+    assert slack.calls_to("chat.postMessage") == []
+
+
+@pytest.mark.parametrize("action", [EXPLAIN_ACTION, FEEDBACK_UP_ACTION])
+def test_buttons_never_reach_turns_of_another_surface_or_channel(bot, slack, action):
+    web = bot.assistant.ask(ConversationKey("web", "", "", "tab-0123456789"), "What is BATS?")
+    other = bot.assistant.ask(ConversationKey("slack", TEAM_ID, "C2", "1.2"), "What is BATS?")
+    for turn in (web, other):
+        bot.click(action, turn.id, MESSAGE)
+    notes = slack.wait_for("chat.postEphemeral", 2)
+    assert [n.params["text"] for n in notes] == [TURN_GONE, TURN_GONE]
+    bot.finish()
+    assert slack.calls_to("chat.postMessage") == []
+    for turn in (web, other):
+        assert bot.assistant.store.explanation(turn.id) is None
+        assert bot.assistant.store.feedback(turn.id) == []
 
 
 # --------------------------------------------------------------------------- failures

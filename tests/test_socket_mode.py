@@ -15,8 +15,9 @@ from prometheus_client import REGISTRY
 from slack_bolt import App
 
 from bot.blocks import EXPLAIN_ACTION, FEEDBACK_DOWN_ACTION
-from bot.serve import Parts, slack_parts
+from bot.serve import SlackStarter
 from bot.slack import build_app, socket_mode_handler
+from bot.web import WebApp
 from core.assistant import Assistant, ConversationKey
 from tests.fakes.slack_api_server import TEAM_ID, FakeSlack
 from tests.fakes.socket_mode_server import FakeSocketMode
@@ -183,20 +184,21 @@ def test_redelivered_envelopes_are_answered_once(connected):
 
 
 def test_serve_connects_over_socket_mode_and_closes_on_stop(wiki, tmp_path, servers):
-    """The wiring of `confbot serve`: with both tokens it connects in the background; the
-    stop it registers closes the connection."""
+    """The wiring of `confbot serve`: with both tokens Slack connects in the background and
+    no HTTP endpoint is given to the web app; closing the starter closes the connection."""
     slack, socket_mode = servers
     assistant = make_assistant(wiki, tmp_path)
-    parts = Parts()
+    web = WebApp(assistant)
+    starter = SlackStarter(settings_for(wiki, tmp_path, slack), assistant, web, True)
     try:
-        http_app = slack_parts(settings_for(wiki, tmp_path, slack), assistant, True, parts)
-        assert http_app is None  # no signing secret: no HTTP endpoint
+        starter.start()
+        assert starter.connected.wait(30)
+        assert web.slack_app is None  # no signing secret: no HTTP endpoint
         socket_mode.wait_for_connections(1)
-        assert "Slack: Socket Mode connected" in parts.notes
         envelope = socket_mode.send_event(event_body(mention("1.1", QUESTION), "Ev1"))
         socket_mode.wait_for_acks({envelope})
         slack.wait_for("chat.postMessage")
     finally:
-        parts.stop_all()
+        starter.close()
         assistant.close()
     assert socket_mode.connections == 1

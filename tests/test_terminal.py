@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import io
-import os
 import re
 
 import pytest
@@ -68,28 +67,12 @@ def test_chat_commands(wiki, tmp_path):
     assert "never asked" not in out
 
 
-@pytest.fixture
-def environ(tmp_path, monkeypatch):
-    """A process environment with no confbot settings but the data folder."""
-    for name in list(os.environ):
-        if name.startswith("CONFBOT_") or name == "OPENAI_API_KEY":
-            monkeypatch.delenv(name)
-    monkeypatch.setenv("CONFBOT_DATA_DIR", str(tmp_path / "data"))
-    return tmp_path
-
-
 def test_init_creates_the_tables(environ, capsys):
     url = f"sqlite:///{environ / 'state.sqlite'}"
     assert main(["init", "--config", f"database_url={url}"]) == 0
     assert "database ready: sqlite:///" in capsys.readouterr().out
     with engine_for(url).connect() as connection:
         assert set(TABLES) <= set(inspect(connection).get_table_names())
-
-
-def test_init_hides_the_password():
-    from bot.cli import _redacted_url
-
-    assert _redacted_url("postgresql://u:secret@db/x") == "postgresql://u:***@db/x"
 
 
 def test_ask_one_question_from_the_command_line(environ, capsys):

@@ -25,20 +25,9 @@ from bot.web import (
 )
 from core.assistant import ConversationKey
 from core.conversation import TurnRecord
-from tests.fakes.tiny_wiki import Wiki, build_wiki, make_assistant
+from tests.fakes.tiny_wiki import make_assistant
 
 CONVERSATION = "tab-0123456789"
-
-
-@pytest.fixture
-def anyio_backend() -> str:
-    return "asyncio"
-
-
-@pytest.fixture(scope="module")
-def wiki(tmp_path_factory) -> Wiki:
-    """The tiny wiki (spaces TEST and DEV), indexed once for the module."""
-    return build_wiki(tmp_path_factory.mktemp("wiki"))
 
 
 @pytest.fixture
@@ -368,8 +357,8 @@ async def test_bad_page_and_trace_requests(client):
     trace = await client.get("/api/turns/abc", params={"conversation": CONVERSATION})
     assert trace.status_code == 400
     assert "turn must be" in trace.json()["error"]
-    too_big = await client.post("/api/ask", content=b"{" + b" " * 70_000 + b"}")
-    assert too_big.status_code == 400 and "too large" in too_big.json()["error"]
+    too_big = await client.post("/api/ask", content=b"{" + b" " * 2_000_000 + b"}")
+    assert too_big.status_code == 413 and "too large" in too_big.json()["error"]
 
 
 # --------------------------------------------------------------------------- Slack HTTP mode
@@ -390,6 +379,7 @@ async def test_slack_events_endpoint_is_mounted_when_given(assistant):
     from slack_bolt import App
 
     secret = "test-signing-secret"
+    assistant.settings = assistant.settings.replace(slack_signing_secret=secret)
     slack = App(token="xoxb-test", signing_secret=secret, token_verification_enabled=False)
     transport = httpx.ASGITransport(app=create_app(assistant, slack_app=slack))
     async with httpx.AsyncClient(transport=transport, base_url="http://confbot.test") as client:

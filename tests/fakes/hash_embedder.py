@@ -35,3 +35,17 @@ class HashEmbedder:
         with self._lock:
             self.calls += len(texts)
         return normalize(out) if len(texts) else out
+
+
+class PoisonEmbedder(HashEmbedder):
+    """Raises `error` when asked to embed a text containing `marker`."""
+
+    def __init__(self, marker: str = "POISON", error: BaseException | None = None):
+        super().__init__()
+        self.marker = marker
+        self.error = error or MemoryError("cannot allocate 40 GiB")
+
+    def embed(self, texts):
+        if any(self.marker in text for text in texts):
+            raise self.error
+        return super().embed(texts)

@@ -149,7 +149,7 @@ class Retriever:
             timings["lexical_ms"] = (time.perf_counter() - start) * 1000
         if "dense" in retrievers:
             start = time.perf_counter()
-            vector = self.embedder.embed([query])[0]
+            vector = self.embedder.embed_queries([query])[0]
             timings["embed_ms"] = (time.perf_counter() - start) * 1000
             start = time.perf_counter()
             scored["dense"] = self.index.dense_search(vector, s.candidates_k, spaces)

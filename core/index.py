@@ -28,6 +28,7 @@ from urllib.parse import urlparse
 import numpy as np
 
 from core.contextualize import ContextOptions, page_evidences
+from core.duplicates import signature
 from core.embeddings import Embedder
 from core.lexical import ENGLISH_STOPWORDS, GERMAN_STOPWORDS, BM25Index, space_mask, tokenize
 from core.pages import Evidence, Page
@@ -39,7 +40,18 @@ log = logging.getLogger(__name__)
 # Bumped whenever what is saved beside the BM25 index changes, so old saves are rebuilt.
 _LEXICAL_FORMAT = 2
 # Bumped whenever the text that is embedded or tokenized for an evidence changes.
-INDEX_FORMAT = 2
+INDEX_FORMAT = 3
+
+
+@dataclass(frozen=True)
+class PageEntry:
+    """What retrieval needs to know of an indexed page besides its evidences."""
+
+    page_id: str
+    title: str
+    space: str
+    url: str
+    signature: tuple[int, ...]
 
 
 @dataclass
@@ -117,6 +129,7 @@ class EvidenceIndex:
         self._bm25_spaces: list[str] = []
         self._bm25_generation = -1
         self._translator: TermTranslator | None = None
+        self._catalog: tuple[int, dict[str, PageEntry]] | None = None
         self._build_lock = threading.Lock()  # one lexical build at a time
         self._rebuilding = False
 
@@ -217,9 +230,9 @@ class EvidenceIndex:
                         (
                             page.id,
                             page.space,
-                            _page_record(page),
+                            _page_record(page, signature(e.text for e in evs)),
                         )
-                        for page, _ in items
+                        for page, evs in items
                     ],
                 )
                 self._db.executemany(
@@ -238,12 +251,18 @@ class EvidenceIndex:
 
     def update_page_record(self, page: Page) -> None:
         """Replace an indexed page's record (version, ancestors, labels...) and leave its
-        evidences alone: for a page that moved, or got a new version with the same content."""
+        evidences (and so its duplicate signature) alone: for a page that moved, or got a new
+        version with the same content."""
         with self._lock, self._db:
+            row = self._db.execute(
+                "SELECT record FROM pages WHERE page_id = ?", (page.id,)
+            ).fetchone()
+            kept = json.loads(row[0]).get("signature", []) if row else []
             self._db.execute(
                 "UPDATE pages SET space = ?, record = ? WHERE page_id = ?",
-                (page.space, _page_record(page), page.id),
+                (page.space, _page_record(page, kept), page.id),
             )
+            self._catalog = None
 
     def _bump_generation(self) -> None:
         self._db.execute(
@@ -274,6 +293,26 @@ class EvidenceIndex:
                 "SELECT record FROM pages WHERE page_id = ?", (page_id,)
             ).fetchone()
         return _page(json.loads(row[0])) if row else None
+
+    def page_catalog(self) -> dict[str, PageEntry]:
+        """Page id → title, space and duplicate signature of every indexed page; read again
+        only after the index changed."""
+        with self._lock:
+            generation = self._generation()
+            if self._catalog is None or self._catalog[0] != generation:
+                rows = self._db.execute("SELECT page_id, record FROM pages").fetchall()
+                catalog = {}
+                for page_id, record in rows:
+                    data = json.loads(record)
+                    catalog[page_id] = PageEntry(
+                        page_id,
+                        data["title"],
+                        data["space"],
+                        data["url"],
+                        tuple(data.get("signature", ())),
+                    )
+                self._catalog = (generation, catalog)
+            return self._catalog[1]
 
     def spaces(self) -> set[str]:
         """The spaces that have indexed pages."""
@@ -438,12 +477,15 @@ def _safe(name: str) -> str:
     return "".join(c if c.isalnum() or c in "._-" else "-" for c in name)[:40].strip("-._")
 
 
-def _page_record(page: Page) -> str:
-    """A page's stored record: its metadata as JSON, without the body."""
-    return json.dumps(dataclasses.asdict(dataclasses.replace(page, body="")))
+def _page_record(page: Page, minhash: Sequence[int]) -> str:
+    """A page's stored record: its metadata as JSON, without the body, with the MinHash
+    signature of its evidence text (core.duplicates) under `signature`."""
+    record = dataclasses.asdict(dataclasses.replace(page, body=""))
+    return json.dumps({**record, "signature": list(minhash)})
 
 
 def _page(record: dict) -> Page:
+    record.pop("signature", None)
     record["ancestors"] = tuple(record.get("ancestors", ()))
     record["labels"] = tuple(record.get("labels", ()))
     return Page(**record)

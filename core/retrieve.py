@@ -6,6 +6,10 @@ Fusion methods (choose with the `fusion` setting):
 - `zscore`: each retriever's candidate scores standardized (z-scores), summed with the dense
   weight; a document missing from one list gets that list's lowest z-score. Score fusion
   keeps how far ahead a hit is, which ranks alone throw away.
+
+The fused scores are then adjusted by what each evidence's page says as a whole (its other
+hits, its title's dates and versions, its near-duplicates: core.page_ranking) before the
+top k are cut.
 """
 
 from __future__ import annotations
@@ -17,9 +21,11 @@ from pathlib import Path
 
 import numpy as np
 
+from core.duplicates import near_duplicate_groups
 from core.embeddings import Embedder
-from core.index import EvidenceIndex
+from core.index import EvidenceIndex, PageEntry
 from core.lexical import detect_language
+from core.page_ranking import PageWeights, rank_pages
 from core.pages import Evidence
 from core.settings import Settings, SettingsError
 
@@ -34,6 +40,7 @@ class ScoredEvidence:
     rank: int
     ranks: dict[str, int | None] = field(default_factory=dict)
     scores: dict[str, float] = field(default_factory=dict)
+    also_in: list[PageEntry] = field(default_factory=list)
 
 
 @dataclass
@@ -121,6 +128,7 @@ class Retriever:
         self.embedder = embedder
         self.settings = settings
         self.reranker = reranker
+        self._groups: tuple[dict, float, dict[str, str]] | None = None
 
     @classmethod
     def from_settings(cls, index: EvidenceIndex, embedder: Embedder, settings: Settings):
@@ -161,8 +169,15 @@ class Retriever:
             fused = rrf({n: [i for i, _ in p] for n, p in scored.items()}, weights, s.rrf_k)
         else:
             fused = zscore_fusion(scored, weights)
-        order = sorted(fused, key=lambda i: (-fused[i], i))
         timings["fusion_ms"] = (time.perf_counter() - start) * 1000
+
+        start = time.perf_counter()
+        pages = self.index.page_catalog()
+        weights = PageWeights(s.page_weight, s.title_entity_weight, s.prefer_canonical)
+        ranking = rank_pages(query, fused, pages, self._duplicate_groups(pages), weights)
+        fused = ranking.scores
+        order = sorted(fused, key=lambda i: (-fused[i], i))
+        timings["pages_ms"] = (time.perf_counter() - start) * 1000
 
         ranks = {n: {i: r for r, (i, _) in enumerate(p, start=1)} for n, p in scored.items()}
         raw = {n: dict(p) for n, p in scored.items()}
@@ -175,6 +190,7 @@ class Retriever:
                 rank=0,
                 ranks={n: ranks[n].get(e.id) for n in scored},
                 scores={n: raw[n][e.id] for n in scored if e.id in raw[n]},
+                also_in=[pages[p] for p in ranking.also_in.get(e.id, ())],
             )
             for e in evidences
         ]
@@ -193,3 +209,14 @@ class Retriever:
             r.rank = position
         timings["total_ms"] = sum(timings.values())
         return Retrieval(query=query, language=language, results=results, timings=timings)
+
+    def _duplicate_groups(self, pages: dict[str, PageEntry]) -> dict[str, str]:
+        """Near-duplicate groups of the indexed pages, computed again only when the page
+        catalog changed."""
+        threshold = self.settings.duplicate_threshold
+        cached = self._groups
+        if cached is None or cached[0] is not pages or cached[1] != threshold:
+            signatures = {p: entry.signature for p, entry in pages.items()}
+            cached = (pages, threshold, near_duplicate_groups(signatures, threshold))
+            self._groups = cached
+        return cached[2]

@@ -90,6 +90,26 @@ class Settings:
     dense_weight: float = setting(
         0.5, "Weight of the dense retriever relative to the lexical one in fusion."
     )
+    page_weight: float = setting(
+        0.0,
+        "Weight of a page's second and third best evidence scores added to each of its"
+        " evidences (page-level aggregation; 0 turns it off).",
+    )
+    title_entity_weight: float = setting(
+        0.0,
+        "Score added per kind of date or version tag (rc1, 9.0, 2016-08-18) on which the"
+        " question and a page title agree, and taken away per kind on which they differ.",
+    )
+    prefer_canonical: bool = setting(
+        False,
+        "Of near-duplicate pages among the results, keep the canonical one (not a copy or"
+        " draft, title matching the question) and list the others as also in.",
+    )
+    duplicate_threshold: float = setting(
+        0.8,
+        "Estimated Jaccard similarity of their word 3-shingles (MinHash) from which two pages"
+        " count as near-duplicates.",
+    )
     reranker_model_path: str = setting(
         "", "Local folder of a BGE cross-encoder re-ranker; empty disables re-ranking."
     )

@@ -44,6 +44,17 @@ class ScoredEvidence:
 
 
 @dataclass
+class Candidates:
+    """What each retriever found for a query, before fusion: (evidence id, score) lists by
+    retriever name, and the time each search took (ms)."""
+
+    query: str
+    language: str
+    scored: dict[str, list[tuple[str, float]]]
+    timings: dict[str, float]
+
+
+@dataclass
 class Retrieval:
     """The result of one search: evidences best first, and the time each step took (ms)."""
 
@@ -144,7 +155,15 @@ class Retriever:
         retrievers: Sequence[str] = ("lexical", "dense"),
     ) -> Retrieval:
         """The `k` best evidences for `query`, restricted to `spaces` when given."""
-        k = k or self.settings.top_k
+        return self.rank(self.candidates(query, spaces, retrievers), k)
+
+    def candidates(
+        self,
+        query: str,
+        spaces: Collection[str] | None = None,
+        retrievers: Sequence[str] = ("lexical", "dense"),
+    ) -> Candidates:
+        """Each retriever's top `candidates_k` for `query` (the costly half of `search`)."""
         s = self.settings
         timings: dict[str, float] = {}
         language = s.lexical_language
@@ -162,7 +181,15 @@ class Retriever:
             start = time.perf_counter()
             scored["dense"] = self.index.dense_search(vector, s.candidates_k, spaces)
             timings["dense_ms"] = (time.perf_counter() - start) * 1000
+        return Candidates(query, language, scored, timings)
 
+    def rank(self, candidates: Candidates, k: int | None = None) -> Retrieval:
+        """Fuse the candidates, adjust them by page (core.page_ranking), re-rank when a
+        re-ranker is set, and keep the `k` best (the cheap half of `search`)."""
+        k = k or self.settings.top_k
+        s = self.settings
+        query, scored = candidates.query, candidates.scored
+        timings = dict(candidates.timings)
         start = time.perf_counter()
         weights = {"lexical": 1.0, "dense": s.dense_weight}
         if s.fusion == "rrf":
@@ -208,7 +235,7 @@ class Retriever:
         for position, r in enumerate(results, start=1):
             r.rank = position
         timings["total_ms"] = sum(timings.values())
-        return Retrieval(query=query, language=language, results=results, timings=timings)
+        return Retrieval(query, candidates.language, results, timings)
 
     def _duplicate_groups(self, pages: dict[str, PageEntry]) -> dict[str, str]:
         """Near-duplicate groups of the indexed pages, computed again only when the page

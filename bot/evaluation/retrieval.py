@@ -23,12 +23,15 @@ def retrieval_records(settings: Settings, pages, items, groups, retrievers=RETRI
 
 def tuning_runner(settings: Settings, pages, items, groups):
     """A function (label, overrides) → per-question records, for `--folds`: the grid's
-    candidates share one index (they change retrieval only)."""
+    candidates change fusion and ranking only, so every question is searched once and each
+    candidate ranks the same retriever results."""
     index, embedder, _ = benchmark_index(settings, pages)
+    found = Retriever.from_settings(index, embedder, settings)
+    candidates = {q.text: found.candidates(q.text) for q in items}
 
     def run(label: str, overrides: dict) -> list[dict]:
         retriever = Retriever.from_settings(index, embedder, settings.replace(**overrides))
-        return run_retrieval(retriever, items, groups)
+        return run_retrieval(retriever, items, groups, found=candidates)
 
     return run
 

@@ -16,8 +16,10 @@ from core.settings import Settings
 
 # Values tried per parameter (the current default is added in front when missing).
 GRID: dict[str, tuple] = {
-    "fusion": ("zscore", "rrf"),
-    "dense_weight": (0.25, 0.5, 1.0, 1.5),
+    "dense_weight": (0.5, 1.0, 1.5),
+    "page_weight": (0.0, 0.5),
+    "title_entity_weight": (0.0, 1.0),
+    "prefer_canonical": (False, True),
 }
 
 

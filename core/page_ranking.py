@@ -1,8 +1,12 @@
 """Page-level evidence ranking: what a page as a whole says about the fused evidence scores.
 
-After fusion (core.retrieve) each candidate evidence's score is adjusted with three page
+After fusion (core.retrieve) each candidate evidence's score is adjusted with four page
 signals, each switched off by a zero weight or `prefer_canonical=false`:
 
+- *title* (`title_weight`): the share of the query's BM25 tokens, weighted by their inverse
+  document frequency among all titles, that the page title contains: the title as a field
+  of its own, on top of its share of the evidence text (field weighting in the spirit of
+  BM25F, Robertson, Zaragoza and Taylor, CIKM 2004);
 - *support* (`page_weight`): the page's second and third best candidate scores (positive
   parts), added with a weight; a page that answers with several evidences beats a lone hit
   (the MaxP + SumP mix of passage-to-document aggregation, Dai and Callan, "Deeper Text
@@ -19,15 +23,17 @@ signals, each switched off by a zero weight or `prefer_canonical=false`:
 
 from __future__ import annotations
 
+import math
 import re
 from collections import defaultdict
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from functools import lru_cache
 
 from core.duplicates import is_copy_title, personal_space
 from core.entities import Entity, entities, title_agreement
 from core.index import PageEntry
+from core.lexical import tokenize
 
 _WORD = re.compile(r"[^\W_]+", re.UNICODE)
 
@@ -37,6 +43,7 @@ class PageWeights:
     """The weights of the page signals (all from settings)."""
 
     page_weight: float = 0.0
+    title_weight: float = 0.0
     title_entity_weight: float = 0.0
     prefer_canonical: bool = False
 
@@ -55,15 +62,50 @@ def evidence_page(evidence_id: str) -> str:
     return evidence_id.rsplit("#", 1)[0]
 
 
+@dataclass(frozen=True)
+class TitleField:
+    """The titles of the indexed pages as a field: BM25 tokens of each title and each
+    token's inverse document frequency among titles."""
+
+    tokens: dict[str, frozenset[str]]
+    idf: dict[str, float]
+
+    @classmethod
+    def of(cls, pages: Mapping[str, PageEntry]) -> TitleField:
+        """The title field of the pages (idf as in BM25: log(1 + (N - df + 0.5) / (df + 0.5)))."""
+        tokens = {p: frozenset(tokenize(entry.title)) for p, entry in pages.items()}
+        df: dict[str, int] = defaultdict(int)
+        for words in tokens.values():
+            for word in words:
+                df[word] += 1
+        n = len(tokens)
+        idf = {w: math.log(1 + (n - d + 0.5) / (d + 0.5)) for w, d in df.items()}
+        return cls(tokens, idf)
+
+    def match(self, query_tokens: Sequence[str], page_id: str) -> float:
+        """Idf-weighted share of the distinct query tokens found in the page's title
+        (tokens no title has weigh as much as the rarest title token)."""
+        distinct = set(query_tokens)
+        if not distinct or page_id not in self.tokens:
+            return 0.0
+        rare = max(self.idf.values(), default=1.0)
+        total = sum(self.idf.get(t, rare) for t in distinct)
+        found = sum(self.idf[t] for t in distinct & self.tokens[page_id])
+        return found / total
+
+
 def rank_pages(
     query: str,
     fused: Mapping[str, float],
     pages: Mapping[str, PageEntry],
     groups: Mapping[str, str],
     weights: PageWeights,
+    titles: TitleField | None = None,
+    query_tokens: Sequence[str] = (),
 ) -> PageRanking:
-    """Fused evidence scores adjusted by page support and title entities, near-duplicate
-    pages folded into their canonical page."""
+    """Fused evidence scores adjusted by page support, title match and title entities,
+    near-duplicate pages folded into their canonical page. `titles` and `query_tokens`
+    (the query's BM25 tokens) are needed when `title_weight` is set."""
     page_of = {e: evidence_page(e) for e in fused}
     by_page: dict[str, list[float]] = defaultdict(list)
     for evidence_id, score in fused.items():
@@ -73,6 +115,8 @@ def rank_pages(
     for page_id, scores in by_page.items():
         scores.sort(reverse=True)
         extra = weights.page_weight * sum(max(s, 0.0) for s in scores[1:3])
+        if weights.title_weight and titles is not None:
+            extra += weights.title_weight * titles.match(query_tokens, page_id)
         if weights.title_entity_weight and asked and page_id in pages:
             agreement = title_agreement(asked, _title_entities(pages[page_id].title))
             extra += weights.title_entity_weight * agreement

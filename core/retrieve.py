@@ -25,7 +25,7 @@ from core.duplicates import near_duplicate_groups
 from core.embeddings import Embedder
 from core.index import EvidenceIndex, PageEntry
 from core.lexical import detect_language
-from core.page_ranking import PageWeights, rank_pages
+from core.page_ranking import PageWeights, TitleField, rank_pages
 from core.pages import Evidence
 from core.settings import Settings, SettingsError
 
@@ -52,6 +52,7 @@ class Candidates:
     language: str
     scored: dict[str, list[tuple[str, float]]]
     timings: dict[str, float]
+    tokens: list[str] = field(default_factory=list)
 
 
 @dataclass
@@ -139,7 +140,7 @@ class Retriever:
         self.embedder = embedder
         self.settings = settings
         self.reranker = reranker
-        self._groups: tuple[dict, float, dict[str, str]] | None = None
+        self._fields: tuple[dict, float, dict[str, str], TitleField] | None = None
 
     @classmethod
     def from_settings(cls, index: EvidenceIndex, embedder: Embedder, settings: Settings):
@@ -170,9 +171,11 @@ class Retriever:
         if language == "auto":
             language = detect_language(query)
         scored: dict[str, list[tuple[str, float]]] = {}
+        tokens: list[str] = []
         if "lexical" in retrievers:
             start = time.perf_counter()
             scored["lexical"] = self.index.lexical_search(query, s.candidates_k, spaces, language)
+            tokens = self.index.query_tokens(query, language)
             timings["lexical_ms"] = (time.perf_counter() - start) * 1000
         if "dense" in retrievers:
             start = time.perf_counter()
@@ -181,7 +184,7 @@ class Retriever:
             start = time.perf_counter()
             scored["dense"] = self.index.dense_search(vector, s.candidates_k, spaces)
             timings["dense_ms"] = (time.perf_counter() - start) * 1000
-        return Candidates(query, language, scored, timings)
+        return Candidates(query, language, scored, timings, tokens)
 
     def rank(self, candidates: Candidates, k: int | None = None) -> Retrieval:
         """Fuse the candidates, adjust them by page (core.page_ranking), re-rank when a
@@ -200,8 +203,11 @@ class Retriever:
 
         start = time.perf_counter()
         pages = self.index.page_catalog()
-        weights = PageWeights(s.page_weight, s.title_entity_weight, s.prefer_canonical)
-        ranking = rank_pages(query, fused, pages, self._duplicate_groups(pages), weights)
+        weights = PageWeights(
+            s.page_weight, s.title_weight, s.title_entity_weight, s.prefer_canonical
+        )
+        groups, titles = self._page_fields(pages)
+        ranking = rank_pages(query, fused, pages, groups, weights, titles, candidates.tokens)
         fused = ranking.scores
         order = sorted(fused, key=lambda i: (-fused[i], i))
         timings["pages_ms"] = (time.perf_counter() - start) * 1000
@@ -237,13 +243,14 @@ class Retriever:
         timings["total_ms"] = sum(timings.values())
         return Retrieval(query, candidates.language, results, timings)
 
-    def _duplicate_groups(self, pages: dict[str, PageEntry]) -> dict[str, str]:
-        """Near-duplicate groups of the indexed pages, computed again only when the page
-        catalog changed."""
+    def _page_fields(self, pages: dict[str, PageEntry]) -> tuple[dict[str, str], TitleField]:
+        """Near-duplicate groups and the title field of the indexed pages, computed again
+        only when the page catalog changed."""
         threshold = self.settings.duplicate_threshold
-        cached = self._groups
+        cached = self._fields
         if cached is None or cached[0] is not pages or cached[1] != threshold:
             signatures = {p: entry.signature for p, entry in pages.items()}
-            cached = (pages, threshold, near_duplicate_groups(signatures, threshold))
-            self._groups = cached
-        return cached[2]
+            groups = near_duplicate_groups(signatures, threshold)
+            cached = (pages, threshold, groups, TitleField.of(pages))
+            self._fields = cached
+        return cached[2], cached[3]

@@ -95,6 +95,11 @@ class Settings:
         "Weight of a page's second and third best evidence scores added to each of its"
         " evidences (page-level aggregation; 0 turns it off).",
     )
+    title_weight: float = setting(
+        0.0,
+        "Score added in proportion to the idf-weighted share of the question's words found in"
+        " a page's title (the title as a field of its own; 0 turns it off).",
+    )
     title_entity_weight: float = setting(
         0.0,
         "Score added per kind of date or version tag (rc1, 9.0, 2016-08-18) on which the"

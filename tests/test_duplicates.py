@@ -6,7 +6,7 @@ import pytest
 
 from core.duplicates import is_copy_title, near_duplicate_groups, signature, similarity
 from core.index import PageEntry
-from core.page_ranking import PageWeights, rank_pages
+from core.page_ranking import PageWeights, TitleField, rank_pages
 
 BODY = (
     "The release checklist lists every step before a release is tagged: freeze the "
@@ -60,11 +60,12 @@ PAGES = {
     "5": _entry("5", "Build notes"),
 }
 GROUPS = {"1": "1", "2": "1", "3": "3", "4": "3"}
+CANONICAL = PageWeights(prefer_canonical=True)
 
 
 def test_the_canonical_copy_takes_the_groups_best_score_and_lists_the_others():
     fused = {"2#0000": 3.0, "1#0000": 2.9, "1#0001": 1.0, "5#0000": 2.0}
-    ranking = rank_pages("release checklist steps", fused, PAGES, GROUPS, PageWeights(0, 0, True))
+    ranking = rank_pages("release checklist steps", fused, PAGES, GROUPS, CANONICAL)
     assert set(ranking.scores) == {"1#0000", "1#0001", "5#0000"}
     assert ranking.scores["1#0000"] == 3.0
     assert ranking.also_in == {"1#0000": ["2"]}
@@ -72,7 +73,7 @@ def test_the_canonical_copy_takes_the_groups_best_score_and_lists_the_others():
 
 def test_the_copy_the_question_names_is_canonical():
     fused = {"4#0000": 3.0, "3#0000": 2.5}
-    ranking = rank_pages("Stable-9 rc1 failures", fused, PAGES, GROUPS, PageWeights(0, 0, True))
+    ranking = rank_pages("Stable-9 rc1 failures", fused, PAGES, GROUPS, CANONICAL)
     assert list(ranking.scores) == ["3#0000"] and ranking.scores["3#0000"] == 3.0
     assert ranking.also_in == {"3#0000": ["4"]}
     draft = rank_pages(
@@ -80,7 +81,7 @@ def test_the_copy_the_question_names_is_canonical():
         {"1#0000": 3.0, "2#0000": 2.0},
         PAGES,
         GROUPS,
-        PageWeights(0, 0, True),
+        CANONICAL,
     )
     assert list(draft.scores) == ["2#0000"]
 
@@ -93,3 +94,14 @@ def test_title_entities_and_page_support_move_scores():
     assert scores["5#0000"] == pytest.approx(1.0 + 0.5 * (0.8 + 0.5))
     off = rank_pages("rc1 matrix", fused, PAGES, GROUPS, PageWeights()).scores
     assert off == fused
+
+
+def test_the_title_field_weighs_rare_title_words_more():
+    titles = TitleField.of(PAGES)
+    assert titles.match(["rc1", "matrix"], "3") == pytest.approx(1.0)
+    assert 0 < titles.match(["rc2", "matrix"], "3") < 0.5  # rc2 is rarer than matrix
+    assert titles.match(["build"], "3") == 0.0
+    fused = {"3#0000": 1.0, "5#0000": 1.0}
+    weights = PageWeights(title_weight=2.0)
+    scores = rank_pages("q", fused, PAGES, {}, weights, titles, ["build", "note"]).scores
+    assert scores["5#0000"] == pytest.approx(3.0) and scores["3#0000"] == 1.0

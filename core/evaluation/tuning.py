@@ -18,6 +18,7 @@ from core.settings import Settings
 GRID: dict[str, tuple] = {
     "dense_weight": (0.5, 1.0, 1.5),
     "page_weight": (0.0, 0.5),
+    "title_weight": (0.0, 1.0),
     "title_entity_weight": (0.0, 1.0),
     "prefer_canonical": (False, True),
 }

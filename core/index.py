@@ -33,7 +33,7 @@ from core.embeddings import Embedder
 from core.lexical import ENGLISH_STOPWORDS, GERMAN_STOPWORDS, BM25Index, space_mask, tokenize
 from core.pages import Evidence, Page
 from core.settings import Settings
-from core.translate import TermTranslator, query_words, vocabulary
+from core.translate import TermTranslator, query_words, split_compound, vocabulary
 
 log = logging.getLogger(__name__)
 
@@ -358,16 +358,25 @@ class EvidenceIndex:
         return bm25.search(self.query_tokens(query, language), k, mask)
 
     def query_tokens(self, query: str, language: str = "en") -> list[str]:
-        """BM25 tokens of a query; a non-English query also gets the corpus words nearest to
-        its words that the corpus lacks (see core.translate), when translation is on."""
+        """BM25 tokens of a query; a non-English query also gets, for each word the corpus
+        lacks, the two corpus words it is a compound of (when `decompound_queries` is on)
+        or else its nearest corpus words (see core.translate), when translation is on."""
         tokens = tokenize(query, language)
         if language == "en" or not self.settings.translate_queries:
             return tokens
         self._lexical()
         stop = GERMAN_STOPWORDS | ENGLISH_STOPWORDS
         words = [w for w in query_words(query) if w not in stop]
+        untranslated = []
+        for word in words:
+            parts = []
+            if self.settings.decompound_queries and word not in self._translator.known:
+                parts = split_compound(word, self._translator.known)
+            tokens.extend(t for part in parts for t in tokenize(part))
+            if not parts:
+                untranslated.append(word)
         translations = self._translator.translate(
-            words,
+            untranslated,
             per_word=self.settings.translation_per_word,
             min_similarity=self.settings.translation_min_similarity,
         )

@@ -126,6 +126,11 @@ class Settings:
     translation_min_similarity: float = setting(
         0.6, "Cosine floor for a corpus word to count as a translation."
     )
+    decompound_queries: bool = setting(
+        False,
+        "Split German query words the corpus lacks into two corpus words (Testmatrix → test"
+        " matrix) before translating the rest.",
+    )
     lexical_language: str = setting(
         "auto", "Query language for lexical search: auto (detect), en or de."
     )

@@ -15,7 +15,7 @@ from __future__ import annotations
 import hashlib
 import re
 import threading
-from collections.abc import Iterable, Sequence
+from collections.abc import Collection, Iterable, Sequence
 from pathlib import Path
 
 import numpy as np
@@ -68,6 +68,11 @@ class TermTranslator:
         digest = hashlib.sha256("\n".join(self.words).encode("utf-8")).hexdigest()[:16]
         return folder / f"vocabulary-{digest}.npy"
 
+    @property
+    def known(self) -> Collection[str]:
+        """The corpus vocabulary (lower-cased words)."""
+        return self._known
+
     def translate(
         self, words: Sequence[str], per_word: int = 2, min_similarity: float = 0.6
     ) -> dict[str, list[str]]:
@@ -104,6 +109,27 @@ class TermTranslator:
         if vectors_file.exists():
             translator._vectors = np.load(vectors_file)
         return translator
+
+
+def split_compound(word: str, known: Collection[str], shortest: int = 3) -> list[str]:
+    """A German compound cut into two words the corpus knows ("testmatrix" → test, matrix;
+    "sicherheitsarchitektur" → sicherheit, architektur when both are known), allowing a
+    linking s, es, n or en after the first part; [] when no cut gives known parts.
+
+    Of several cuts the one with the longest known head (the last part) wins, as German
+    compounds take their meaning from the head (the splitting of Koehn and Knight,
+    "Empirical Methods for Compound Splitting", EACL 2003, restricted to two parts).
+    """
+    word = word.lower()
+    for cut in range(shortest, len(word) - shortest + 1):
+        left, head = word[:cut], word[cut:]
+        if head not in known:
+            continue
+        for link in ("", "s", "es", "n", "en"):
+            stem = left[: len(left) - len(link)] if link and left.endswith(link) else left
+            if (not link or left.endswith(link)) and len(stem) >= shortest and stem in known:
+                return [stem, head]
+    return []
 
 
 def query_words(text: str) -> list[str]:

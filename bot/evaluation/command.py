@@ -63,19 +63,23 @@ def _cross_validate(args, settings: Settings, pages, conversations, langs, group
         if args.ablation:
             raise SettingsError("--ablation with --folds needs --questions completed or raw")
         from bot.evaluation.conversational import conversational_runner
+        from bot.evaluation.folds import run_conversational_folds
+        from bot.evaluation.retrieval import tuning_runner
 
-        run = conversational_runner(settings, pages, conversations, langs, groups)
+        items = questions(conversations, "completed", langs)
+        tune = tuning_runner(settings, pages, items, groups)
+        replay = conversational_runner(settings, pages, langs, groups)
         grid = candidates(settings)
-    else:
-        from bot.evaluation import retrieval
+        return run_conversational_folds(args.folds, grid, tune, replay, conversations, langs)
+    from bot.evaluation import retrieval
 
-        items = questions(conversations, args.questions, langs)
-        if args.ablation:
-            run = retrieval.ablation_runner(settings, pages, items, groups, args.ablation)
-            grid = ablation_rows(args.ablation)
-        else:
-            run = retrieval.tuning_runner(settings, pages, items, groups)
-            grid = candidates(settings)
+    items = questions(conversations, args.questions, langs)
+    if args.ablation:
+        run = retrieval.ablation_runner(settings, pages, items, groups, args.ablation)
+        grid = ablation_rows(args.ablation)
+    else:
+        run = retrieval.tuning_runner(settings, pages, items, groups)
+        grid = candidates(settings)
     title = f"ConfQuestions {args.questions}"
     if args.ablation:
         title += f", ablation {args.ablation}"

@@ -18,13 +18,13 @@ from core.retrieve import Retriever
 from core.settings import Settings
 
 
-def conversational_runner(settings: Settings, pages, conversations, langs, groups):
-    """A function (label, overrides) → replay records, for `--folds`: one index, one
-    Assistant per candidate with the candidate's retrieval settings."""
+def conversational_runner(settings: Settings, pages, langs, groups):
+    """A function (overrides, conversations) → replay records, for `--folds`: one index,
+    one Assistant per call with those retrieval settings."""
     index, embedder, _ = benchmark_index(settings, pages)
     upgrade(settings.sqlalchemy_url)
 
-    def run(label: str, overrides: dict) -> list[dict]:
+    def run(overrides: dict, conversations) -> list[dict]:
         assistant = _assistant(settings.replace(**overrides), index, embedder)
         return run_conversational(assistant, conversations, langs, groups)
 

@@ -61,6 +61,44 @@ def run_folds_eval(
     }
 
 
+def run_conversational_folds(
+    k: int,
+    candidates: Sequence[tuple[str, dict]],
+    tune: Callable[[str, dict], list[dict]],
+    replay: Callable[[dict, Sequence[dict]], list[dict]],
+    conversations: Sequence[dict],
+    langs: Sequence[str],
+    seed: int = 0,
+) -> dict:
+    """Cross-validated conversational figures: for each fold, the candidate with the best
+    P@1 on the completed questions of the other folds (`tune`) replays that fold's
+    conversations (`replay(overrides, conversations)`), so each conversation is replayed
+    once, with settings chosen without it."""
+    outcomes = {label: tune(label, overrides) for label, overrides in candidates}
+    overrides_of = dict(candidates)
+    folds = assign_folds([str(c["conv_id"]) for c in conversations], k, seed)
+    chosen = cross_validate(outcomes, objective, folds).chosen
+    records = []
+    for fold, label in enumerate(chosen):
+        held_out = [c for c in conversations if folds[str(c["conv_id"])] == fold]
+        replayed = replay(overrides_of[label], held_out)
+        records += [{**r, "fold": fold, "param": label} for r in replayed]
+    validated = _by_language(records, langs)
+    rows = [(f"cross-validated ({lang})", f) for lang, f in validated.items()]
+    print(
+        format_table(
+            f"ConfQuestions conversational: {k} folds by conversation (settings chosen on the"
+            f" completed questions of the other {k - 1} folds)",
+            rows,
+            label_width=48,
+        )
+    )
+    for fold, label in enumerate(chosen):
+        size = sum(f == fold for f in folds.values())
+        print(f"fold {fold} ({size} conversations): {label}")
+    return {"folds": k, "chosen": list(chosen), "cross_validated": validated, "records": records}
+
+
 def _by_language(records: Sequence[dict], langs: Sequence[str]) -> dict[str, dict]:
     """Language → overall figures (without slices) of the records in that language."""
     out = {}

@@ -69,6 +69,7 @@ class TitleField:
 
     tokens: dict[str, frozenset[str]]
     idf: dict[str, float]
+    rarest: float = 1.0
 
     @classmethod
     def of(cls, pages: Mapping[str, PageEntry]) -> TitleField:
@@ -80,7 +81,7 @@ class TitleField:
                 df[word] += 1
         n = len(tokens)
         idf = {w: math.log(1 + (n - d + 0.5) / (d + 0.5)) for w, d in df.items()}
-        return cls(tokens, idf)
+        return cls(tokens, idf, max(idf.values(), default=1.0))
 
     def match(self, query_tokens: Sequence[str], page_id: str) -> float:
         """Idf-weighted share of the distinct query tokens found in the page's title
@@ -88,8 +89,7 @@ class TitleField:
         distinct = set(query_tokens)
         if not distinct or page_id not in self.tokens:
             return 0.0
-        rare = max(self.idf.values(), default=1.0)
-        total = sum(self.idf.get(t, rare) for t in distinct)
+        total = sum(self.idf.get(t, self.rarest) for t in distinct)
         found = sum(self.idf[t] for t in distinct & self.tokens[page_id])
         return found / total
 

@@ -96,12 +96,12 @@ class Settings:
         " evidences (page-level aggregation; 0 turns it off).",
     )
     title_weight: float = setting(
-        0.0,
+        1.0,
         "Score added in proportion to the idf-weighted share of the question's words found in"
         " a page's title (the title as a field of its own; 0 turns it off).",
     )
     title_entity_weight: float = setting(
-        0.0,
+        1.0,
         "Score added per kind of date or version tag (rc1, 9.0, 2016-08-18) on which the"
         " question and a page title agree, and taken away per kind on which they differ.",
     )

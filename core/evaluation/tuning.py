@@ -16,10 +16,10 @@ from core.settings import Settings
 
 # Values tried per parameter (the current default is added in front when missing).
 GRID: dict[str, tuple] = {
-    "dense_weight": (0.5, 1.0, 1.5),
+    "dense_weight": (0.5, 1.0),
     "page_weight": (0.0, 0.5),
-    "title_weight": (0.0, 1.0),
-    "title_entity_weight": (0.0, 1.0),
+    "title_weight": (0.0, 1.0, 2.0),
+    "title_entity_weight": (0.0, 1.0, 2.0),
     "prefer_canonical": (False, True),
 }
 

@@ -83,4 +83,5 @@ def _cross_validate(args, settings: Settings, pages, conversations, langs, group
     title = f"ConfQuestions {args.questions}"
     if args.ablation:
         title += f", ablation {args.ablation}"
-    return run_folds_eval(args.folds, grid, run, langs, title)
+    first = grid[0][0] if args.ablation else "default"
+    return run_folds_eval(args.folds, grid, run, langs, title, first=first)

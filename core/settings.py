@@ -101,7 +101,7 @@ class Settings:
         " a page's title (the title as a field of its own; 0 turns it off).",
     )
     title_entity_weight: float = setting(
-        1.0,
+        2.0,
         "Score added per kind of date or version tag (rc1, 9.0, 2016-08-18) on which the"
         " question and a page title agree, and taken away per kind on which they differ.",
     )
@@ -127,7 +127,7 @@ class Settings:
         0.6, "Cosine floor for a corpus word to count as a translation."
     )
     decompound_queries: bool = setting(
-        False,
+        True,
         "Split German query words the corpus lacks into two corpus words (Testmatrix → test"
         " matrix) before translating the rest.",
     )

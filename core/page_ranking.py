@@ -127,7 +127,14 @@ def rank_pages(
     return _fold_duplicates(query, scores, page_of, pages, groups, asked)
 
 
-def _fold_duplicates(query, scores, page_of, pages, groups, asked) -> PageRanking:
+def _fold_duplicates(
+    query: str,
+    scores: dict[str, float],
+    page_of: Mapping[str, str],
+    pages: Mapping[str, PageEntry],
+    groups: Mapping[str, str],
+    asked: set[Entity],
+) -> PageRanking:
     members: dict[str, dict[str, float]] = defaultdict(dict)  # group → page → best score
     for evidence_id, score in scores.items():
         page_id = page_of[evidence_id]
@@ -156,7 +163,9 @@ def _fold_duplicates(query, scores, page_of, pages, groups, asked) -> PageRankin
     return PageRanking(kept, also_in)
 
 
-def _canonical_key(page_id, best, entry: PageEntry, words, asked) -> tuple:
+def _canonical_key(
+    page_id: str, best: float, entry: PageEntry, words: set[str], asked: set[Entity]
+) -> tuple:
     title_words = {w.lower() for w in _WORD.findall(entry.title)}
     return (
         title_agreement(asked, _title_entities(entry.title)) if asked else 0,

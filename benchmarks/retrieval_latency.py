@@ -4,11 +4,13 @@ Prints the cold indexing time (extraction, contextualization, embeddings, Chroma
 the translation vocabulary, with an empty embedding cache) and the retrieval latency
 (query embedding + both searches + fusion) over all completed questions, EN and DE.
 
-    .venv/bin/python benchmarks/retrieval_latency.py
+    .venv/bin/python benchmarks/retrieval_latency.py [--embedder e5|use]
 """
 
 from __future__ import annotations
 
+import argparse
+import os
 import sys
 import tempfile
 import time
@@ -24,10 +26,18 @@ from core.settings import Settings  # noqa: E402
 
 
 def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser.add_argument("--embedder", help="embedder setting (default: the default embedder)")
+    args = parser.parse_args()
     pages = benchmark_pages()
     texts = benchmark_questions()
+    print(f"load average {os.getloadavg()[0]:.1f} on {os.cpu_count()} cores")
     with tempfile.TemporaryDirectory() as folder:
-        settings = Settings.load(environ={"CONFBOT_DATA_DIR": folder})
+        environ = {"CONFBOT_DATA_DIR": folder}
+        if args.embedder:
+            environ["CONFBOT_EMBEDDER"] = args.embedder
+        settings = Settings.load(environ=environ)
+        print(f"embedder {settings.embedder}")
         start = time.perf_counter()
         embedder = make_embedder(settings)
         index = EvidenceIndex(settings, embedder)
@@ -51,6 +61,7 @@ def main() -> None:
         for name, values in sorted(steps.items()):
             print(f"  {name:<12} {summary_ms(values)}")
         print(f"peak resident memory {peak_rss_mib():.0f} MiB")
+        print(f"load average {os.getloadavg()[0]:.1f} at the end")
 
 
 if __name__ == "__main__":

@@ -45,6 +45,9 @@ class TimedEmbedder:
         finally:
             self.seconds += time.perf_counter() - started
 
+    def embed_queries(self, texts):
+        return self.inner.embed_queries(texts)
+
 
 def timed_run(settings, index, embedder: TimedEmbedder, source: ConfluenceSource):
     """One sync run of space GEN: (report, seconds, seconds spent embedding). The source

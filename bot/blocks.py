@@ -205,8 +205,14 @@ def source_urls(turn: Turn) -> dict[int, str]:
 
 def source_lines(turn: Turn, pages: Mapping[str, Page]) -> list[str]:
     """One line per cited page, in order of first citation: its citation numbers, the
-    linked title, the space and the date it was last updated (when known)."""
+    linked title, the space, the date it was last updated (when known) and the
+    near-duplicate pages it stands for ("also in" a copy or draft)."""
     spaces = {r.evidence.page_id: r.evidence.space for r in turn.evidences}
+    copies: dict[str, list] = {}
+    for r in turn.evidences:
+        for other in r.also_in:
+            if other not in copies.setdefault(r.evidence.page_id, []):
+                copies[r.evidence.page_id].append(other)
     order: list[str] = []
     numbers: dict[str, list[int]] = {}
     first: dict[str, tuple[str, str]] = {}
@@ -226,6 +232,9 @@ def source_lines(turn: Turn, pages: Mapping[str, Page]) -> list[str]:
             parts.append(escape(space))
         if page is not None and page.updated_at:
             parts.append(f"updated {escape(page.updated_at[:10])}")
+        if copies.get(page_id):
+            others = ", ".join(link(o.url, clip(o.title, MAX_TITLE_CHARS)) for o in copies[page_id])
+            parts.append(f"also in {others}")
         cited = "".join(f"[{n}]" for n in numbers[page_id])
         lines.append(f"{cited} " + " · ".join(parts))
     return lines

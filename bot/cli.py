@@ -209,6 +209,13 @@ def build_parser() -> argparse.ArgumentParser:
         help="answer the completed questions and report attribution accuracy and citation"
         " precision/recall for this attribution method (all: the three side by side)",
     )
+    p.add_argument(
+        "--folds",
+        type=int,
+        metavar="K",
+        help="cross-validate over K folds of conversations: each tuned parameter (or, with"
+        " --ablation, the ablation's setting) is chosen on K-1 folds and scored on the other",
+    )
     p.add_argument("--json", metavar="OUT", help="write the figures (and per-question records)")
     _add_config_option(p)
     p.set_defaults(func=cmd_eval)

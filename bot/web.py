@@ -57,7 +57,7 @@ from starlette.staticfiles import StaticFiles
 from bot.guard import CSP, Guard
 from bot.health import readiness
 from core.answer import CITATION, cited_numbers
-from core.assistant import Assistant, ConversationKey, Turn
+from core.assistant import Assistant, ConversationKey, Turn, also_in_json
 from core.attribution import Explanation
 from core.conversation import TurnRecord
 from core.redact import web_link
@@ -209,6 +209,7 @@ def source_json(number: int, item: dict, cited: set[int], excerpt_text: str = ""
         "score": item.get("score"),
         "ranks": item.get("ranks", {}),
         "scores": item.get("scores", {}),
+        "also_in": item.get("also_in", []),
         "cited": number in cited,
         "excerpt": excerpt_text,
     }
@@ -232,6 +233,7 @@ def turn_json(turn: Turn) -> dict:
             "score": float(r.score),
             "ranks": dict(r.ranks),
             "scores": {k: float(v) for k, v in r.scores.items()},
+            "also_in": also_in_json(r),
         }
         sources.append(source_json(number, item, cited, excerpt(e.text)))
     return {

@@ -71,7 +71,7 @@ class Turn:
 
 def evidence_trace(results: Sequence[ScoredEvidence]) -> list[dict]:
     """The JSON stored for retrieved evidences: id, page, title, url, final rank and score,
-    per-retriever ranks and scores."""
+    per-retriever ranks and scores, and the near-duplicate pages it stands for (`also_in`)."""
     return [
         {
             "id": r.evidence.id,
@@ -82,9 +82,15 @@ def evidence_trace(results: Sequence[ScoredEvidence]) -> list[dict]:
             "score": float(r.score),
             "ranks": dict(r.ranks),
             "scores": {name: float(value) for name, value in r.scores.items()},
+            "also_in": also_in_json(r),
         }
         for r in results
     ]
+
+
+def also_in_json(result: ScoredEvidence) -> list[dict]:
+    """The near-duplicate pages folded into a result: title, url and space of each."""
+    return [{"title": p.title, "url": p.url, "space": p.space} for p in result.also_in]
 
 
 class _KeyLock:

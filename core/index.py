@@ -36,18 +36,19 @@ from urllib.parse import urlparse
 import numpy as np
 
 from core.contextualize import ContextOptions, page_evidences
+from core.duplicates import signature
 from core.embeddings import Embedder
 from core.lexical import ENGLISH_STOPWORDS, GERMAN_STOPWORDS, tokenize
 from core.pages import Evidence, Page
 from core.redact import redact_url
 from core.settings import Settings, SettingsError
-from core.store import EvidenceStore, page_from_record
-from core.translate import TermTranslator, query_words
+from core.store import EvidenceStore, PageEntry, page_from_record
+from core.translate import TermTranslator, query_words, split_compound
 
 log = logging.getLogger(__name__)
 
 # Bumped whenever the text that is embedded or tokenized for an evidence changes.
-INDEX_FORMAT = 3
+INDEX_FORMAT = 4
 
 
 def store_url(settings: Settings, folder: Path) -> str:
@@ -131,6 +132,7 @@ class EvidenceIndex:
         self._translator: TermTranslator | None = None
         self._translator_generation = -1
         self._translator_lock = threading.Lock()
+        self._catalog: tuple[int, dict[str, PageEntry]] | None = None
         self._import_previous_store()
 
     def _import_previous_store(self) -> None:
@@ -252,7 +254,9 @@ class EvidenceIndex:
         if known:  # new pages have no vectors to remove: skip the filtered delete
             self._delete_vectors(known)
         self._add_vectors(evidences, vectors)
-        self.store.replace_pages(items)
+        self.store.replace_pages(
+            items, {page.id: signature(e.text for e in evs) for page, evs in items}
+        )
 
     def delete_page(self, page_id: str) -> None:
         """Remove a page and all its evidences (marked pending until both stores agree)."""
@@ -299,8 +303,10 @@ class EvidenceIndex:
 
     def update_page_record(self, page: Page) -> None:
         """Replace an indexed page's record (version, ancestors, labels...) and leave its
-        evidences alone: for a page that moved, or got a new version with the same content."""
+        evidences (and so its duplicate signature) alone: for a page that moved, or got a new
+        version with the same content."""
         self.store.update_page_record(page)
+        self._catalog = None
 
     # ------------------------------------------------------------------ reading
     def page_ids(self, space: str | None = None) -> set[str]:
@@ -314,6 +320,16 @@ class EvidenceIndex:
     def page(self, page_id: str) -> Page | None:
         """One indexed page's metadata (body not kept), or None when it is not indexed."""
         return self.store.page(page_id)
+
+    def page_catalog(self) -> dict[str, PageEntry]:
+        """Page id to title, space and duplicate signature of every indexed page; read
+        again only after the index changed."""
+        generation = self.store.generation()
+        catalog = self._catalog
+        if catalog is None or catalog[0] != generation:
+            catalog = (generation, self.store.page_entries())
+            self._catalog = catalog
+        return catalog[1]
 
     def spaces(self) -> set[str]:
         """The spaces that have indexed pages."""
@@ -351,15 +367,25 @@ class EvidenceIndex:
         return self.store.lexical_search(self.query_tokens(query, language), k, spaces)
 
     def query_tokens(self, query: str, language: str = "en") -> list[str]:
-        """BM25 tokens of a query; a non-English query also gets the corpus words nearest to
-        its words that the corpus lacks (see core.translate), when translation is on."""
+        """BM25 tokens of a query; a non-English query also gets, for each word the corpus
+        lacks, the two corpus words it is a compound of (when `decompound_queries` is on)
+        or else its nearest corpus words (see core.translate), when translation is on."""
         tokens = tokenize(query, language)
         if language == "en" or not self.settings.translate_queries:
             return tokens
         stop = GERMAN_STOPWORDS | ENGLISH_STOPWORDS
         words = [w for w in query_words(query) if w not in stop]
-        translations = self.translator().translate(
-            words,
+        translator = self.translator()
+        untranslated = []
+        for word in words:
+            parts = []
+            if self.settings.decompound_queries and word not in translator.known:
+                parts = split_compound(word, translator.known)
+            tokens.extend(t for part in parts for t in tokenize(part))
+            if not parts:
+                untranslated.append(word)
+        translations = translator.translate(
+            untranslated,
             per_word=self.settings.translation_per_word,
             min_similarity=self.settings.translation_min_similarity,
         )

@@ -4,8 +4,9 @@ The tokenizer keeps version numbers and issue keys (`9.0.2`, `OXT-1654`, `xen-4.
 tokens and also emits their parts, so `OXT 1654` still matches `OXT-1654`. Plain words are
 lower-cased and stemmed with the English Snowball stemmer (the wiki is English). German
 queries drop German stopwords first: the technical terms they share with the English
-corpus are then what BM25 sees. The index that scores with these functions is
-`core.store` (postings in SQL, scored by the database).
+corpus are then what BM25 sees. Dates also get their normalized tokens (`date:2016-08-18`,
+core.entities), so "August 18, 2016" matches a title that says "Auguest 18 2016". The index
+that scores with these functions is `core.store` (postings in SQL, scored by the database).
 """
 
 from __future__ import annotations
@@ -19,6 +20,8 @@ from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
     from core.pages import Evidence
+
+from core.entities import date_tokens
 
 _TOKEN = re.compile(r"[^\W_]+(?:[.\-_/+][^\W_]+)*", re.UNICODE)
 _SPLIT = re.compile(r"[.\-_/+]")
@@ -75,7 +78,8 @@ def detect_language(text: str) -> str:
 
 def tokenize(text: str, language: str = "en") -> list[str]:
     """Tokens of `text` for BM25: compounds with digits or joiners kept whole plus their parts,
-    stopwords of `language` removed, words stemmed (English Snowball)."""
+    stopwords of `language` removed, words stemmed (English Snowball), then the normalized
+    tokens of the dates it names."""
     stop = GERMAN_STOPWORDS | ENGLISH_STOPWORDS if language == "de" else ENGLISH_STOPWORDS
     stemmer = _stemmer()
     out: list[str] = []
@@ -87,6 +91,7 @@ def tokenize(text: str, language: str = "en") -> list[str]:
             out.extend(p if p.isdigit() else stemmer.stemWord(p) for p in parts)
         elif token not in stop:
             out.append(token if any(c.isdigit() for c in token) else stemmer.stemWord(token))
+    out.extend(date_tokens(text))
     return out
 
 

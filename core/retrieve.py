@@ -6,6 +6,10 @@ Fusion methods (choose with the `fusion` setting):
 - `zscore`: each retriever's candidate scores standardized (z-scores), summed with the dense
   weight; a document missing from one list gets that list's lowest z-score. Score fusion
   keeps how far ahead a hit is, which ranks alone throw away.
+
+The fused scores are then adjusted by what each evidence's page says as a whole (its other
+hits, its title's dates and versions, its near-duplicates: core.page_ranking) before the
+top k are cut.
 """
 
 from __future__ import annotations
@@ -18,9 +22,11 @@ from pathlib import Path
 
 import numpy as np
 
+from core.duplicates import near_duplicate_groups
 from core.embeddings import Embedder
-from core.index import EvidenceIndex
+from core.index import EvidenceIndex, PageEntry
 from core.lexical import detect_language
+from core.page_ranking import PageWeights, TitleField, rank_pages
 from core.pages import Evidence
 from core.settings import Settings, SettingsError
 
@@ -37,6 +43,19 @@ class ScoredEvidence:
     rank: int
     ranks: dict[str, int | None] = field(default_factory=dict)
     scores: dict[str, float] = field(default_factory=dict)
+    also_in: list[PageEntry] = field(default_factory=list)
+
+
+@dataclass
+class Candidates:
+    """What each retriever found for a query, before fusion: (evidence id, score) lists by
+    retriever name, and the time each search took (ms)."""
+
+    query: str
+    language: str
+    scored: dict[str, list[tuple[str, float]]]
+    timings: dict[str, float]
+    tokens: list[str] = field(default_factory=list)
 
 
 @dataclass
@@ -129,6 +148,7 @@ class Retriever:
         self.embedder = embedder
         self.settings = settings
         self.reranker = reranker
+        self._fields: tuple[dict, float, dict[str, str], TitleField] | None = None
 
     @classmethod
     def from_settings(cls, index: EvidenceIndex, embedder: Embedder, settings: Settings):
@@ -144,33 +164,61 @@ class Retriever:
         retrievers: Sequence[str] = ("lexical", "dense"),
     ) -> Retrieval:
         """The `k` best evidences for `query`, restricted to `spaces` when given."""
-        k = k or self.settings.top_k
+        return self.rank(self.candidates(query, spaces, retrievers), k)
+
+    def candidates(
+        self,
+        query: str,
+        spaces: Collection[str] | None = None,
+        retrievers: Sequence[str] = ("lexical", "dense"),
+    ) -> Candidates:
+        """Each retriever's top `candidates_k` for `query` (the costly half of `search`)."""
         s = self.settings
         timings: dict[str, float] = {}
         language = s.lexical_language
         if language == "auto":
             language = detect_language(query)
         scored: dict[str, list[tuple[str, float]]] = {}
+        tokens: list[str] = []
         if "lexical" in retrievers:
             start = time.perf_counter()
             scored["lexical"] = self.index.lexical_search(query, s.candidates_k, spaces, language)
+            tokens = self.index.query_tokens(query, language)
             timings["lexical_ms"] = (time.perf_counter() - start) * 1000
         if "dense" in retrievers:
             start = time.perf_counter()
-            vector = self.embedder.embed([query])[0]
+            vector = self.embedder.embed_queries([query])[0]
             timings["embed_ms"] = (time.perf_counter() - start) * 1000
             start = time.perf_counter()
             scored["dense"] = self.index.dense_search(vector, s.candidates_k, spaces)
             timings["dense_ms"] = (time.perf_counter() - start) * 1000
+        return Candidates(query, language, scored, timings, tokens)
 
+    def rank(self, candidates: Candidates, k: int | None = None) -> Retrieval:
+        """Fuse the candidates, adjust them by page (core.page_ranking), re-rank when a
+        re-ranker is set, and keep the `k` best (the cheap half of `search`)."""
+        k = k or self.settings.top_k
+        s = self.settings
+        query, scored = candidates.query, candidates.scored
+        timings = dict(candidates.timings)
         start = time.perf_counter()
         weights = {"lexical": 1.0, "dense": s.dense_weight}
         if s.fusion == "rrf":
             fused = rrf({n: [i for i, _ in p] for n, p in scored.items()}, weights, s.rrf_k)
         else:
             fused = zscore_fusion(scored, weights)
-        order = sorted(fused, key=lambda i: (-fused[i], i))
         timings["fusion_ms"] = (time.perf_counter() - start) * 1000
+
+        start = time.perf_counter()
+        pages = self.index.page_catalog()
+        weights = PageWeights(
+            s.page_weight, s.title_weight, s.title_entity_weight, s.prefer_canonical
+        )
+        groups, titles = self._page_fields(pages)
+        ranking = rank_pages(query, fused, pages, groups, weights, titles, candidates.tokens)
+        fused = ranking.scores
+        order = sorted(fused, key=lambda i: (-fused[i], i))
+        timings["pages_ms"] = (time.perf_counter() - start) * 1000
 
         ranks = {n: {i: r for r, (i, _) in enumerate(p, start=1)} for n, p in scored.items()}
         raw = {n: dict(p) for n, p in scored.items()}
@@ -183,6 +231,7 @@ class Retriever:
                 rank=0,
                 ranks={n: ranks[n].get(e.id) for n in scored},
                 scores={n: raw[n][e.id] for n in scored if e.id in raw[n]},
+                also_in=[pages[p] for p in ranking.also_in.get(e.id, ())],
             )
             for e in evidences
         ]
@@ -200,7 +249,7 @@ class Retriever:
         for position, r in enumerate(results, start=1):
             r.rank = position
         timings["total_ms"] = sum(timings.values())
-        return Retrieval(query, language, results, timings, stale)
+        return Retrieval(query, candidates.language, results, timings, stale)
 
     def _stored(self, order: Sequence[str], depth: int) -> tuple[list[Evidence], int]:
         """The first `depth` ids of `order` that the evidence store holds, and how many ids
@@ -215,3 +264,15 @@ class Retriever:
         if stale:
             log.warning("search skipped %d evidence id(s) no longer in the store", stale)
         return found, stale
+
+    def _page_fields(self, pages: dict[str, PageEntry]) -> tuple[dict[str, str], TitleField]:
+        """Near-duplicate groups and the title field of the indexed pages, computed again
+        only when the page catalog changed."""
+        threshold = self.settings.duplicate_threshold
+        cached = self._fields
+        if cached is None or cached[0] is not pages or cached[1] != threshold:
+            signatures = {p: entry.signature for p, entry in pages.items()}
+            groups = near_duplicate_groups(signatures, threshold)
+            cached = (pages, threshold, groups, TitleField.of(pages))
+            self._fields = cached
+        return cached[2], cached[3]

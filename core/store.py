@@ -34,7 +34,7 @@ import dataclasses
 import io
 import json
 from collections import Counter
-from collections.abc import Collection, Iterable, Sequence
+from collections.abc import Collection, Iterable, Mapping, Sequence
 from functools import lru_cache
 
 import numpy as np
@@ -179,14 +179,28 @@ def _chunks(items: Sequence, size: int = _CHUNK) -> Iterable[Sequence]:
         yield items[start : start + size]
 
 
-def page_record(page: Page) -> str:
-    """A page's stored record: its metadata as JSON, without the body."""
-    return json.dumps(dataclasses.asdict(dataclasses.replace(page, body="")))
+@dataclasses.dataclass(frozen=True)
+class PageEntry:
+    """What retrieval needs to know of an indexed page besides its evidences."""
+
+    page_id: str
+    title: str
+    space: str
+    url: str
+    signature: tuple[int, ...]
+
+
+def page_record(page: Page, signature: Sequence[int] = ()) -> str:
+    """A page's stored record: its metadata as JSON, without the body, with the MinHash
+    signature of its evidence text (core.duplicates) under `signature`."""
+    record = dataclasses.asdict(dataclasses.replace(page, body=""))
+    return json.dumps({**record, "signature": list(signature)})
 
 
 def page_from_record(record: str) -> Page:
     """The page a stored record describes (body empty)."""
     fields = json.loads(record)
+    fields.pop("signature", None)
     fields["ancestors"] = tuple(fields.get("ancestors", ()))
     fields["labels"] = tuple(fields.get("labels", ()))
     return Page(**fields)
@@ -255,9 +269,15 @@ class EvidenceStore:
             )
         return sorted(known)
 
-    def replace_pages(self, items: Sequence[tuple[Page, Sequence[Evidence]]]) -> None:
+    def replace_pages(
+        self,
+        items: Sequence[tuple[Page, Sequence[Evidence]]],
+        signatures: Mapping[str, Sequence[int]] | None = None,
+    ) -> None:
         """Replace every evidence of each page (records, postings, statistics, vocabulary)
-        and the page records, and clear their pending marks, in one transaction."""
+        and the page records (with each page's duplicate signature from `signatures`), and
+        clear their pending marks, in one transaction."""
+        signatures = signatures or {}
         page_ids = [page.id for page, _ in items]
         new = [e for _, page_evidences in items for e in page_evidences]
         c = self.collection_id
@@ -277,7 +297,7 @@ class EvidenceStore:
                         "collection_id": c,
                         "page_id": page.id,
                         "space": page.space,
-                        "record": page_record(page),
+                        "record": page_record(page, signatures.get(page.id, ())),
                     }
                     for page, _ in items
                 ],
@@ -321,12 +341,14 @@ class EvidenceStore:
                 )
 
     def update_page_record(self, page: Page) -> None:
-        """Replace an indexed page's record and leave its evidences alone."""
+        """Replace an indexed page's record and leave its evidences (and so its duplicate
+        signature) alone."""
+        where = (pages.c.collection_id == self.collection_id) & (pages.c.page_id == page.id)
         with self.engine.begin() as db:
+            old = db.execute(select(pages.c.record).where(where)).scalar()
+            kept = json.loads(old).get("signature", []) if old else []
             db.execute(
-                update(pages)
-                .where(pages.c.collection_id == self.collection_id, pages.c.page_id == page.id)
-                .values(space=page.space, record=page_record(page))
+                update(pages).where(where).values(space=page.space, record=page_record(page, kept))
             )
 
     def set_build_note(self, note: str | None) -> None:
@@ -524,6 +546,26 @@ class EvidenceStore:
                 .order_by(pages.c.page_id)
             ).scalars()
             return [page_from_record(r) for r in records]
+
+    def page_entries(self) -> dict[str, PageEntry]:
+        """Page id to title, space, URL and duplicate signature of every indexed page."""
+        with self.engine.connect() as db:
+            rows = db.execute(
+                select(pages.c.page_id, pages.c.record).where(
+                    pages.c.collection_id == self.collection_id
+                )
+            )
+            entries = {}
+            for page_id, record in rows:
+                data = json.loads(record)
+                entries[page_id] = PageEntry(
+                    page_id,
+                    data["title"],
+                    data["space"],
+                    data["url"],
+                    tuple(data.get("signature", ())),
+                )
+            return entries
 
     def page(self, page_id: str) -> Page | None:
         """One indexed page's record, or None."""

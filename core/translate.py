@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import re
 import threading
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Collection, Iterable, Sequence
 
 import numpy as np
 
@@ -66,6 +66,11 @@ class TermTranslator:
                 return {}
             return dict(zip(self.words, self._vectors, strict=True))
 
+    @property
+    def known(self) -> Collection[str]:
+        """The corpus vocabulary (lower-cased words)."""
+        return self._known
+
     def translate(
         self, words: Sequence[str], per_word: int = 2, min_similarity: float = 0.6
     ) -> dict[str, list[str]]:
@@ -81,6 +86,27 @@ class TermTranslator:
             if neighbours:
                 out[word] = neighbours
         return out
+
+
+def split_compound(word: str, known: Collection[str], shortest: int = 3) -> list[str]:
+    """A German compound cut into two words the corpus knows ("testmatrix" → test, matrix;
+    "sicherheitsarchitektur" → sicherheit, architektur when both are known), allowing a
+    linking s, es, n or en after the first part; [] when no cut gives known parts.
+
+    Of several cuts the one with the longest known head (the last part) wins, as German
+    compounds take their meaning from the head (the splitting of Koehn and Knight,
+    "Empirical Methods for Compound Splitting", EACL 2003, restricted to two parts).
+    """
+    word = word.lower()
+    for cut in range(shortest, len(word) - shortest + 1):
+        left, head = word[:cut], word[cut:]
+        if head not in known:
+            continue
+        for link in ("", "s", "es", "n", "en"):
+            stem = left[: len(left) - len(link)] if link and left.endswith(link) else left
+            if (not link or left.endswith(link)) and len(stem) >= shortest and stem in known:
+                return [stem, head]
+    return []
 
 
 def query_words(text: str) -> list[str]:

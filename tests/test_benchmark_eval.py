@@ -68,3 +68,26 @@ def test_conversational_replay_reaches_precision_floor(
     assert figures["p_at_1"] >= 0.65
     assert figures["answers"]["all"]["out_of_scope_rate"] <= 0.2
     assert "conversational" in capsys.readouterr().out
+
+
+def test_folds_choose_on_other_conversations_and_score_every_question_once(
+    benchmark_dir, subset, tmp_path, clean_env, capsys
+):
+    path, turns = subset
+    out = tmp_path / "folds.json"
+    argv = ["eval", "--data", str(benchmark_dir), "--conversations", str(path)]
+    argv += ["--questions", "completed", "--lang", "both", "--folds", "2", "--json", str(out)]
+    assert main(argv) == 0
+    figures = json.loads(out.read_text())
+    records = figures["records"]
+    assert len(records) == 2 * turns
+    assert len({(r["conv_id"], r["turn_id"], r["lang"]) for r in records}) == len(records)
+    assert len(figures["chosen"]) == 2
+    folds_of = {}
+    for r in records:
+        assert r["param"] == figures["chosen"][r["fold"]]
+        folds_of.setdefault(r["conv_id"], set()).add(r["fold"])
+    assert all(len(f) == 1 for f in folds_of.values())  # no conversation in two folds
+    assert set(figures["cross_validated"]) == {"en", "de"}
+    assert figures["default"] in figures["candidates"]
+    assert "cross-validated (en)" in capsys.readouterr().out

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import pytest
 
+from bot.evaluation.folds import run_conversational_folds
 from core.evaluation.folds import assign_folds, cross_validate
 
 
@@ -72,3 +73,46 @@ def test_ties_keep_the_first_candidate():
 
 def _mean_hit(records):
     return sum(r["hit"] for r in records) / len(records)
+
+
+def test_conversational_folds_replay_each_conversation_once_with_settings_chosen_without_it(
+    capsys,
+):
+    conversations = [{"conv_id": f"c{i}", "turns": []} for i in range(6)]
+    folds = assign_folds([c["conv_id"] for c in conversations], 3)
+
+    # Candidate "a" wins on every conversation of fold 0, "b" everywhere else: fold 0 must
+    # then be replayed with "b" (chosen on folds 1 and 2), the others with "a" or "b" as
+    # their training folds say.
+    def tune(label, overrides):
+        return [
+            {"conv_id": c, "lang": "en", "p_at_1": float((folds[c] == 0) == (label == "a"))}
+            for c in folds
+        ]
+
+    replayed: list[tuple[str, dict]] = []
+
+    def replay(overrides, convs):
+        replayed.extend((c["conv_id"], overrides) for c in convs)
+        return [_record(c["conv_id"], 1.0) for c in convs]
+
+    grid = [("a", {"x": "a"}), ("b", {"x": "b"})]
+    result = run_conversational_folds(3, grid, tune, replay, conversations, ["en"])
+    assert sorted(c for c, _ in replayed) == sorted(folds)
+    assert result["chosen"][0] == "b"
+    for conv_id, overrides in replayed:
+        assert overrides["x"] == result["chosen"][folds[conv_id]]
+    assert result["cross_validated"]["en"]["p_at_1"] == 1.0
+    assert "fold 0" in capsys.readouterr().out
+
+
+def _record(conv_id: str, hit: float) -> dict:
+    return {
+        "conv_id": conv_id,
+        "lang": "en",
+        "p_at_1": hit,
+        "p_at_1_dup": hit,
+        "r_at_10": hit,
+        "mrr": hit,
+        "answer_recall_at_10": hit,
+    }

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import dataclasses
+
 import pytest
 
 from core.index import EvidenceIndex
@@ -9,6 +11,7 @@ from core.lexical import detect_language, tokenize
 from core.pages import Page
 from core.retrieve import Retriever, rrf, zscore_fusion
 from core.settings import Settings
+from core.translate import split_compound
 from tests.fakes.hash_embedder import HashEmbedder
 
 PAGES = [
@@ -94,6 +97,38 @@ def index(settings):
     index.index_pages(PAGES)
     yield index
     index.close()
+
+
+@pytest.mark.parametrize(
+    "word, expected",
+    [
+        ("Testmatrix", ["test", "matrix"]),
+        ("Reisekosten", []),  # "reise" is no corpus word
+        ("Boardsmatrix", ["board", "matrix"]),  # a linking s
+        ("matrix", []),
+    ],
+)
+def test_split_compound(word, expected):
+    assert split_compound(word, {"test", "matrix", "board", "travel"}) == expected
+
+
+def test_german_compounds_become_corpus_words_only_when_decompounding_is_on(index, settings):
+    query = "Welche Version steht in der Testmatrix?"
+    off = EvidenceIndex(settings.replace(decompound_queries="false"), HashEmbedder())
+    assert "matrix" not in off.query_tokens(query, "de")
+    off.close()
+    assert {"test", "matrix"} <= set(index.query_tokens(query, "de"))  # on by default
+
+
+def test_page_catalog_has_titles_and_duplicate_signatures(index):
+    catalog = index.page_catalog()
+    assert set(catalog) == {"1", "2", "3"}
+    assert catalog["2"].title == "Test matrix" and catalog["2"].space == "ENG"
+    assert len(catalog["1"].signature) == 64
+    assert index.page_catalog() is catalog  # read once per index generation
+    index.delete_page("3")
+    assert set(index.page_catalog()) == {"1", "2"}
+    assert index.page("1") == dataclasses.replace(PAGES[0], body="")  # no signature in Page
 
 
 def test_index_counts_are_consistent(index):

@@ -24,6 +24,7 @@ from bot.blocks import (
 from core.answer import Citation
 from core.assistant import ConversationKey, Turn
 from core.attribution import ClusterShare, Explanation
+from core.index import PageEntry
 from core.pages import Evidence, Page
 from core.retrieve import ScoredEvidence
 
@@ -184,6 +185,16 @@ def test_answer_message_escapes_page_text():
     ]
     assert all(b["text"]["verbatim"] for b in blocks if b["type"] == "section")
     assert "<!channel>" not in str(blocks)
+
+
+def test_a_source_lists_its_near_duplicate_pages_as_also_in():
+    turn = make_turn("It happened [1].")
+    copy = PageEntry("103", "Copy of <Pwned>", "~eve", "https://w.example/103", ())
+    turn.evidences[0].also_in = [copy]
+    sources = answer_blocks(turn, PAGES)[-2]["text"]["text"]
+    assert sources.splitlines()[1].endswith(
+        " · also in <https://w.example/103|Copy of &lt;Pwned&gt;>"
+    )
 
 
 def test_long_answer_respects_slack_limits():

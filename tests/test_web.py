@@ -3,6 +3,7 @@ the /ask page, the JSON API it uses, /healthz, the Slack HTTP-mode mount and bad
 
 from __future__ import annotations
 
+import dataclasses
 import hashlib
 import hmac
 import json
@@ -25,7 +26,7 @@ from bot.web import (
 )
 from core.assistant import ConversationKey
 from core.conversation import TurnRecord
-from tests.fakes.tiny_wiki import make_assistant
+from tests.fakes.tiny_wiki import PAGES, build_wiki, make_assistant
 
 CONVERSATION = "tab-0123456789"
 
@@ -47,6 +48,28 @@ async def client(assistant):
 async def ask(client, question: str, **fields) -> httpx.Response:
     body = {"question": question, "conversation": CONVERSATION, **fields}
     return await client.post("/api/ask", json=body)
+
+
+@pytest.mark.anyio
+async def test_a_copy_of_a_source_page_is_listed_under_it_as_also_in(tmp_path):
+    original = PAGES[0]
+    copy = dataclasses.replace(
+        original,
+        id="104",
+        space="~ross",
+        title=f"Copy of {original.title}",
+        url="https://wiki.example/spaces/~ross/pages/104/Copy",
+    )
+    wiki = build_wiki(tmp_path / "wiki", [copy, *PAGES], prefer_canonical="true")
+    assistant = make_assistant(wiki, tmp_path)
+    transport = httpx.ASGITransport(app=create_app(assistant))
+    async with httpx.AsyncClient(transport=transport, base_url="http://confbot.test") as client:
+        turn = (await ask(client, "What does BATS stand for?")).json()
+    assistant.close()
+    assert "104" not in {s["page_id"] for s in turn["sources"]}
+    first = turn["sources"][0]
+    assert first["page_id"] == "101"
+    assert first["also_in"] == [{"title": copy.title, "url": copy.url, "space": "~ross"}]
 
 
 # --------------------------------------------------------------------------- pure helpers

@@ -8,7 +8,7 @@ from pathlib import Path
 
 from connectors.files import FilesSource
 from core.evaluation.benchmark import duplicate_groups, load_conversations, questions
-from core.settings import Settings
+from core.settings import Settings, SettingsError
 
 LANGS = {"en": ("en",), "de": ("de",), "both": ("en", "de")}
 
@@ -22,7 +22,9 @@ def run(args: argparse.Namespace, settings: Settings) -> int:
     groups = duplicate_groups(pages)
     output: dict = {"pages": len(pages), "questions": args.questions, "lang": args.lang}
 
-    if args.ablation:
+    if args.folds:
+        output.update(_cross_validate(args, settings, pages, conversations, langs, groups))
+    elif args.ablation:
         from bot.evaluation.retrieval import run_ablation_eval
 
         items = questions(conversations, args.questions, langs)
@@ -47,3 +49,39 @@ def run(args: argparse.Namespace, settings: Settings) -> int:
     if args.json:
         Path(args.json).write_text(json.dumps(output, indent=1, ensure_ascii=False))
     return 0
+
+
+def _cross_validate(args, settings: Settings, pages, conversations, langs, groups) -> dict:
+    """`--folds K`: the tuning grid (or the ablation's rows) cross-validated by conversation."""
+    from bot.evaluation.folds import run_folds_eval
+    from core.evaluation.ablations import ablation_rows
+    from core.evaluation.tuning import candidates
+
+    if args.attribution:
+        raise SettingsError("--folds cross-validates retrieval, not --attribution")
+    if args.questions == "conversational":
+        if args.ablation:
+            raise SettingsError("--ablation with --folds needs --questions completed or raw")
+        from bot.evaluation.conversational import conversational_runner
+        from bot.evaluation.folds import run_conversational_folds
+        from bot.evaluation.retrieval import tuning_runner
+
+        items = questions(conversations, "completed", langs)
+        tune = tuning_runner(settings, pages, items, groups)
+        replay = conversational_runner(settings, pages, langs, groups)
+        grid = candidates(settings)
+        return run_conversational_folds(args.folds, grid, tune, replay, conversations, langs)
+    from bot.evaluation import retrieval
+
+    items = questions(conversations, args.questions, langs)
+    if args.ablation:
+        run = retrieval.ablation_runner(settings, pages, items, groups, args.ablation)
+        grid = ablation_rows(args.ablation)
+    else:
+        run = retrieval.tuning_runner(settings, pages, items, groups)
+        grid = candidates(settings)
+    title = f"ConfQuestions {args.questions}"
+    if args.ablation:
+        title += f", ablation {args.ablation}"
+    first = grid[0][0] if args.ablation else "default"
+    return run_folds_eval(args.folds, grid, run, langs, title, first=first)

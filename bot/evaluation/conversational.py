@@ -18,12 +18,22 @@ from core.retrieve import Retriever
 from core.settings import Settings
 
 
-def run_conversational_eval(settings: Settings, pages, conversations, langs, groups) -> dict:
-    """Run the replay, print retrieval and answer figures per language, return them."""
+def conversational_runner(settings: Settings, pages, langs, groups):
+    """A function (overrides, conversations) → replay records, for `--folds`: one index,
+    one Assistant per call with those retrieval settings."""
     index, embedder, _ = benchmark_index(settings, pages)
     upgrade(settings.sqlalchemy_url)
+
+    def run(overrides: dict, conversations) -> list[dict]:
+        assistant = _assistant(settings.replace(**overrides), index, embedder)
+        return run_conversational(assistant, conversations, langs, groups)
+
+    return run
+
+
+def _assistant(settings: Settings, index, embedder) -> Assistant:
     llm = make_llm(settings)
-    assistant = Assistant(
+    return Assistant(
         settings,
         index,
         Retriever.from_settings(index, embedder, settings),
@@ -31,6 +41,13 @@ def run_conversational_eval(settings: Settings, pages, conversations, langs, gro
         make_completer(settings, llm),
         ConversationStore(settings.sqlalchemy_url),
     )
+
+
+def run_conversational_eval(settings: Settings, pages, conversations, langs, groups) -> dict:
+    """Run the replay, print retrieval and answer figures per language, return them."""
+    index, embedder, _ = benchmark_index(settings, pages)
+    upgrade(settings.sqlalchemy_url)
+    assistant = _assistant(settings, index, embedder)
     start = time.perf_counter()
     records = run_conversational(assistant, conversations, langs, groups)
     elapsed = time.perf_counter() - start

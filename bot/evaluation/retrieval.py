@@ -21,6 +21,35 @@ def retrieval_records(settings: Settings, pages, items, groups, retrievers=RETRI
     return run_retrieval(retriever, items, groups, retrievers), build_s
 
 
+def tuning_runner(settings: Settings, pages, items, groups):
+    """A function (label, overrides) → per-question records, for `--folds`: the grid's
+    candidates change fusion and ranking only, so every question is searched once and each
+    candidate ranks the same retriever results."""
+    index, embedder, _ = benchmark_index(settings, pages)
+    found = Retriever.from_settings(index, embedder, settings)
+    candidates = {q.text: found.candidates(q.text) for q in items}
+
+    def run(label: str, overrides: dict) -> list[dict]:
+        retriever = Retriever.from_settings(index, embedder, settings.replace(**overrides))
+        return run_retrieval(retriever, items, groups, found=candidates)
+
+    return run
+
+
+def ablation_runner(settings: Settings, pages, items, groups, name: str):
+    """A function (label, overrides) → per-question records of one ablation row (each row
+    builds or reuses its own index), for `--ablation NAME --folds K`."""
+
+    def run(label: str, overrides: dict) -> list[dict]:
+        retrievers = RETRIEVERS[label] if name == "retriever" else RETRIEVERS["hybrid"]
+        records, _ = retrieval_records(
+            settings.replace(**overrides), pages, items, groups, retrievers
+        )
+        return records
+
+    return run
+
+
 def by_language(records: Sequence[dict], langs: Sequence[str]) -> list[tuple[str, dict]]:
     """One (language, report) row per language."""
     return [(lang, report([r for r in records if r["lang"] == lang])) for lang in langs]
@@ -47,11 +76,9 @@ def run_retrieval_eval(settings: Settings, pages, items, groups, mode: str) -> d
 def run_ablation_eval(settings: Settings, pages, items, groups, name: str, langs, mode: str):
     """One row per ablation setting (each rebuilds the index), one table per language."""
     tables: dict[str, list[tuple[str, dict]]] = {}
+    run = ablation_runner(settings, pages, items, groups, name)
     for label, overrides in ablation_rows(name):
-        retrievers = RETRIEVERS[label] if name == "retriever" else RETRIEVERS["hybrid"]
-        records, _ = retrieval_records(
-            settings.replace(**overrides), pages, items, groups, retrievers
-        )
+        records = run(label, overrides)
         for lang, figures in by_language(records, langs):
             tables.setdefault(lang, []).append((label, figures))
     for lang, rows in tables.items():

@@ -106,6 +106,15 @@
       item.append(el("span", { className: "where", text: " — " + source.heading }));
     }
     if (source.space) item.append(el("span", { className: "space", text: " (" + source.space + ")" }));
+    if (source.also_in && source.also_in.length) {
+      // Near-duplicate pages (copies, drafts) folded into this one.
+      const others = [" also in "];
+      source.also_in.forEach((page, i) => {
+        if (i) others.push(", ");
+        others.push(link(page.url, page.title, "also"));
+      });
+      item.append(el("span", { className: "also-in" }, others));
+    }
     if (source.excerpt) item.append(el("span", { className: "excerpt", text: source.excerpt }));
     return item;
   }

@@ -12,7 +12,7 @@ import hashlib
 import json
 import re
 import time
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import asdict, dataclass
 from pathlib import Path
 
@@ -29,7 +29,7 @@ from core.evaluation.metrics import (
 )
 from core.index import INDEX_FORMAT, EvidenceIndex
 from core.pages import Page
-from core.retrieve import Retriever
+from core.retrieve import Candidates, Retriever
 from core.settings import Settings
 
 METRICS = ("p_at_1", "p_at_1_dup", "r_at_10", "mrr", "answer_recall_at_10")
@@ -169,11 +169,16 @@ def run_retrieval(
     items: Sequence[Question],
     groups: dict[str, str],
     retrievers: Sequence[str] = ("lexical", "dense"),
+    found: Mapping[str, Candidates] | None = None,
 ) -> list[dict]:
-    """Retrieve the top 10 for every question and score it."""
+    """Retrieve the top 10 for every question and score it; `found` holds retriever
+    results already searched for (by question text), ranked here without searching again."""
     records = []
     for question in items:
-        result = retriever.search(question.text, k=10, retrievers=retrievers)
+        if found is not None and question.text in found:
+            result = retriever.rank(found[question.text], k=10)
+        else:
+            result = retriever.search(question.text, k=10, retrievers=retrievers)
         ranked = [page_id_of(r.evidence.url) for r in result.results]
         texts = [r.evidence.text for r in result.results]
         record = score_ranking(ranked, texts, question, groups)

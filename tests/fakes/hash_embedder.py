@@ -36,6 +36,10 @@ class HashEmbedder:
             self.calls += len(texts)
         return normalize(out) if len(texts) else out
 
+    def embed_queries(self, texts: Sequence[str]) -> np.ndarray:
+        """Queries are embedded like any text."""
+        return self.embed(texts)
+
 
 class PoisonEmbedder(HashEmbedder):
     """Raises `error` when asked to embed a text containing `marker`."""

@@ -3,6 +3,7 @@ for tests of the conversation layer and the surfaces."""
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from pathlib import Path
 
 from core.assistant import Assistant
@@ -62,12 +63,12 @@ PAGES = [
 Wiki = tuple[Settings, EvidenceIndex, Retriever]
 
 
-def build_wiki(folder: Path) -> Wiki:
-    """Settings (data folder `folder`), index and retriever over `PAGES`."""
-    settings = Settings.load(environ={"CONFBOT_DATA_DIR": str(folder)})
+def build_wiki(folder: Path, pages: Sequence[Page] = PAGES, **overrides: str) -> Wiki:
+    """Settings (data folder `folder`, then `overrides`), index and retriever over `pages`."""
+    settings = Settings.load(environ={"CONFBOT_DATA_DIR": str(folder)}, overrides=overrides)
     embedder = HashEmbedder()
     index = EvidenceIndex(settings, embedder)
-    report = index.index_pages(PAGES, ContextOptions.from_settings(settings))
+    report = index.index_pages(pages, ContextOptions.from_settings(settings))
     assert report.failed == []
     return settings, index, Retriever.from_settings(index, embedder, settings)
 

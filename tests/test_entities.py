@@ -1,0 +1,73 @@
+"""Dates and version tags normalized as entities, and their use in BM25 tokens."""
+
+from __future__ import annotations
+
+import pytest
+
+from core.entities import Entity, date_tokens, entities, month_number, title_agreement
+from core.lexical import tokenize
+
+
+@pytest.mark.parametrize(
+    "text, expected",
+    [
+        ("Community Call - Auguest 18 2016", {("date", "2016-08-18")}),
+        ("What was said on August 18, 2016?", {("date", "2016-08-18")}),
+        ("Was wurde am 18. August 2016 besprochen?", {("date", "2016-08-18")}),
+        ("Community Call - 15th December 2016", {("date", "2016-12-15")}),
+        ("2018-08-16 OpenXT Monthly Community Call minutes", {("date", "2018-08-16")}),
+        ("Treffen am 16.08.2018", {("date", "2018-08-16")}),
+        ("September 2017 OpenXT Community Call", {("date", "2017-09")}),
+        ("im Dezember 2016", {("date", "2016-12")}),
+        ("Release 5.0 (2015)", {("date", "2015"), ("version", "5.0")}),
+        ("Stable-9 rc1 Test Matrix (results)", {("rc", "rc1")}),
+        ("the RC 2 build", {("rc", "rc2")}),
+        ("OpenXT 9.0.0 DRAFT Release Notes", {("version", "9.0.0")}),
+        ("OpenXT 7.x Builds", {("version", "7")}),
+        ("XT Xen 4.3.4 Patch Queue", {("version", "4.3.4")}),
+        ("March to the office, then match 12 of 2016 items", {("date", "2016")}),
+        ("no dates or versions here", set()),
+    ],
+)
+def test_entities_are_normalized(text, expected):
+    assert {(e.kind, e.value) for e in entities(text)} == expected
+
+
+@pytest.mark.parametrize(
+    "word, month",
+    [("August", 8), ("Auguest", 8), ("Dezember", 12), ("Sept", 9), ("Mai", 5), ("Mail", None)],
+)
+def test_month_names_in_two_languages_with_one_typo_in_long_names(word, month):
+    assert month_number(word) == month
+
+
+@pytest.mark.parametrize(
+    "query, title, expected",
+    [
+        ("Stable-9 rc1 results", "Stable-9 rc1 Test Matrix (results)", 1),
+        ("Stable-9 rc1 results", "Stable-9 rc2 Test Matrix (results)", -1),
+        ("call on August 18, 2016", "Community Call - Auguest 18 2016", 1),
+        ("call on August 18, 2016", "Community Call - August 20 2015", -1),
+        ("calls in August 2016", "Community Call - Auguest 18 2016", 1),
+        ("OpenXT 9.0 measurements", "OpenXT 9.0.0 DRAFT Release Notes", 1),
+        ("OpenXT 9.0 measurements", "OpenXT 8.0 Measurement test", -1),
+        ("measurement tests", "OpenXT 8.0 Measurement test", 0),
+        ("OpenXT 7.1 builds", "OpenXT 7.x Builds", 1),
+    ],
+)
+def test_title_agreement_rewards_the_same_entity_and_penalizes_another(query, title, expected):
+    assert title_agreement(entities(query), entities(title)) == expected
+
+
+def test_prefix_matching_is_by_whole_parts():
+    assert Entity("version", "9.0").matches(Entity("version", "9.0.2"))
+    assert not Entity("version", "9.0").matches(Entity("version", "9.01"))
+    assert not Entity("date", "2016").matches(Entity("version", "2016"))
+
+
+def test_every_spelling_of_a_date_gives_the_same_bm25_tokens():
+    title = date_tokens("Community Call - Auguest 18 2016")
+    assert title == ["date:2016-08", "date:2016-08-18"]
+    assert set(title) <= set(tokenize("What was decided on August 18, 2016?"))
+    assert set(title) <= set(tokenize("Was wurde am 18. August 2016 beschlossen?", "de"))
+    assert "date:2016-08" in tokenize("the calls of August 2016")

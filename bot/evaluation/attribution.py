@@ -6,10 +6,10 @@ import statistics
 import time
 
 from bot.evaluation.tables import format_table
+from core.assistant import make_llm
 from core.attribution import METHODS
 from core.evaluation.attribution import report, run_attribution
 from core.evaluation.benchmark import SLICE_KEYS, benchmark_index, questions
-from core.llm import make_llm
 from core.retrieve import Retriever
 from core.settings import Settings
 
@@ -41,7 +41,7 @@ def run_attribution_eval(
     items = questions(conversations, "completed", langs)
     index, embedder, _ = benchmark_index(settings, pages)
     retriever = Retriever.from_settings(index, embedder, settings)
-    llm = make_llm(settings)
+    llm = make_llm(settings, index)
     start = time.perf_counter()
     records = run_attribution(retriever, llm, embedder, settings, items, groups, methods)
     elapsed = time.perf_counter() - start

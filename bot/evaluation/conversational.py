@@ -7,12 +7,11 @@ import statistics
 import time
 
 from bot.evaluation.tables import format_table
-from core.assistant import Assistant
+from core.assistant import Assistant, make_llm
 from core.conversation import ConversationStore
 from core.db import upgrade
 from core.evaluation.benchmark import METRICS, benchmark_index, report
 from core.evaluation.conversational import run_conversational, summarize_conversational
-from core.llm import make_llm
 from core.rephrase import make_completer
 from core.retrieve import Retriever
 from core.settings import Settings
@@ -22,7 +21,7 @@ def run_conversational_eval(settings: Settings, pages, conversations, langs, gro
     """Run the replay, print retrieval and answer figures per language, return them."""
     index, embedder, _ = benchmark_index(settings, pages)
     upgrade(settings.sqlalchemy_url)
-    llm = make_llm(settings)
+    llm = make_llm(settings, index)
     assistant = Assistant(
         settings,
         index,

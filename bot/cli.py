@@ -5,8 +5,14 @@ from __future__ import annotations
 import argparse
 import logging
 import sys
+from pathlib import Path
 
 from core.settings import Settings, SettingsError, describe, parse_overrides
+
+# The out-of-scope questions of the repository (tests/data), for `confbot eval --answers`.
+OUT_OF_SCOPE_QUESTIONS = (
+    Path(__file__).resolve().parents[1] / "tests" / "data" / "out_of_scope.json"
+)
 
 
 def _settings(args: argparse.Namespace) -> Settings:
@@ -141,6 +147,26 @@ def build_parser() -> argparse.ArgumentParser:
         choices=("counterfactual", "naive", "citation", "all"),
         help="answer the completed questions and report attribution accuracy and citation"
         " precision/recall for this attribution method (all: the three side by side)",
+    )
+    p.add_argument(
+        "--answers",
+        action="store_true",
+        help="answer the completed and the out-of-scope questions and report token F1, recall,"
+        " containment, answer length and declines beside the top-1-evidence baseline",
+    )
+    p.add_argument(
+        "--out-of-scope",
+        metavar="FILE",
+        default=str(OUT_OF_SCOPE_QUESTIONS),
+        help="questions the wiki cannot answer, for --answers (default: %(default)s)",
+    )
+    p.add_argument(
+        "--folds",
+        type=int,
+        default=0,
+        metavar="K",
+        help="choose what the run tunes by K-fold cross-validation over conversations and"
+        " report held-out figures (0: use the configured values)",
     )
     p.add_argument("--json", metavar="OUT", help="write the figures (and per-question records)")
     _add_config_option(p)

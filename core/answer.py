@@ -240,8 +240,14 @@ def closest_pages(evidences: Sequence[Evidence], limit: int = 3) -> list[Evidenc
     return out
 
 
+def decline_intro(question: str) -> str:
+    """The start of a declined answer in the question's language: "I couldn't find this
+    in the wiki; closest pages:" (the surfaces add the pages, linked where they can)."""
+    return DECLINE.get(detect_language(question), DECLINE["en"])
+
+
 def decline_message(question: str, titles: Sequence[str]) -> str:
-    """What a declined answer says, in the question's language: that the wiki does not
-    have it, and the titles of the closest pages."""
-    intro = DECLINE.get(detect_language(question), DECLINE["en"])
+    """A declined answer as plain text: the intro and the titles of the closest pages (just
+    the first clause when there are none)."""
+    intro = decline_intro(question)
     return f"{intro} {'; '.join(titles)}." if titles else intro.split(";")[0] + "."

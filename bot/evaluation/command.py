@@ -29,6 +29,14 @@ def run(args: argparse.Namespace, settings: Settings) -> int:
         output.update(
             run_ablation_eval(settings, pages, items, groups, args.ablation, langs, args.questions)
         )
+    elif args.answers:
+        from bot.evaluation.answers import run_answers_eval
+
+        output.update(
+            run_answers_eval(
+                settings, pages, conversations, langs, args.folds, Path(args.out_of_scope)
+            )
+        )
     elif args.attribution:
         from bot.evaluation.attribution import run_attribution_eval
 

@@ -20,7 +20,14 @@ from __future__ import annotations
 import re
 from collections.abc import Callable, Mapping, Sequence
 
-from core.answer import CITATION, cited_numbers, closest_pages, decline_intro, split_answer
+from core.answer import (
+    CITATION,
+    cited_numbers,
+    closest_pages,
+    decline_intro,
+    decline_message,
+    split_answer,
+)
 from core.assistant import Turn
 from core.attribution import Explanation
 from core.pages import Page
@@ -287,10 +294,10 @@ def decline_text(turn: Turn) -> str:
     """A declined answer: "I couldn't find this in the wiki; closest pages:" in the
     question's language, and the closest pages linked."""
     pages = closest_pages([r.evidence for r in turn.evidences])
-    intro = escape(decline_intro(turn.completed_question))
     if not pages:
-        return intro.split(";")[0] + "."
-    return intro + " " + ", ".join(link(e.url, clip(e.title, MAX_TITLE_CHARS)) for e in pages)
+        return escape(decline_message(turn.completed_question, []))
+    links = ", ".join(link(e.url, clip(e.title, MAX_TITLE_CHARS)) for e in pages)
+    return f"{escape(decline_intro(turn.completed_question))} {links}"
 
 
 def answer_text(turn: Turn) -> str:

@@ -117,6 +117,11 @@ _NEGATION = re.compile(
 )
 _POSITIVE_CELL = frozenset("pass passed ok yes y true supported works working done ✓ ✔ ja".split())
 _NEGATIVE_CELL = frozenset("fail failed failure no false unsupported broken ✗ ✘ nein".split())
+# The words that make a question a "how many" one are no terms of it.
+_QUESTION_WORDS = frozenset(
+    "many much viele viel wieviele wieviel worüber wofür womit wovon worauf woran wozu"
+    " wodurch woraus ab".split()
+)
 _STOP = ENGLISH_STOPWORDS | GERMAN_STOPWORDS
 # A `label: value` line (a definition-list entry, a minutes line "Phil: change the call").
 _LABELLED = re.compile(r"^([^:]{1,60}?):\s+(\S.*)$")
@@ -242,11 +247,12 @@ def profile_question(text: str, translations: tuple[str, ...] = ()) -> QuestionP
     """The type, language and weighted terms of a question; `translations` are corpus
     words standing in for its foreign words (weighted `TRANSLATION_WEIGHT`)."""
     language = detect_language(text)
-    stopwords = _STOP if language == "de" else ENGLISH_STOPWORDS
+    stopwords = (_STOP if language == "de" else ENGLISH_STOPWORDS) | _QUESTION_WORDS
     asked_text = _CONTEXT.sub(" ", text)
     weights: dict[str, float] = {}
     for position, word in enumerate(asked_text.split()):
-        capitalized = position > 0 and word[:1].isupper()
+        # A capital inside an English question marks a name (German capitalizes nouns).
+        capitalized = language == "en" and position > 0 and word[:1].isupper()
         weight = ENTITY_WEIGHT if capitalized or _is_entity(word) else 1.0
         for stem in terms(word, stopwords):
             weights[stem] = max(weights.get(stem, 0.0), weight)
@@ -355,10 +361,13 @@ def typed_values(qtype: str, text: str, profile: QuestionProfile) -> list[str]:
         for m in _TOKEN.finditer(text)
         if any(t in profile.terms for t in terms(m.group(0)))
     ]
+    dates = [m.span() for m in _DATE.finditer(text)] if qtype == "count" else []
     ranked = []
     for start, value in found:
-        value = value.strip(" ,;:")
+        value = _trim(value)
         if not value or not _new(value, profile):
+            continue
+        if any(low <= start < high for low, high in dates):
             continue
         distance = min((abs(start - a) for a in anchors), default=0)
         ranked.append((distance, start, value))
@@ -367,6 +376,14 @@ def typed_values(qtype: str, text: str, profile: QuestionProfile) -> list[str]:
         if value not in out:
             out.append(value)
     return out
+
+
+def _trim(value: str) -> str:
+    """A typed value without surrounding punctuation or a trailing stopword ("2 with")."""
+    words = value.strip(" ,;:").split()
+    while len(words) > 1 and words[-1].lower() in _STOP:
+        words.pop()
+    return " ".join(words)
 
 
 def _cell_verdict(value: str) -> str | None:
@@ -419,23 +436,26 @@ def _cell(name: str, value: str) -> str:
     return value if _GENERIC_COLUMN.match(name) else f"{name}: {value}"
 
 
+def counted_items(list_text: str) -> str:
+    """A whole-list unit (items joined by "; ") as a count and its items: `3: a; b; c`."""
+    items = list_text.split("; ")
+    return f"{len(items)}: {list_text}"
+
+
 def _unit_answer(profile: QuestionProfile, unit: Unit) -> str:
     """The short answer inside a unit, by question type."""
     if unit.kind == "row":
         return _row_answer(profile, unit)
     labelled = _LABELLED.match(unit.text)
-    if labelled and len(labelled.group(1).split()) <= 6:
+    if labelled and len(labelled.group(1).split()) <= 6 and profile.qtype != "yesno":
         label, value = labelled.groups()
-        pair = Unit("row", unit.text, unit.stems, unit.words, ((label, value),))
-        answer = _row_answer(profile, pair)
-        if answer != clip_words(unit.text, ANSWER_WORDS):
-            return value if profile.qtype != "yesno" else answer
+        if (set(terms(label)) - set(terms(value))) & profile.terms.keys() and _new(value, profile):
+            return clip_words(value, ANSWER_WORDS)
     if profile.qtype == "count" and unit.kind == "list":
-        items = unit.text.split("; ")
-        return clip_words(f"{len(items)}: " + "; ".join(items), ANSWER_WORDS)
+        return clip_words(counted_items(unit.text), ANSWER_WORDS)
     typed = typed_values(profile.qtype, unit.text, profile)
     if typed:
-        return ", ".join(typed[:2])
+        return ", ".join(typed[: 2 if profile.qtype in ("version", "who") else 1])
     if profile.qtype == "what" and _ASKS_KEY.search(profile.text):
         keys = [k for k in _ISSUE_KEY.findall(unit.text) if k.lower() not in profile.words]
         if keys:
@@ -454,7 +474,10 @@ def score_unit(
     asked type, divided by a mild length penalty; support is the share of the asked weight
     the unit and header cover."""
     asked = profile.terms.keys()
-    own = unit.stems & asked
+    # A whole list answers questions about the list (its heading) or its size, not about
+    # one of its items.
+    counting = profile.qtype == "count"
+    own = unit.stems & asked if unit.kind != "list" or counting else set()
     in_header = header_terms & asked
     score = (
         _weight(profile, own - in_header)
@@ -464,6 +487,8 @@ def score_unit(
     header_only = in_header - own
     if own and profile.qtype in TYPED_VALUES and typed_values(profile.qtype, unit.text, profile):
         score += TYPE_BONUS
+    if unit.kind == "list" and counting and in_header:
+        score += TYPE_BONUS  # "how many" over a list under a matching heading: count it
     import math
 
     score /= 1 + LENGTH_PENALTY * math.log2(1 + unit.words / 16)
@@ -483,9 +508,12 @@ def best_span(profile: QuestionProfile, header: str, text: str, number: int = 1)
     titled = bool(header_terms & wanted)
     best: tuple[float, float, Unit] | None = None
     for unit in units(text):
-        # A unit must say something the question does not, and share a term with it; a
-        # whole list may share it through its heading ("Preconditions:" over its items).
-        if unit.stems <= wanted or not (unit.stems & wanted or (titled and unit.kind == "list")):
+        # A unit must share a term with the question (a whole list may share it through
+        # its heading: "Preconditions:" over its items) and, unless the question asks yes
+        # or no, say something the question does not.
+        if profile.qtype != "yesno" and unit.stems <= wanted:
+            continue
+        if not (unit.stems & wanted or (titled and unit.kind == "list")):
             continue
         score, covered = score_unit(profile, header_terms, unit)
         if best is None or score > best[0]:

@@ -37,7 +37,12 @@ QUESTION_TYPES = ("who", "when", "version", "count", "yesno", "howto", "why", "w
 _TYPE_PATTERNS: tuple[tuple[str, re.Pattern], ...] = tuple(
     (name, re.compile(pattern, re.IGNORECASE))
     for name, pattern in (
-        ("count", r"\b(how many|how much|number of|wie viele|wie viel|wieviele|wieviel|anzahl)\b"),
+        (
+            "count",
+            r"\b(how (many|much|tall|big|long|old|far|high|large|wide|heavy|often|fast)"
+            r"|number of|wie (viele?|groß|hoch|lang|alt|weit|schwer|oft|schnell)"
+            r"|wieviele?|anzahl)\b",
+        ),
         ("version", r"\b(which|what|welche[rsmn]?|was für)\b[^?]*\bversions?\b"),
         ("who", r"^\W*(who|whom|whose|wer|wem|wen|wessen)\b"),
         (

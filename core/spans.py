@@ -29,7 +29,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from functools import lru_cache
 
-from core.lexical import ENGLISH_STOPWORDS, GERMAN_STOPWORDS, _stemmer, detect_language
+from core.lexical import ENGLISH_STOPWORDS, GERMAN_STOPWORDS, detect_language, tokenize
 
 QUESTION_TYPES = ("who", "when", "version", "count", "yesno", "howto", "why", "where", "what")
 
@@ -198,7 +198,9 @@ class Span:
 # --------------------------------------------------------------------------- terms
 @lru_cache(maxsize=65536)
 def _stem(word: str) -> str:
-    return _stemmer().stemWord(word)
+    """The English Snowball stem of one plain word, as the lexical index stems it."""
+    stems = tokenize(word)
+    return stems[0] if stems else word
 
 
 def terms(text: str, stopwords: frozenset[str] = ENGLISH_STOPWORDS) -> list[str]:

@@ -105,8 +105,9 @@ def test_summary_of_known_shares():
         {"early": False, "long": False, "m_share": 0.0, "m_top": 0.0},
         {"early": False, "long": True, "m_share": 0.5, "m_top": 0.0},
     ]
+    records.append({"valid": False})
     for baseline in ("first", "uniform"):
-        for r in records:
+        for r in records[:4]:
             r[f"{baseline}_share"] = 0.25
             r[f"{baseline}_top"] = 0.0
     figures = summarize_sensitivity(records, ["m"])
@@ -116,6 +117,7 @@ def test_summary_of_known_shares():
         "cab_position": 0.5,  # 0.75 early - 0.25 late
         "cab_length": 0.5,  # 0.75 long - 0.25 short
         "n": 4,
+        "tried": 5,
     }
     assert figures["uniform"]["cab_position"] == 0.0
 
@@ -136,6 +138,7 @@ def test_run_sensitivity_on_the_tiny_wiki(tmp_path):
     methods = ("counterfactual", "naive", "citation")
     records = run_sensitivity(retriever, llm, retriever.embedder, settings, items, methods)
     assert records and all(1 <= r["target"] <= 10 for r in records)
+    assert any(r["valid"] for r in records)
     figures = summarize_sensitivity(records, methods)
     assert figures["counterfactual"]["cas"] >= 0.9
     assert figures["counterfactual"]["cas"] > figures["first"]["cas"]

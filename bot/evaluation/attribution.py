@@ -30,6 +30,7 @@ SENSITIVITY = (
     ("CAS@1", "cas_at_1"),
     ("CAB pos", "cab_position"),
     ("CAB len", "cab_length"),
+    ("tried", "tried"),
 )
 
 

@@ -151,9 +151,10 @@ def run_sensitivity(
     k: int = 10,
     seed: int = 0,
 ) -> list[dict]:
-    """One record per question whose trial counts: the target position, whether the cause
-    is longer than the median evidence, and each method's (and baseline's) share on the
-    cause and top-attributed evidence."""
+    """One record per question that gave a trial (an answer citing a source with words of
+    its own): the target position and whether the trial counts (`valid`); for a counted
+    trial, whether the cause is longer than the median evidence, and each method's (and
+    baseline's) share on the cause and whether it is the top-attributed evidence."""
     records = []
     for question in items:
         evidences = [r.evidence for r in retriever.search(question.text, k=k).results]
@@ -164,16 +165,18 @@ def run_sensitivity(
             continue
         rng = random.Random(f"{seed}:{question.conv_id}:{question.turn_id}:{question.lang}")
         trial = make_trial(llm, question.text, evidences, answer.text, rng)
-        if trial is None or not trial.valid:
+        if trial is None:
+            continue
+        record = {**question_fields(question), "target": trial.target, "valid": trial.valid}
+        records.append(record)
+        if not trial.valid:
             continue
         lengths = [len(e.text.split()) for e in trial.evidences]
-        record = {
-            **question_fields(question),
-            "target": trial.target,
-            "early": trial.target <= len(evidences) / 2,
-            "long": lengths[trial.target - 1] > statistics.median(lengths),
-            "answer": trial.answer,
-        }
+        record.update(
+            early=trial.target <= len(evidences) / 2,
+            long=lengths[trial.target - 1] > statistics.median(lengths),
+            answer=trial.answer,
+        )
         for method in [*methods, *BASELINES]:
             if method in BASELINES:
                 explanation = baseline_explanation(
@@ -189,13 +192,16 @@ def run_sensitivity(
                 max(range(len(shares)), key=lambda i: (shares[i], -i)) + 1 == trial.target
                 and shares[trial.target - 1] > 0
             )
-        records.append(record)
     return records
 
 
 def summarize_sensitivity(records: Sequence[dict], methods: Sequence[str]) -> dict[str, dict]:
     """Per method and baseline: CAS (mean share on the cause), CAS@1, CAB-position and
-    CAB-length (see the module docstring), and the number of trials."""
+    CAB-length (see the module docstring) over the counted trials, their number `n`, and
+    the number of trials made (`tried`: a trial does not count when the new answer does
+    not take the counterfeit words, e.g. because another evidence now wins)."""
+    tried = len(records)
+    records = [r for r in records if r.get("valid", True)]
     out = {}
     for method in [*methods, *BASELINES]:
         share = [r[f"{method}_share"] for r in records]
@@ -209,5 +215,6 @@ def summarize_sensitivity(records: Sequence[dict], methods: Sequence[str]) -> di
             "cab_position": round(part("early", True) - part("early", False), 4),
             "cab_length": round(part("long", True) - part("long", False), 4),
             "n": len(records),
+            "tried": tried,
         }
     return out

@@ -33,7 +33,7 @@ from collections.abc import Callable, Mapping, Sequence
 from core.answer import OUT_OF_SCOPE, RELATED, parse_prompt
 from core.lexical import detect_language
 from core.settings import Settings
-from core.spans import Span, best_spans
+from core.spans import DEFAULT_WEIGHTS, Span, SpanWeights, best_spans
 
 # Translate: a non-English question → corpus words standing in for its words.
 Translate = Callable[[str], Sequence[str]]
@@ -44,7 +44,8 @@ class ExtractiveLLM:
 
     `min_support` maps a question language (`en`, `de`) to the decline threshold; languages
     not listed use the English one. `translate` (optional) supplies corpus words for a
-    non-English question's words, so its spans can match an English wiki.
+    non-English question's words, so its spans can match an English wiki. `weights` are
+    the span scorer's tuned weights (`core.spans.SpanWeights`).
     """
 
     name = "extractive"
@@ -54,9 +55,11 @@ class ExtractiveLLM:
         min_support: Mapping[str, float] | None = None,
         translate: Translate | None = None,
         seed: int | None = None,
+        weights: SpanWeights = DEFAULT_WEIGHTS,
     ):
         self.min_support = dict(min_support or {"en": 0.0})
         self.translate = translate
+        self.weights = weights
         self._rng = random.Random(seed)
         self._lock = threading.Lock()
 
@@ -102,7 +105,7 @@ class ExtractiveLLM:
         translations: tuple[str, ...] = ()
         if self.translate is not None and detect_language(question) != "en":
             translations = tuple(self.translate(question))
-        return best_spans(question, sources, translations)
+        return best_spans(question, sources, translations, self.weights)
 
     def threshold(self, question: str) -> float:
         """The decline threshold for the question's language."""

@@ -24,6 +24,7 @@ self-check that drops unhelpful evidences.
 
 from __future__ import annotations
 
+import math
 import re
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -131,22 +132,37 @@ _STOP = ENGLISH_STOPWORDS | GERMAN_STOPWORDS
 # A `label: value` line (a definition-list entry, a minutes line "Phil: change the call").
 _LABELLED = re.compile(r"^([^:]{1,60}?):\s+(\S.*)$")
 
-# Weights of question terms: names, versions and other marked words say which evidence is
-# meant and count double; words in parentheses (carried context) count a quarter; a term
-# found only in the evidence's title or heading counts half.
+# Fixed weights (set by design, not tuned): names, versions and other marked words say
+# which evidence is meant and count double; the context an offline-completed question
+# carries counts a quarter (as in the earlier extractive answerer); corpus words standing in
+# for a German word count half; a unit holding a value of the asked type (a version for
+# "which version") gains `TYPE_BONUS`.
 ENTITY_WEIGHT = 2.0
 CONTEXT_WEIGHT = 0.25
-HEADER_WEIGHT = 0.5
 TRANSLATION_WEIGHT = 0.5
-# A unit holding a value of the asked type (a version for "which version") gains this much.
 TYPE_BONUS = 0.5
-# Longer units must match more: score / (1 + LENGTH_PENALTY * log2(1 + words / 16)).
-LENGTH_PENALTY = 0.15
-RANK_PRIOR = 0.1
-ANSWER_WORDS = 20
 SUPPORT_WORDS = 25
 LIST_ITEMS = 12
 TYPED_VALUES = ("who", "when", "version", "count")
+
+
+@dataclass(frozen=True)
+class SpanWeights:
+    """The weights `confbot eval --answers --folds K` chooses by cross-validation (the
+    defaults are its choice on the ConfQuestions development split): `header`, the weight
+    of a question term found in the evidence's title or heading rather than in the unit;
+    `length_penalty`, how much longer units must match more (score divided by
+    1 + length_penalty * log2(1 + words / 16)); `rank_prior`, the prior for better-ranked
+    sources (score divided by 1 + rank_prior * (number - 1)); `answer_words`, the longest
+    answer shown."""
+
+    header: float = 0.5
+    length_penalty: float = 0.15
+    rank_prior: float = 0.1
+    answer_words: int = 20
+
+
+DEFAULT_WEIGHTS = SpanWeights()
 
 
 @dataclass(frozen=True)
@@ -403,7 +419,7 @@ def _cell_verdict(value: str) -> str | None:
     return None
 
 
-def _row_answer(profile: QuestionProfile, unit: Unit) -> str:
+def _row_answer(profile: QuestionProfile, unit: Unit, words: int) -> str:
     """The cell(s) of a row that answer the question: the columns whose names carry asked
     terms the row's values do not (the row's values say which row is meant), `Column:
     value`; Yes or No for a pass/fail cell asked about by a yes/no question."""
@@ -425,17 +441,17 @@ def _row_answer(profile: QuestionProfile, unit: Unit) -> str:
             score -= 1.0
         scored.append((score, -position, name, value))
     if not scored:
-        return clip_words(unit.text, ANSWER_WORDS)
+        return clip_words(unit.text, words)
     scored.sort(reverse=True)
     best = scored[0][0]
     if best <= TYPE_BONUS:
-        return clip_words(unit.text, ANSWER_WORDS)
+        return clip_words(unit.text, words)
     chosen = [(n, v) for s, _, n, v in scored if s >= best * 0.75][:3]
     if profile.qtype == "yesno":
         verdict = _cell_verdict(chosen[0][1])
         if verdict:
             return verdict
-    return clip_words("; ".join(_cell(n, v) for n, v in chosen), ANSWER_WORDS)
+    return clip_words("; ".join(_cell(n, v) for n, v in chosen), words)
 
 
 def _cell(name: str, value: str) -> str:
@@ -449,17 +465,17 @@ def counted_items(list_text: str) -> str:
     return f"{len(items)}: {list_text}"
 
 
-def _unit_answer(profile: QuestionProfile, unit: Unit) -> str:
+def _unit_answer(profile: QuestionProfile, unit: Unit, words: int) -> str:
     """The short answer inside a unit, by question type."""
     if unit.kind == "row":
-        return _row_answer(profile, unit)
+        return _row_answer(profile, unit, words)
     labelled = _LABELLED.match(unit.text)
     if labelled and len(labelled.group(1).split()) <= 6 and profile.qtype != "yesno":
         label, value = labelled.groups()
         if (set(terms(label)) - set(terms(value))) & profile.terms.keys() and _new(value, profile):
-            return clip_words(value, ANSWER_WORDS)
+            return clip_words(value, words)
     if profile.qtype == "count" and unit.kind == "list":
-        return clip_words(counted_items(unit.text), ANSWER_WORDS)
+        return clip_words(counted_items(unit.text), words)
     typed = typed_values(profile.qtype, unit.text, profile)
     if typed:
         return ", ".join(typed[: 2 if profile.qtype in ("version", "who") else 1])
@@ -469,14 +485,17 @@ def _unit_answer(profile: QuestionProfile, unit: Unit) -> str:
             return ", ".join(dict.fromkeys(keys))
     if profile.qtype == "yesno":
         return "No" if _NEGATION.search(unit.text) else "Yes"
-    return clip_words(unit.text, ANSWER_WORDS)
+    return clip_words(unit.text, words)
 
 
 def score_unit(
-    profile: QuestionProfile, header_terms: frozenset[str], unit: Unit
+    profile: QuestionProfile,
+    header_terms: frozenset[str],
+    unit: Unit,
+    weights: SpanWeights = DEFAULT_WEIGHTS,
 ) -> tuple[float, float]:
     """(score, support) of one unit: the weight of the asked terms it contains, plus
-    `HEADER_WEIGHT` times those only its evidence's header (title and heading) contains,
+    `weights.header` times those its evidence's header (title and heading) contains,
     plus `CONTEXT_WEIGHT` per context term, plus `TYPE_BONUS` when it holds a value of the
     asked type, divided by a mild length penalty; support is the share of the asked weight
     the unit and header cover."""
@@ -488,7 +507,7 @@ def score_unit(
     in_header = header_terms & asked
     score = (
         _weight(profile, own - in_header)
-        + HEADER_WEIGHT * _weight(profile, in_header)
+        + weights.header * _weight(profile, in_header)
         + CONTEXT_WEIGHT * len(unit.stems & profile.context)
     )
     header_only = in_header - own
@@ -496,19 +515,23 @@ def score_unit(
         score += TYPE_BONUS
     if unit.kind == "list" and counting and in_header:
         score += TYPE_BONUS  # "how many" over a list under a matching heading: count it
-    import math
-
-    score /= 1 + LENGTH_PENALTY * math.log2(1 + unit.words / 16)
+    score /= 1 + weights.length_penalty * math.log2(1 + unit.words / 16)
     total = profile.weight
     covered = _weight(profile, own | header_only) / total if total else 0.0
     return score, covered
 
 
-def best_span(profile: QuestionProfile, header: str, text: str, number: int = 1) -> Span | None:
+def best_span(
+    profile: QuestionProfile,
+    header: str,
+    text: str,
+    number: int = 1,
+    weights: SpanWeights = DEFAULT_WEIGHTS,
+) -> Span | None:
     """The best answer span of one evidence (`header`: its title and heading; `number`: its
     rank among the sources, 1 = best), or None when no unit shares a term with the
     question. The score carries a mild prior for better-ranked sources,
-    1 / (1 + `RANK_PRIOR` (number - 1)); it depends on this source alone, so leaving
+    1 / (1 + `weights.rank_prior` (number - 1)); it depends on this source alone, so leaving
     another source out never changes it."""
     header_terms = _header_terms(header)
     wanted = profile.terms.keys() | profile.context
@@ -522,16 +545,16 @@ def best_span(profile: QuestionProfile, header: str, text: str, number: int = 1)
             continue
         if not (unit.stems & wanted or (titled and unit.kind == "list")):
             continue
-        score, covered = score_unit(profile, header_terms, unit)
+        score, covered = score_unit(profile, header_terms, unit, weights)
         if best is None or score > best[0]:
             best = (score, covered, unit)
     if best is None:
         return None
     score, covered, unit = best
     return Span(
-        answer=_unit_answer(profile, unit),
+        answer=_unit_answer(profile, unit, weights.answer_words),
         unit=clip_words(unit.text, SUPPORT_WORDS),
-        score=score / (1 + RANK_PRIOR * (number - 1)),
+        score=score / (1 + weights.rank_prior * (number - 1)),
         support=covered,
         kind=unit.kind,
     )
@@ -545,14 +568,17 @@ def support(question: str, header: str, text: str) -> float:
 
 
 def best_spans(
-    question: str, sources: Sequence[tuple[int, str, str]], translations: tuple[str, ...] = ()
+    question: str,
+    sources: Sequence[tuple[int, str, str]],
+    translations: tuple[str, ...] = (),
+    weights: SpanWeights = DEFAULT_WEIGHTS,
 ) -> list[tuple[int, Span]]:
     """(source number, span) for every source `(number, header, text)` that has a span, best
     first (ties keep the better-ranked source)."""
     profile = profile_question(question, translations)
     found = []
     for number, header, text in sources:
-        span = best_span(profile, header, text, number)
+        span = best_span(profile, header, text, number, weights)
         if span is not None:
             found.append((number, span))
     found.sort(key=lambda pair: (-pair[1].score, pair[0]))

@@ -20,6 +20,7 @@ from core.evaluation.answers import (
 )
 from core.evaluation.benchmark import Question
 from core.extractive import ExtractiveLLM
+from core.spans import SpanWeights
 from tests.fakes.tiny_wiki import build_wiki
 
 
@@ -60,6 +61,7 @@ def record(conv: str, lang: str, support: float, answerable: bool, f1: float = 0
     return {
         "conv_id": conv,
         "lang": lang,
+        "language": lang,
         "question": question,
         "answerable": answerable,
         "support": support,
@@ -89,17 +91,21 @@ def test_decline_objective_penalizes_declines_beyond_five_percent():
     assert decline_objective(outside + answerable) == pytest.approx(1.0 - 10 * 0.05)
 
 
-def test_calibration_separates_in_scope_from_out_of_scope_per_language():
+def test_calibration_chooses_weights_by_f1_then_thresholds_per_language():
     records = []
     for i in range(10):
         records.append(record(f"c{i}", "en", 0.6 + i / 100, True))
         records.append(record(f"c{i}", "de", 0.3 + i / 100, True))
         records.append(record(f"oos:t{i}", "en", 0.2, False))
         records.append(record(f"oos:t{i}", "de", 0.1, False))
-    calibration = calibrate(records, k=5)
+    worse = [{**r, "unscored": {**r["unscored"], "f1": 0.1}} for r in records]
+    better = SpanWeights(answer_words=15)
+    calibration = calibrate({SpanWeights(): worse, better: records}, k=5)
+    assert calibration.weights == [better] * 5 and calibration.default_weights == better
     assert len(calibration.records) == len(records)
-    assert all(0.2 < t <= 0.6 for t in calibration.chosen["en"])
-    assert all(0.1 < t <= 0.3 for t in calibration.chosen["de"])
+    assert all(0.2 < t <= 0.6 for t in calibration.thresholds["en"])
+    assert all(0.1 < t <= 0.3 for t in calibration.thresholds["de"])
+    assert set(calibration.default_thresholds) == {"en", "de"}
     figures = summarize_answers(calibration.records)
     assert figures["declined"] == 0.0 and figures["decline_recall"] == 1.0
     assert figures["n"] == 20 and figures["n_out_of_scope"] == 20

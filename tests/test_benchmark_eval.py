@@ -88,7 +88,9 @@ def test_answers_reach_the_f1_floor_with_cross_validated_declines(
     assert german["f1"] >= 0.13
     assert figures["answers"]["decline_recall"] >= 0.8 and figures["answers"]["byline"] == 0.0
     assert english["words"] <= 30
-    assert set(figures["thresholds"]["default"]) == {"en", "de"}
+    cross_validation = figures["cross_validation"]
+    assert set(cross_validation["default_thresholds"]) == {"en", "de"}
+    assert len(cross_validation["weights"]) == 5
     printed = capsys.readouterr().out
     assert "decline threshold (en): folds chose" in printed and "by asked (de)" in printed
 
@@ -118,7 +120,7 @@ def test_answers_with_an_llm_endpoint(benchmark_dir, subset, tmp_path, clean_env
         assert main([*argv, "--answers", "--lang", "en", "--json", str(out)]) == 0
         requests = server.chat_requests
     figures = json.loads(out.read_text())
-    assert figures["answerer"] == "scripted" and "thresholds" not in figures
+    assert figures["answerer"] == "scripted" and "cross_validation" not in figures
     assert len(requests) == turns + list(outside.values()).count("en")
     assert all(r.json["model"] == "scripted" for r in requests)
     answers = figures["answers"]

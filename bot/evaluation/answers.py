@@ -1,25 +1,29 @@
 """`confbot eval --answers`: answer quality beside the top-1-evidence baseline, and declining.
 
-With the offline answerer and `--folds K`, the decline thresholds are chosen by K-fold
-cross-validation over conversations and every figure printed is a held-out one; the
-thresholds each fold chose are printed, with the most frequent one to ship as the default
-(`answer_min_support`, `answer_min_support_de`). Without `--folds`, the configured
-thresholds are used. With an LLM endpoint (`CONFBOT_LLM_BASE_URL`) the model decides when
-to decline and nothing is tuned.
+With the offline answerer and `--folds K`, the span weights (`core.spans.SpanWeights`) and
+the decline thresholds are chosen by K-fold cross-validation over conversations and every
+figure printed is a held-out one; each fold's choices are printed, with the most frequent
+ones to ship as the defaults (`SpanWeights`' defaults, `answer_min_support`,
+`answer_min_support_de`). Without `--folds`, the configured thresholds are used. With an
+LLM endpoint (`CONFBOT_LLM_BASE_URL`) the model decides when to decline and nothing is
+tuned.
 """
 
 from __future__ import annotations
 
 import time
+from dataclasses import asdict
 from pathlib import Path
 
 from bot.evaluation.tables import format_table
 from core.assistant import make_llm
 from core.evaluation.answers import (
+    WEIGHT_GRID,
+    answer_all,
     apply_thresholds,
     calibrate,
     load_out_of_scope,
-    run_answers,
+    retrieve_all,
     summarize_answers,
 )
 from core.evaluation.benchmark import benchmark_index, questions
@@ -57,21 +61,30 @@ def run_answers_eval(
     retriever = Retriever.from_settings(index, embedder, settings)
     llm = make_llm(settings, index)
     start = time.perf_counter()
-    records = run_answers(retriever, llm, items)
-    elapsed = time.perf_counter() - start
+    retrieved = retrieve_all(retriever, items)
     output: dict = {"answerer": llm.name}
-    if isinstance(llm, ExtractiveLLM):
-        if folds:
-            calibration = calibrate(records, folds)
-            records = calibration.records
-            output["thresholds"] = {"chosen": calibration.chosen, "default": calibration.default}
-            note = f"{folds}-fold cross-validated decline thresholds (held-out figures)"
-        else:
-            records = apply_thresholds(records, llm.min_support)
-            output["thresholds"] = {"configured": llm.min_support}
-            note = f"configured decline thresholds {llm.min_support} (not cross-validated)"
+    if isinstance(llm, ExtractiveLLM) and folds:
+        outcomes = {
+            weights: answer_all(ExtractiveLLM({}, llm.translate, weights=weights), items, retrieved)
+            for weights in WEIGHT_GRID
+        }
+        calibration = calibrate(outcomes, folds)
+        records = calibration.records
+        output["cross_validation"] = {
+            "weights": [asdict(w) for w in calibration.weights],
+            "thresholds": calibration.thresholds,
+            "default_weights": asdict(calibration.default_weights),
+            "default_thresholds": calibration.default_thresholds,
+        }
+        note = f"span weights and decline thresholds chosen by {folds}-fold cross-validation"
+    elif isinstance(llm, ExtractiveLLM):
+        records = apply_thresholds(answer_all(llm, items, retrieved), llm.min_support)
+        output["thresholds"] = llm.min_support
+        note = f"configured decline thresholds {llm.min_support} (not cross-validated)"
     else:
+        records = answer_all(llm, items, retrieved)
         note = "the model decides when to decline"
+    elapsed = time.perf_counter() - start
     rows = [
         (f"lang={lang}", summarize_answers([r for r in records if r["lang"] == lang]))
         for lang in langs
@@ -87,9 +100,14 @@ def run_answers_eval(
                 for value in values
             ]
             print(format_table(f"\nby {key} ({lang})", slice_rows, COLUMNS, 18))
-    if "chosen" in output.get("thresholds", {}):
-        for lang, chosen in output["thresholds"]["chosen"].items():
-            default = output["thresholds"]["default"][lang]
-            print(f"\ndecline threshold ({lang}): folds chose {chosen}; default {default}")
+    if "cross_validation" in output:
+        cv = output["cross_validation"]
+        print("\nspan weights per fold:")
+        for weights in cv["weights"]:
+            print(f"  {weights}")
+        print(f"default weights: {cv['default_weights']}")
+        for lang, chosen in cv["thresholds"].items():
+            default = cv["default_thresholds"][lang]
+            print(f"decline threshold ({lang}): folds chose {chosen}; default {default}")
     print(f"\n{len(records)} questions answered in {elapsed:.1f} s")
     return {**output, "answers": overall, "by_lang": dict(rows), "records": records}

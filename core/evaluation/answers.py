@@ -17,10 +17,11 @@ question it records:
   the best retrieved evidence, taken as the answer.
 
 The offline answerer declines when its best span's support is under a threshold of the
-question's language. Its answers are taken once with no threshold and each question's
-`support` is kept, so any threshold is applied afterwards (`apply_thresholds`) and chosen
-by cross-validation over conversations (`calibrate`, `core.evaluation.folds`): on K-1
-folds the threshold with the best `decline_objective`, scored on the held-out fold.
+question's language. Its answers are taken once per candidate span weights
+(`WEIGHT_GRID`) with no threshold, and each question's `support` is kept, so thresholds
+are applied afterwards (`apply_thresholds`). `calibrate` chooses both by cross-validation
+over conversations (`core.evaluation.folds`): on K-1 folds the weights with the best mean
+F1, then the thresholds with the best `decline_objective`, scored on the held-out fold.
 """
 
 from __future__ import annotations
@@ -39,8 +40,9 @@ from core.evaluation.metrics import content_tokens, mean
 from core.extractive import ExtractiveLLM
 from core.lexical import detect_language
 from core.llm import LLM
+from core.pages import Evidence
 from core.retrieve import Retriever
-from core.spans import is_metadata, question_type
+from core.spans import SpanWeights, is_metadata, question_type
 
 OUT_OF_SCOPE_SOURCE = "out-of-scope"
 # The issue's targets: at most 5% declines on answerable questions; recall of declines on
@@ -123,6 +125,7 @@ def answer_record(question: Question, reply: str, declined: bool, top_text: str)
         **question_fields(question),
         "answerable": question.a_source != OUT_OF_SCOPE_SOURCE,
         "asked": question_type(question.text),
+        "language": detect_language(question.text),
         "reply": reply,
         "f1": f1,
         "recall": recall,
@@ -141,17 +144,31 @@ def answer_record(question: Question, reply: str, declined: bool, top_text: str)
 def run_answers(
     retriever: Retriever, llm: LLM, items: Sequence[Question], k: int = 10
 ) -> list[dict]:
-    """Retrieve, answer and score every question; one record per question.
+    """Retrieve, answer and score every question; one record per question (see
+    `answer_all`)."""
+    return answer_all(llm, items, retrieve_all(retriever, items, k))
+
+
+def retrieve_all(
+    retriever: Retriever, items: Sequence[Question], k: int = 10
+) -> list[list[Evidence]]:
+    """The top `k` evidences of every question, best first."""
+    return [[r.evidence for r in retriever.search(q.text, k=k).results] for q in items]
+
+
+def answer_all(
+    llm: LLM, items: Sequence[Question], retrieved: Sequence[Sequence[Evidence]]
+) -> list[dict]:
+    """Answer and score every question from its retrieved evidences.
 
     With the offline answerer the answer is taken without any decline threshold, and each
     record keeps its scores (`unscored`), whether no span was found at all (`no_span`) and
     the best span's `support`, so thresholds are applied afterwards (`apply_thresholds`)."""
     offline = isinstance(llm, ExtractiveLLM)
     if offline:
-        llm = ExtractiveLLM({}, llm.translate)
+        llm = ExtractiveLLM({}, llm.translate, weights=llm.weights)
     records = []
-    for question in items:
-        evidences = [r.evidence for r in retriever.search(question.text, k=k).results]
+    for question, evidences in zip(items, retrieved, strict=True):
         (answer,) = generate(llm, question.text, evidences)
         top_text = evidences[0].text if evidences else ""
         record = answer_record(question, answer.text, answer.out_of_scope, top_text)
@@ -167,11 +184,12 @@ def run_answers(
 
 def apply_thresholds(records: Sequence[dict], thresholds: Mapping[str, float]) -> list[dict]:
     """Records as the offline answerer with these per-language decline thresholds would
-    have them: declined when the support is under the question language's threshold (the
-    English one for other languages); a declined answer scores 0."""
+    have them: declined when the support is under the threshold of the question's detected
+    language (the English one for other languages, as the answerer does); a declined
+    answer scores 0."""
     out = []
     for record in records:
-        language = detect_language(record["question"])
+        language = record["language"]
         threshold = thresholds.get(language, thresholds.get("en", 0.0))
         declined = record["no_span"] or record["support"] < threshold
         scores = {m: 0.0 for m in record["unscored"]} if declined else record["unscored"]
@@ -188,33 +206,71 @@ def decline_objective(records: Sequence[dict]) -> float:
     return mean(outside) - DECLINE_PENALTY * excess
 
 
+# The span weights cross-validation chooses among (`core.spans.SpanWeights`), the
+# defaults first so that ties keep them.
+WEIGHT_GRID = tuple(
+    SpanWeights(header, length_penalty, rank_prior, answer_words)
+    for header in (0.5, 1.0)
+    for length_penalty in (0.15, 0.5)
+    for rank_prior in (0.1, 0.3)
+    for answer_words in (20, 15, 25)
+)
+
+
 @dataclass
 class Calibration:
-    """Cross-validated decline thresholds: the held-out records (each scored with the
-    threshold chosen without its fold), the threshold each fold chose per language, and
-    the most frequent choice per language (the default to ship)."""
+    """Cross-validated span weights and decline thresholds: the held-out records (each
+    answered with the weights and declined with the thresholds chosen without its fold),
+    the weights and per-language thresholds each fold chose, and the most frequent choices
+    (the defaults to ship)."""
 
     records: list[dict]
-    chosen: dict[str, list[float]]
-    default: dict[str, float]
+    weights: list[SpanWeights]
+    thresholds: dict[str, list[float]]
+    default_weights: SpanWeights
+    default_thresholds: dict[str, float]
+
+
+def mean_f1(records: Sequence[dict]) -> float:
+    """Mean token F1 of the answers to the answerable questions, declines not applied."""
+    return mean([r["unscored"]["f1"] for r in records if r["answerable"]])
 
 
 def calibrate(
-    records: Sequence[dict], k: int, thresholds: Sequence[float] = THRESHOLDS, seed: int = 0
+    outcomes: Mapping[SpanWeights, Sequence[dict]],
+    k: int,
+    thresholds: Sequence[float] = THRESHOLDS,
+    seed: int = 0,
 ) -> Calibration:
-    """Choose each language's decline threshold by K-fold cross-validation over
-    conversations (out-of-scope topics count as conversations)."""
-    folds = assign_folds([r["conv_id"] for r in records], k, seed)
+    """K-fold cross-validation over conversations (an out-of-scope topic counts as one):
+    on the K-1 training folds, the span weights with the best `mean_f1` (ties: the first
+    listed), then with those, each language's decline threshold with the best
+    `decline_objective` (ties: the lowest); both applied to the held-out fold.
+    `outcomes` maps each candidate weights to its records (`answer_all`)."""
+    first = next(iter(outcomes.values()))
+    folds = assign_folds([r["conv_id"] for r in first], k, seed)
+    chosen_weights = cross_validate(outcomes, mean_f1, folds).chosen
     held_out: list[dict] = []
     chosen: dict[str, list[float]] = {}
-    for language in sorted({r["lang"] for r in records}):
-        subset = [r for r in records if r["lang"] == language]
-        outcomes = {t: apply_thresholds(subset, {language: t, "en": t}) for t in thresholds}
-        result = cross_validate(outcomes, decline_objective, folds)
-        held_out.extend(result.records)
-        chosen[language] = [float(t) for t in result.chosen]
-    default = {lang: Counter(ts).most_common(1)[0][0] for lang, ts in chosen.items()}
-    return Calibration(held_out, chosen, default)
+    for fold, weights in enumerate(chosen_weights):
+        records = outcomes[weights]
+        for language in sorted({r["language"] for r in records}):
+            subset = [r for r in records if r["language"] == language]
+            train = [r for r in subset if folds[r["conv_id"]] != fold]
+            best = max(
+                thresholds,
+                key=lambda t: (decline_objective(apply_thresholds(train, {language: t})), -t),
+            )
+            chosen.setdefault(language, []).append(best)
+            test = [r for r in subset if folds[r["conv_id"]] == fold]
+            held_out.extend({**r, "fold": fold} for r in apply_thresholds(test, {language: best}))
+    return Calibration(
+        records=held_out,
+        weights=list(chosen_weights),
+        thresholds=chosen,
+        default_weights=Counter(chosen_weights).most_common(1)[0][0],
+        default_thresholds={lang: Counter(ts).most_common(1)[0][0] for lang, ts in chosen.items()},
+    )
 
 
 def summarize_answers(records: Sequence[dict]) -> dict:

@@ -317,7 +317,7 @@ def make_llm(settings: Settings, index: EvidenceIndex | None = None) -> LLM:
         return OpenAILLM.from_settings(settings)
     from core.extractive import ExtractiveLLM
 
-    return ExtractiveLLM.from_settings(settings, index.translated_words if index else None)
+    return ExtractiveLLM.from_settings(settings, index.translations if index else None)
 
 
 def _log_failure(turn_id: int):

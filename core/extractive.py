@@ -35,15 +35,16 @@ from core.lexical import detect_language
 from core.settings import Settings
 from core.spans import DEFAULT_WEIGHTS, Span, SpanWeights, best_spans
 
-# Translate: a non-English question → corpus words standing in for its words.
-Translate = Callable[[str], Sequence[str]]
+# Translate: a non-English question → each of its words the wiki lacks → the wiki's words
+# nearest to it (`core.index.EvidenceIndex.translations`).
+Translate = Callable[[str], Mapping[str, Sequence[str]]]
 
 
 class ExtractiveLLM:
     """The embedded default answerer (see the module docstring).
 
     `min_support` maps a question language (`en`, `de`) to the decline threshold; languages
-    not listed use the English one. `translate` (optional) supplies corpus words for a
+    not listed use the English one. `translate` (optional) supplies the wiki's words for a
     non-English question's words, so its spans can match an English wiki. `weights` are
     the span scorer's tuned weights (`core.spans.SpanWeights`).
     """
@@ -102,9 +103,10 @@ class ExtractiveLLM:
 
     def spans(self, question: str, sources: Sequence[tuple[int, str, str]]):
         """(source number, span) of every source with a span, best first."""
-        translations: tuple[str, ...] = ()
+        translations: tuple[tuple[str, tuple[str, ...]], ...] = ()
         if self.translate is not None and detect_language(question) != "en":
-            translations = tuple(self.translate(question))
+            found = self.translate(question)
+            translations = tuple((word, tuple(found[word])) for word in sorted(found))
         return best_spans(question, sources, translations, self.weights)
 
     def threshold(self, question: str) -> float:

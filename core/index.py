@@ -324,19 +324,15 @@ class EvidenceIndex:
         tokens = tokenize(query, language)
         if language == "en" or not self.settings.translate_queries:
             return tokens
-        for neighbours in self._translations(query).values():
+        for neighbours in self.translations(query).values():
             tokens.extend(dict.fromkeys(t for n in neighbours for t in tokenize(n)))
         return tokens
 
-    def translated_words(self, query: str) -> list[str]:
-        """Corpus words nearest to the words of a non-English query that the corpus lacks
-        (see core.translate), each once; empty when translation is off."""
+    def translations(self, query: str) -> dict[str, list[str]]:
+        """Each word of a (non-English) query that the corpus lacks → its nearest corpus
+        words (see core.translate); empty when translation is off."""
         if not self.settings.translate_queries:
-            return []
-        return list(dict.fromkeys(n for ns in self._translations(query).values() for n in ns))
-
-    def _translations(self, query: str) -> dict[str, list[str]]:
-        """Each query word the corpus lacks → its nearest corpus words."""
+            return {}
         self._lexical()
         stop = GERMAN_STOPWORDS | ENGLISH_STOPWORDS
         words = [w for w in query_words(query) if w not in stop]

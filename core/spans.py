@@ -27,7 +27,7 @@ from __future__ import annotations
 import math
 import re
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from functools import lru_cache
 
 from core.lexical import ENGLISH_STOPWORDS, GERMAN_STOPWORDS, detect_language, tokenize
@@ -84,7 +84,10 @@ _JOINER = re.compile(r"[.\-_/+]")
 _ROW = re.compile(r"^Row \d+ in Table \d+:\s*(.*)$")
 _TABLE_HEAD = re.compile(r"^Table \d+:")
 _LIST_MARKER = re.compile(r"^\s*(?:[-*•]|\d+[.)])\s+(?:\[[ x]\]\s+)?")
-_SENTENCE_END = re.compile(r"(?<=[.!?])\s+(?=[A-Z0-9\"'(\[])")
+# A sentence ends at . ! or ? before a capital, but not after an ordinal ("am 24. Dezember").
+_SENTENCE_END = re.compile(r"(?<=[.!?])(?<!\b\d\.)(?<!\b\d\d\.)\s+(?=[A-Z0-9\"'(\[])")
+# "How many" asks to count items (unlike "how much" or "how long").
+_COUNTS_ITEMS = re.compile(r"\b(how many|number of|wie viele|wieviele|anzahl)\b", re.IGNORECASE)
 # A pair boundary in a verbalized row: ", " or ", and " before the next "name is value".
 _PAIR_SPLIT = re.compile(r",(?: and)? (?=[^,]*? is )")
 # Confluence page furniture, never an answer (bylines, copyright and licence notes).
@@ -111,7 +114,7 @@ _NUMBER_WORDS = (
     "|eins|zwei|drei|vier|fünf|sechs|sieben|acht|neun|zehn|elf|zwölf|zwanzig|hundert"
 )
 _COUNT = re.compile(
-    rf"\b(?:\d+(?:[.,]\d+)?|{_NUMBER_WORDS})\b(?:\s*(?:to|-|–|or|bis|oder)\s*"
+    rf"(?<![\w\-./])(?:\d+(?:[.,]\d+)?|{_NUMBER_WORDS})\b(?:\s*(?:to|-|–|or|bis|oder)\s*"
     rf"(?:\d+(?:[.,]\d+)?|{_NUMBER_WORDS})\b)?(?:\s*[A-Za-zÄÖÜäöüß%]+)?",
     re.IGNORECASE,
 )
@@ -134,12 +137,10 @@ _LABELLED = re.compile(r"^([^:]{1,60}?):\s+(\S.*)$")
 
 # Fixed weights (set by design, not tuned): names, versions and other marked words say
 # which evidence is meant and count double; the context an offline-completed question
-# carries counts a quarter (as in the earlier extractive answerer); corpus words standing in
-# for a German word count half; a unit holding a value of the asked type (a version for
-# "which version") gains `TYPE_BONUS`.
+# carries counts a quarter (as in the earlier extractive answerer); a unit holding a value of
+# the asked type (a version for "which version") gains `TYPE_BONUS`.
 ENTITY_WEIGHT = 2.0
 CONTEXT_WEIGHT = 0.25
-TRANSLATION_WEIGHT = 0.5
 TYPE_BONUS = 0.5
 SUPPORT_WORDS = 25
 LIST_ITEMS = 12
@@ -169,8 +170,9 @@ DEFAULT_WEIGHTS = SpanWeights()
 class QuestionProfile:
     """What a question asks: its `qtype` (one of `QUESTION_TYPES`), its `language`, the
     weighted stems of what it asks (`terms`: stem → weight), the stems of its carried
-    context (`context`) and its lower-cased words (`words`, so an answer leaves out what
-    the question already says)."""
+    context (`context`), its lower-cased words (`words`, so an answer leaves out what the
+    question already says), and the wiki's stems that stand for its foreign terms
+    (`aliases`: stem → the question's stem)."""
 
     text: str
     qtype: str
@@ -178,11 +180,18 @@ class QuestionProfile:
     terms: dict[str, float]
     context: frozenset[str]
     words: frozenset[str]
+    aliases: dict[str, str] = field(default_factory=dict)
 
     @property
     def weight(self) -> float:
         """The total weight of the asked terms."""
         return sum(self.terms.values())
+
+    def asked_in(self, stems: frozenset[str]) -> set[str]:
+        """The asked terms found among `stems`, directly or through a translation."""
+        found = stems & self.terms.keys()
+        found.update(self.aliases[s] for s in stems & self.aliases.keys())
+        return found
 
 
 @dataclass(frozen=True)
@@ -265,10 +274,14 @@ def question_type(text: str) -> str:
     return "what"
 
 
+Translations = tuple[tuple[str, tuple[str, ...]], ...]
+
+
 @lru_cache(maxsize=4096)
-def profile_question(text: str, translations: tuple[str, ...] = ()) -> QuestionProfile:
-    """The type, language and weighted terms of a question; `translations` are corpus
-    words standing in for its foreign words (weighted `TRANSLATION_WEIGHT`)."""
+def profile_question(text: str, translations: Translations = ()) -> QuestionProfile:
+    """The type, language and weighted terms of a question. `translations` pair a foreign
+    word of the question with the wiki's words for it: finding one of those counts as
+    finding the word (`QuestionProfile.aliases`)."""
     language = detect_language(text)
     stopwords = (_STOP if language == "de" else ENGLISH_STOPWORDS) | _QUESTION_WORDS
     asked_text = _CONTEXT.sub(" ", text)
@@ -279,11 +292,16 @@ def profile_question(text: str, translations: tuple[str, ...] = ()) -> QuestionP
         weight = ENTITY_WEIGHT if capitalized or _is_entity(word) else 1.0
         for stem in terms(word, stopwords):
             weights[stem] = max(weights.get(stem, 0.0), weight)
-    for stem in terms(" ".join(translations)):
-        weights.setdefault(stem, TRANSLATION_WEIGHT)
+    aliases: dict[str, str] = {}
+    for word, neighbours in translations:
+        own = [t for t in terms(word, stopwords) if t in weights]
+        for neighbour in neighbours:
+            for stem in terms(neighbour):
+                if own and stem not in weights:
+                    aliases.setdefault(stem, own[0])
     context = frozenset(terms(" ".join(_CONTEXT.findall(text)), stopwords)) - set(weights)
     words = frozenset(w.lower() for w in _TOKEN.findall(text))
-    return QuestionProfile(text, question_type(text), language, weights, context, words)
+    return QuestionProfile(text, question_type(text), language, weights, context, words, aliases)
 
 
 # --------------------------------------------------------------------------- units
@@ -380,9 +398,7 @@ def typed_values(qtype: str, text: str, profile: QuestionProfile) -> list[str]:
     else:
         return []
     anchors = [
-        m.start()
-        for m in _TOKEN.finditer(text)
-        if any(t in profile.terms for t in terms(m.group(0)))
+        m.start() for m in _TOKEN.finditer(text) if profile.asked_in(frozenset(terms(m.group(0))))
     ]
     dates = [m.span() for m in _DATE.finditer(text)] if qtype == "count" else []
     ranked = []
@@ -431,7 +447,9 @@ def _row_answer(profile: QuestionProfile, unit: Unit, words: int) -> str:
         if not value:
             continue
         name_terms = set(terms(name))
-        hits = (name_terms & set(profile.terms)) - (value_terms - name_terms)
+        hits = profile.asked_in(frozenset(name_terms)) - profile.asked_in(
+            frozenset(value_terms - name_terms)
+        )
         score = _weight(profile, hits)
         if profile.qtype in TYPED_VALUES and typed_values(profile.qtype, value, profile):
             score += TYPE_BONUS
@@ -472,9 +490,10 @@ def _unit_answer(profile: QuestionProfile, unit: Unit, words: int) -> str:
     labelled = _LABELLED.match(unit.text)
     if labelled and len(labelled.group(1).split()) <= 6 and profile.qtype != "yesno":
         label, value = labelled.groups()
-        if (set(terms(label)) - set(terms(value))) & profile.terms.keys() and _new(value, profile):
+        label_terms = frozenset(set(terms(label)) - set(terms(value)))
+        if profile.asked_in(label_terms) and _new(value, profile):
             return clip_words(value, words)
-    if profile.qtype == "count" and unit.kind == "list":
+    if unit.kind == "list" and _COUNTS_ITEMS.search(profile.text):
         return clip_words(counted_items(unit.text), words)
     typed = typed_values(profile.qtype, unit.text, profile)
     if typed:
@@ -499,12 +518,11 @@ def score_unit(
     plus `CONTEXT_WEIGHT` per context term, plus `TYPE_BONUS` when it holds a value of the
     asked type, divided by a mild length penalty; support is the share of the asked weight
     the unit and header cover."""
-    asked = profile.terms.keys()
     # A whole list answers questions about the list (its heading) or its size, not about
     # one of its items.
-    counting = profile.qtype == "count"
-    own = unit.stems & asked if unit.kind != "list" or counting else set()
-    in_header = header_terms & asked
+    counting = profile.qtype == "count" and _COUNTS_ITEMS.search(profile.text) is not None
+    own = profile.asked_in(unit.stems) if unit.kind != "list" or counting else set()
+    in_header = profile.asked_in(header_terms)
     score = (
         _weight(profile, own - in_header)
         + weights.header * _weight(profile, in_header)
@@ -534,7 +552,7 @@ def best_span(
     1 / (1 + `weights.rank_prior` (number - 1)); it depends on this source alone, so leaving
     another source out never changes it."""
     header_terms = _header_terms(header)
-    wanted = profile.terms.keys() | profile.context
+    wanted = profile.terms.keys() | profile.context | profile.aliases.keys()
     titled = bool(header_terms & wanted)
     best: tuple[float, float, Unit] | None = None
     for unit in units(text):
@@ -570,7 +588,7 @@ def support(question: str, header: str, text: str) -> float:
 def best_spans(
     question: str,
     sources: Sequence[tuple[int, str, str]],
-    translations: tuple[str, ...] = (),
+    translations: Translations = (),
     weights: SpanWeights = DEFAULT_WEIGHTS,
 ) -> list[tuple[int, Span]]:
     """(source number, span) for every source `(number, header, text)` that has a span, best

@@ -87,15 +87,15 @@ def test_out_of_scope_without_a_matching_source_or_a_prompt():
 def test_translations_let_a_german_question_match_english_words():
     evidences = [ev(1, "The board votes to accept or reject a proposed change.", "Governance")]
     question = "Worüber stimmt der Vorstand ab?"
-    assert ask(question, ExtractiveLLM({"de": 0.25}), evidences) == OUT_OF_SCOPE
+    assert ask(question, ExtractiveLLM({"de": 0.5}), evidences) == OUT_OF_SCOPE
     asked = []
 
-    def translate(text: str) -> list[str]:
+    def translate(text: str) -> dict[str, list[str]]:
         asked.append(text)
-        return ["board", "vote"]
+        return {"vorstand": ["board"], "stimmt": ["votes", "agrees"]}
 
-    text = ask(question, ExtractiveLLM({"de": 0.25}, translate), evidences)
-    assert text.startswith("The board votes") and asked == [question]
+    text = ask(question, ExtractiveLLM({"de": 0.9}, translate), evidences)
+    assert text.startswith("The board votes") and asked == [question]  # every word found
     assert ask("What does the board vote on?", ExtractiveLLM({}, translate), evidences)
     assert asked == [question]  # English questions are not translated
 

@@ -138,10 +138,12 @@ _LABELLED = re.compile(r"^([^:]{1,60}?):\s+(\S.*)$")
 # Fixed weights (set by design, not tuned): names, versions and other marked words say
 # which evidence is meant and count double; the context an offline-completed question
 # carries counts a quarter (as in the earlier extractive answerer); a unit holding a value of
-# the asked type (a version for "which version") gains `TYPE_BONUS`.
+# the asked type (a version for "which version") gains `TYPE_BONUS`; a question word found
+# only through its translation counts half towards support.
 ENTITY_WEIGHT = 2.0
 CONTEXT_WEIGHT = 0.25
 TYPE_BONUS = 0.5
+TRANSLATION_CREDIT = 0.5
 SUPPORT_WORDS = 25
 LIST_ITEMS = 12
 TYPED_VALUES = ("who", "when", "version", "count")
@@ -517,7 +519,8 @@ def score_unit(
     `weights.header` times those its evidence's header (title and heading) contains,
     plus `CONTEXT_WEIGHT` per context term, plus `TYPE_BONUS` when it holds a value of the
     asked type, divided by a mild length penalty; support is the share of the asked weight
-    the unit and header cover."""
+    the unit and header cover (a term found only through a translation counts
+    `TRANSLATION_CREDIT` of its weight: word translations are often wrong)."""
     # A whole list answers questions about the list (its heading) or its size, not about
     # one of its items.
     counting = profile.qtype == "count" and _COUNTS_ITEMS.search(profile.text) is not None
@@ -535,8 +538,10 @@ def score_unit(
         score += TYPE_BONUS  # "how many" over a list under a matching heading: count it
     score /= 1 + weights.length_penalty * math.log2(1 + unit.words / 16)
     total = profile.weight
-    covered = _weight(profile, own | header_only) / total if total else 0.0
-    return score, covered
+    found = own | header_only
+    direct = found & ((unit.stems if unit.kind != "list" or counting else set()) | header_terms)
+    credit = _weight(profile, direct) + TRANSLATION_CREDIT * _weight(profile, found - direct)
+    return score, credit / total if total else 0.0
 
 
 def best_span(

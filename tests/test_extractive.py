@@ -94,8 +94,9 @@ def test_translations_let_a_german_question_match_english_words():
         asked.append(text)
         return {"vorstand": ["board"], "stimmt": ["votes", "agrees"]}
 
-    text = ask(question, ExtractiveLLM({"de": 0.9}, translate), evidences)
-    assert text.startswith("The board votes") and asked == [question]  # every word found
+    text = ask(question, ExtractiveLLM({"de": 0.5}, translate), evidences)
+    assert text.startswith("The board votes") and asked == [question]  # both words found
+    assert ask(question, ExtractiveLLM({"de": 0.6}, translate), evidences) == OUT_OF_SCOPE
     assert ask("What does the board vote on?", ExtractiveLLM({}, translate), evidences)
     assert asked == [question]  # English questions are not translated
 

@@ -210,10 +210,10 @@ def decline_objective(records: Sequence[dict]) -> float:
 # defaults first so that ties keep them.
 WEIGHT_GRID = tuple(
     SpanWeights(header, length_penalty, rank_prior, answer_words)
-    for header in (0.5, 1.0)
+    for header in (1.0, 0.5)
     for length_penalty in (0.15, 0.5)
     for rank_prior in (0.1, 0.3)
-    for answer_words in (20, 15, 25)
+    for answer_words in (25, 20, 15)
 )
 
 

@@ -6,8 +6,8 @@ against a question can call them: the offline answerer (`core.extractive`) and a
 self-check that drops unhelpful evidences.
 
 - `profile_question(text)`: the question's type (who, when, version, count, yesno, howto,
-  why, where, what) from its wording in English or German, and its weighted terms. Words
-  in parentheses (the context an offline-completed question carries) count a quarter.
+  why, where, what) from its wording in English or German, and its weighted terms. The
+  context an offline-completed question carries, "(context: ...)", counts a quarter.
 - `units(text)`: the answerable units of an evidence text: a verbalized table row as its
   column → value pairs, a list item, a whole short list, a sentence of a passage. Metadata
   lines (bylines such as "Owned by ... Last updated ...", copyright and licence lines) are
@@ -126,7 +126,7 @@ _NEGATION = re.compile(
 )
 _POSITIVE_CELL = frozenset("pass passed ok yes y true supported works working done ✓ ✔ ja".split())
 _NEGATIVE_CELL = frozenset("fail failed failure no false unsupported broken ✗ ✘ nein".split())
-# The words that make a question a "how many" one are no terms of it.
+# Question words that are no terms of a question: "how many", and German question adverbs.
 _QUESTION_WORDS = frozenset(
     "many much viele viel wieviele wieviel worüber wofür womit wovon worauf woran wozu"
     " wodurch woraus ab".split()

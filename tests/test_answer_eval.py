@@ -69,7 +69,7 @@ def record(conv: str, lang: str, support: float, answerable: bool, f1: float = 0
         "unscored": {"f1": f1, "recall": f1, "contained": 0.0, "reply_f1": f1, "byline": 0.0},
         "f1": f1,
         **{m: 0.0 for m in ("recall", "contained", "reply_f1", "byline")},
-        **{m: 0.1 for m in ("base_f1", "base_recall", "base_contained")},
+        **{m: 0.1 for m in ("base_f1", "base_recall", "base_contained", "any_contained")},
         "declined": False,
         "words": 3,
         "reply_words": 10,

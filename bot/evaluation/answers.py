@@ -38,6 +38,7 @@ COLUMNS = (
     ("TokR top1", "base_recall"),
     ("Contain", "contained"),
     ("Cont top1", "base_contained"),
+    ("Cont any", "any_contained"),
     ("Reply F1", "reply_f1"),
     ("Words", "words"),
     ("Reply w", "reply_words"),

@@ -14,7 +14,9 @@ question it records:
 - `declined`: the answer is the out-of-scope sentence (on answerable questions a decline
   scores 0 on every answer metric);
 - the top-1-evidence baseline (`base_f1`, `base_recall`, `base_contained`): the text of
-  the best retrieved evidence, taken as the answer.
+  the best retrieved evidence, taken as the answer; and `any_contained`, whether one of the
+  retrieved evidences contains the gold answer (the ceiling of containment for an answer
+  taken from one evidence).
 
 The offline answerer declines when its best span's support is under a threshold of the
 question's language. Its answers are taken once per candidate span weights
@@ -58,6 +60,7 @@ ANSWER_METRICS = (
     "base_f1",
     "base_recall",
     "base_contained",
+    "any_contained",
     "byline",
 )
 
@@ -172,6 +175,9 @@ def answer_all(
         (answer,) = generate(llm, question.text, evidences)
         top_text = evidences[0].text if evidences else ""
         record = answer_record(question, answer.text, answer.out_of_scope, top_text)
+        record["any_contained"] = float(
+            any(contains_gold(question.answer, e.text) for e in evidences)
+        )
         if offline:
             sources = [(n, source_header(e), e.text) for n, e in enumerate(evidences, start=1)]
             spans = llm.spans(question.text, sources)

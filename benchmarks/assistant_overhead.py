@@ -37,7 +37,7 @@ from core.evaluation.conversational import (  # noqa: E402
     run_conversational,
     summarize_conversational,
 )
-from core.llm import ExtractiveLLM  # noqa: E402
+from core.extractive import ExtractiveLLM  # noqa: E402
 from core.rephrase import OfflineCompleter  # noqa: E402
 from core.retrieve import Retriever  # noqa: E402
 from core.settings import Settings  # noqa: E402

@@ -20,7 +20,14 @@ from __future__ import annotations
 import re
 from collections.abc import Callable, Mapping, Sequence
 
-from core.answer import CITATION, cited_numbers
+from core.answer import (
+    CITATION,
+    cited_numbers,
+    closest_pages,
+    decline_intro,
+    decline_message,
+    split_answer,
+)
 from core.assistant import Turn
 from core.attribution import Explanation
 from core.pages import Page
@@ -31,6 +38,9 @@ MAX_SECTION_TEXT = 3000
 MAX_QUESTION_CHARS = 300
 MAX_TITLE_CHARS = 150
 MAX_FALLBACK_CHARS = 3000
+
+ANSWER_LABEL = "*Most likely answer*"
+RELATED_LABEL = "*Related*"
 
 EXPLAIN_ACTION = "confbot_explain"
 FEEDBACK_UP_ACTION = "confbot_feedback_up"
@@ -260,15 +270,43 @@ def answer_blocks(turn: Turn, pages: Mapping[str, Page] | None = None) -> list[d
     buttons.append(_button("👎", FEEDBACK_DOWN_ACTION, str(turn.id)))
     actions = [{"type": "actions", "elements": buttons}]
 
-    urls = source_urls(turn)
-    answer = split_rendered(
-        turn.answer.strip(), lambda raw: render_answer(raw, urls), MAX_SECTION_TEXT
-    )
+    if turn.out_of_scope:
+        answer = [decline_text(turn)]
+    else:
+        answer = answer_sections(turn)
     room = MAX_BLOCKS - len(head) - len(sources) - len(actions)
     if len(answer) > room:
         answer = answer[:room]
         answer[-1] = clip(answer[-1], MAX_SECTION_TEXT - 2) + " …"
     return head + [_section(text) for text in answer or [escape("(no answer)")]] + sources + actions
+
+
+def answer_sections(turn: Turn) -> list[str]:
+    """The answer's section texts: *Most likely answer* and the answer, then *Related* and
+    its supporting lines (`core.answer.split_answer`), citations linked."""
+    urls = source_urls(turn)
+    parts = split_answer(turn.answer)
+    out = []
+    for label, text in ((ANSWER_LABEL, parts.answer), (RELATED_LABEL, "\n".join(parts.related))):
+        if not text:
+            continue
+        pieces = split_rendered(
+            text, lambda raw: render_answer(raw, urls), MAX_SECTION_TEXT - len(label) - 1
+        )
+        if pieces:
+            pieces[0] = f"{label}\n{pieces[0]}"
+        out += pieces
+    return out
+
+
+def decline_text(turn: Turn) -> str:
+    """A declined answer: "I couldn't find this in the wiki; closest pages:" in the
+    question's language, and the closest pages linked."""
+    pages = closest_pages([r.evidence for r in turn.evidences])
+    if not pages:
+        return escape(decline_message(turn.completed_question, []))
+    links = ", ".join(link(e.url, clip(e.title, MAX_TITLE_CHARS)) for e in pages)
+    return f"{escape(decline_intro(turn.completed_question))} {links}"
 
 
 def answer_text(turn: Turn) -> str:

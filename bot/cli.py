@@ -5,9 +5,15 @@ from __future__ import annotations
 import argparse
 import logging
 import sys
+from pathlib import Path
 
 from core.redact import SecretMasker, redact_url, secret_values
 from core.settings import Settings, SettingsError, describe, parse_overrides
+
+# The out-of-scope questions of the repository (tests/data), for `confbot eval --answers`.
+OUT_OF_SCOPE_QUESTIONS = (
+    Path(__file__).resolve().parents[1] / "tests" / "data" / "out_of_scope.json"
+)
 
 
 def _settings(args: argparse.Namespace) -> Settings:
@@ -210,11 +216,25 @@ def build_parser() -> argparse.ArgumentParser:
         " precision/recall for this attribution method (all: the three side by side)",
     )
     p.add_argument(
+        "--answers",
+        action="store_true",
+        help="answer the completed and the out-of-scope questions and report token F1, recall,"
+        " containment, answer length and declines beside the top-1-evidence baseline",
+    )
+    p.add_argument(
+        "--out-of-scope",
+        metavar="FILE",
+        default=str(OUT_OF_SCOPE_QUESTIONS),
+        help="questions the wiki cannot answer, for --answers (default: %(default)s)",
+    )
+    p.add_argument(
         "--folds",
         type=int,
+        default=0,
         metavar="K",
-        help="cross-validate over K folds of conversations: each tuned parameter (or, with"
-        " --ablation, the ablation's setting) is chosen on K-1 folds and scored on the other",
+        help="cross-validate over K folds of conversations: each tuned parameter (retrieval's"
+        " grid, the ablation's setting, or with --answers the span weights and decline"
+        " thresholds) is chosen on K-1 folds and scored on the other (0: no tuning)",
     )
     p.add_argument("--json", metavar="OUT", help="write the figures (and per-question records)")
     _add_config_option(p)

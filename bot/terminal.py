@@ -14,6 +14,7 @@ import uuid
 from collections.abc import Iterable
 from typing import TextIO
 
+from core.answer import closest_pages, decline_message
 from core.assistant import Assistant, ConversationKey, Turn
 from core.attribution import Explanation
 from core.llm import LLMError
@@ -32,22 +33,21 @@ def render_turn(turn: Turn) -> str:
     lines = []
     if turn.completed_question != turn.question:
         lines.append(f"Completed question: {turn.completed_question}")
-    lines += ["", turn.answer, ""]
+    evidences = [r.evidence for r in turn.evidences]
+    closest = closest_pages(evidences)
+    if turn.out_of_scope:
+        answer = decline_message(turn.completed_question, [e.title for e in closest])
+    else:
+        answer = turn.answer
+    lines += ["", answer, ""]
     if turn.citations:
         lines.append("Sources:")
         for citation in turn.citations:
             lines.append(f"  [{citation.number}] {citation.title} — {citation.url}")
-    elif turn.evidences:
+    elif closest:
         lines.append("Closest pages:")
-        seen: set[str] = set()
-        for result in turn.evidences:
-            e = result.evidence
-            if e.page_id in seen:
-                continue
-            seen.add(e.page_id)
-            lines.append(f"  [{result.rank}] {e.title} — {e.url}")
-            if len(seen) == 3:
-                break
+        for e in closest:
+            lines.append(f"  [{evidences.index(e) + 1}] {e.title} — {e.url}")
     else:
         lines.append("(nothing in the index matched)")
     return "\n".join(lines)

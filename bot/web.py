@@ -56,7 +56,14 @@ from starlette.staticfiles import StaticFiles
 
 from bot.guard import CSP, Guard
 from bot.health import readiness
-from core.answer import CITATION, cited_numbers
+from core.answer import (
+    CITATION,
+    cited_numbers,
+    closest_pages,
+    decline_intro,
+    decline_message,
+    split_answer,
+)
 from core.assistant import Assistant, ConversationKey, Turn, also_in_json
 from core.attribution import Explanation
 from core.conversation import TurnRecord
@@ -246,11 +253,35 @@ def turn_json(turn: Turn) -> dict:
         "query": turn.query,
         "answer": turn.answer,
         "segments": answer_segments(turn.answer, len(turn.evidences)),
+        **answer_display(turn),
         "citations": [c.number for c in turn.citations],
         "sources": sources,
         "out_of_scope": turn.out_of_scope,
         "model": turn.model,
         "timings": {k: round(v, 2) for k, v in turn.timings.items()},
+    }
+
+
+def answer_display(turn: Turn) -> dict:
+    """How the page shows the answer: `parts`, the most likely answer and the related lines
+    as segments (`core.answer.split_answer`); for a declined answer, `declined`: the
+    sentence saying so in the question's language and the closest pages."""
+    if turn.out_of_scope:
+        evidences = [r.evidence for r in turn.evidences]
+        pages = [
+            {"number": evidences.index(e) + 1, "title": e.title, "url": e.url}
+            for e in closest_pages(evidences)
+        ]
+        question = turn.completed_question
+        message = decline_intro(question) if pages else decline_message(question, [])
+        return {"declined": {"message": message, "pages": pages}}
+    parts = split_answer(turn.answer)
+    count = len(turn.evidences)
+    return {
+        "parts": {
+            "answer": answer_segments(parts.answer, count),
+            "related": [answer_segments(line, count) for line in parts.related],
+        }
     }
 
 

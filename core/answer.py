@@ -1,4 +1,4 @@
-"""The answer prompt, answer generation and citation parsing.
+"""The answer prompt, answer generation, citation parsing, and how an answer is shown.
 
 The prompt gives the model numbered sources (`[1] Title — heading` and the evidence text),
 asks it to cite them as `[n]`, and to reply with the fixed `OUT_OF_SCOPE` sentence when
@@ -6,6 +6,11 @@ the sources lack the answer (the sentence and the numbered-source format follow 
 ConfQuestions reference system). Everything here is a pure function of the question and
 the evidences, so counterfactual attribution can rebuild the prompt for any subset of
 the evidences and get the same wording.
+
+An answer's lines that start with `RELATED` ("Related:") are supporting lines, shown apart
+from the most likely answer (`split_answer`); the offline answerer writes one. A declined
+answer is shown as `decline_message`: "I couldn't find this in the wiki; closest pages:"
+and the closest pages.
 """
 
 from __future__ import annotations
@@ -13,12 +18,10 @@ from __future__ import annotations
 import re
 from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import TYPE_CHECKING
 
+from core.lexical import detect_language
+from core.llm import LLM
 from core.pages import Evidence
-
-if TYPE_CHECKING:
-    from core.llm import LLM
 
 OUT_OF_SCOPE = "The desired information cannot be found in the retrieved pool of evidence."
 
@@ -193,3 +196,58 @@ def generate(
         )
         for text in texts
     ]
+
+
+# --------------------------------------------------------------------------- display
+RELATED = "Related:"
+DECLINE = {
+    "en": "I couldn't find this in the wiki; closest pages:",
+    "de": "Das habe ich im Wiki nicht gefunden; am nächsten kommen diese Seiten:",
+}
+
+
+@dataclass(frozen=True)
+class AnswerParts:
+    """An answer split for display: the most likely answer, and the related lines."""
+
+    answer: str
+    related: list[str]
+
+
+def split_answer(text: str) -> AnswerParts:
+    """The most likely answer (every line but the `Related:` ones) and the related lines
+    (their text after the label), so surfaces can show them apart."""
+    answer, related = [], []
+    for line in text.strip().split("\n"):
+        if line.startswith(RELATED):
+            related.append(line[len(RELATED) :].strip())
+        else:
+            answer.append(line)
+    return AnswerParts("\n".join(answer).strip(), related)
+
+
+def closest_pages(evidences: Sequence[Evidence], limit: int = 3) -> list[Evidence]:
+    """The first evidence of each of the `limit` best-ranked distinct pages."""
+    seen: set[str] = set()
+    out = []
+    for evidence in evidences:
+        if evidence.page_id in seen:
+            continue
+        seen.add(evidence.page_id)
+        out.append(evidence)
+        if len(out) == limit:
+            break
+    return out
+
+
+def decline_intro(question: str) -> str:
+    """The start of a declined answer in the question's language: "I couldn't find this
+    in the wiki; closest pages:" (the surfaces add the pages, linked where they can)."""
+    return DECLINE.get(detect_language(question), DECLINE["en"])
+
+
+def decline_message(question: str, titles: Sequence[str]) -> str:
+    """A declined answer as plain text: the intro and the titles of the closest pages (just
+    the first clause when there are none)."""
+    intro = decline_intro(question)
+    return f"{intro} {'; '.join(titles)}." if titles else intro.split(";")[0] + "."

@@ -35,7 +35,7 @@ from core.rephrase import Completer, Exchange
 from core.retrieve import Retriever, ScoredEvidence
 from core.settings import Settings
 
-__all__ = ["Assistant", "ConversationKey", "Turn"]
+__all__ = ["Assistant", "ConversationKey", "Turn", "make_llm"]
 
 HISTORY_TURNS = 20
 
@@ -134,14 +134,13 @@ class Assistant:
         embedder, index, retriever, LLM (or the extractive default) and completer."""
         from core.db import upgrade
         from core.embeddings import make_embedder
-        from core.llm import make_llm
         from core.rephrase import make_completer
 
         upgrade(settings.sqlalchemy_url)
         embedder = make_embedder(settings)
         index = EvidenceIndex(settings, embedder)
         retriever = Retriever.from_settings(index, embedder, settings)
-        llm = make_llm(settings)
+        llm = make_llm(settings, index)
         completer = make_completer(settings, llm)
         return cls(
             settings, index, retriever, llm, completer, ConversationStore(settings.sqlalchemy_url)
@@ -316,6 +315,19 @@ class Assistant:
             background, self._background = self._background, None
         if background is not None:
             background.shutdown(wait=True)
+
+
+def make_llm(settings: Settings, index: EvidenceIndex | None = None) -> LLM:
+    """`OpenAILLM` when `llm_base_url` is set, else the offline `ExtractiveLLM` with the
+    decline thresholds of the settings; given the `index`, the offline answerer matches
+    German questions through the index's word translations too."""
+    if settings.llm_base_url:
+        from core.llm import OpenAILLM
+
+        return OpenAILLM.from_settings(settings)
+    from core.extractive import ExtractiveLLM
+
+    return ExtractiveLLM.from_settings(settings, index.translations if index else None)
 
 
 def _log_failure(turn_id: int):

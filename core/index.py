@@ -371,27 +371,40 @@ class EvidenceIndex:
         lacks, the two corpus words it is a compound of (when `decompound_queries` is on)
         or else its nearest corpus words (see core.translate), when translation is on."""
         tokens = tokenize(query, language)
-        if language == "en" or not self.settings.translate_queries:
+        if language == "en":
             return tokens
+        for parts in self.translations(query).values():
+            tokens.extend(dict.fromkeys(t for n in parts for t in tokenize(n)))
+        return tokens
+
+    def translations(self, query: str) -> dict[str, list[str]]:
+        """Each word of a (non-English) query that the corpus lacks, with the corpus words
+        standing for it: the two words it is a compound of (when `decompound_queries` is
+        on), else its nearest corpus words (see core.translate); empty when translation is
+        off."""
+        if not self.settings.translate_queries:
+            return {}
         stop = GERMAN_STOPWORDS | ENGLISH_STOPWORDS
         words = [w for w in query_words(query) if w not in stop]
         translator = self.translator()
+        found: dict[str, list[str]] = {}
         untranslated = []
         for word in words:
             parts = []
             if self.settings.decompound_queries and word not in translator.known:
                 parts = split_compound(word, translator.known)
-            tokens.extend(t for part in parts for t in tokenize(part))
-            if not parts:
+            if parts:
+                found[word] = parts
+            else:
                 untranslated.append(word)
-        translations = translator.translate(
-            untranslated,
-            per_word=self.settings.translation_per_word,
-            min_similarity=self.settings.translation_min_similarity,
+        found.update(
+            translator.translate(
+                untranslated,
+                per_word=self.settings.translation_per_word,
+                min_similarity=self.settings.translation_min_similarity,
+            )
         )
-        for neighbours in translations.values():
-            tokens.extend(dict.fromkeys(t for n in neighbours for t in tokenize(n)))
-        return tokens
+        return found
 
     def translator(self) -> TermTranslator:
         """The query translator over the store's current vocabulary (reloaded when the store

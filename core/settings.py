@@ -224,6 +224,17 @@ class Settings:
     llm_model: str = setting("gpt-4o-mini", "Chat model name sent to the endpoint.")
     llm_timeout: float = setting(60.0, "Seconds before an LLM request is abandoned.")
     llm_max_retries: int = setting(4, "Retries of an LLM request on 429, 5xx or timeouts.")
+    answer_min_support: float = setting(
+        0.45,
+        "Offline answerer: decline an English question when its best answer span covers less"
+        " than this share of the question's terms (cross-validated: confbot eval --answers"
+        " --folds 5).",
+    )
+    answer_min_support_de: float = setting(
+        0.25,
+        "Offline answerer: the same threshold for German questions (their own words rarely"
+        " occur in an English wiki, so their support runs lower).",
+    )
 
     # --- explanations (counterfactual attribution) -------------------------------------
     attribution_method: str = setting(

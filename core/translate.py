@@ -22,6 +22,8 @@ import numpy as np
 from core.embeddings import Embedder
 
 _WORD = re.compile(r"[^\W\d_]{3,}", re.UNICODE)
+# Translated words remembered per translator before the memory starts over.
+CACHE_WORDS = 50_000
 
 
 def vocabulary(texts: Iterable[str]) -> list[str]:
@@ -52,6 +54,7 @@ class TermTranslator:
         self._vectors_of = vectors_of
         self._vectors: np.ndarray | None = None
         self._lock = threading.Lock()
+        self._cache: dict[tuple[str, int, float], list[str]] = {}
 
     def _vocabulary_vectors(self) -> np.ndarray:
         with self._lock:
@@ -74,17 +77,27 @@ class TermTranslator:
     def translate(
         self, words: Sequence[str], per_word: int = 2, min_similarity: float = 0.6
     ) -> dict[str, list[str]]:
-        """For each unknown word, its nearest corpus words above the similarity floor."""
+        """For each unknown word, its nearest corpus words above the similarity floor.
+        Each word's neighbours are remembered (up to `CACHE_WORDS` words), so the words a
+        question shares with earlier ones, or the same question asked again by the
+        answerer after retrieval, cost nothing."""
         unknown = sorted({w.lower() for w in words if w.lower() not in self._known})
         if not unknown or not self.words:
             return {}
-        similarity = self._embedder.embed(unknown) @ self._vocabulary_vectors().T
-        out = {}
-        for word, row in zip(unknown, similarity, strict=True):
-            best = np.argsort(-row)[:per_word]
-            neighbours = [self.words[i] for i in best if row[i] >= min_similarity]
-            if neighbours:
-                out[word] = neighbours
+        with self._lock:
+            found = {w: self._cache.get((w, per_word, min_similarity)) for w in unknown}
+        new = [w for w, neighbours in found.items() if neighbours is None]
+        if new:
+            similarity = self._embedder.embed(new) @ self._vocabulary_vectors().T
+            for word, row in zip(new, similarity, strict=True):
+                best = np.argsort(-row)[:per_word]
+                found[word] = [self.words[i] for i in best if row[i] >= min_similarity]
+            with self._lock:
+                if len(self._cache) > CACHE_WORDS:
+                    self._cache.clear()
+                for word in new:
+                    self._cache[(word, per_word, min_similarity)] = found[word]
+        out = {word: neighbours for word, neighbours in found.items() if neighbours}
         return out
 
 

@@ -20,7 +20,7 @@ from core.answer import OUT_OF_SCOPE
 from core.assistant import Assistant
 from core.conversation import ConversationStore, utcnow
 from core.db import session_factory, upgrade
-from core.llm import ExtractiveLLM
+from core.extractive import ExtractiveLLM
 from core.rephrase import OfflineCompleter
 from tests.fakes.tiny_wiki import Wiki, build_wiki
 

@@ -9,7 +9,7 @@ import pytest
 
 from core.answer import build_messages
 from core.assistant import Assistant, ConversationKey
-from core.llm import ExtractiveLLM, OpenAILLM
+from core.llm import OpenAILLM
 from tests.fakes.openai_server import FakeOpenAI
 from tests.fakes.tiny_wiki import Wiki, build_wiki, make_assistant
 
@@ -44,7 +44,7 @@ def test_follow_up_is_completed_from_its_own_thread(assistant):
     assert "What does BATS stand for?" in a2.query and "Optiplex" not in a2.query
     assert "Optiplex" in b2.completed_question and "BATS" not in b2.completed_question
     assert [top_page(t) for t in (a1, b1, a2, b2)] == ["101", "102", "101", "102"]
-    assert "1.14.0" in b2.answer and b2.answer.startswith(ExtractiveLLM.PREFIX)
+    assert "1.14.0" in b2.answer.split("\n")[0]
     assert b2.citations and b2.citations[0].page_id == "102"
 
 

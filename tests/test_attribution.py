@@ -19,7 +19,8 @@ from core.attribution import (
     masked_softmax,
     naive_attribution,
 )
-from core.llm import ExtractiveLLM, OpenAILLM
+from core.extractive import ExtractiveLLM
+from core.llm import OpenAILLM
 from core.pages import Evidence
 from core.settings import Settings
 from tests.fakes.evidence import make_evidence

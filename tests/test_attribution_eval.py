@@ -9,7 +9,7 @@ from bot.cli import build_parser
 from bot.evaluation.attribution import table
 from core.evaluation.attribution import citation_scores, report, run_attribution
 from core.evaluation.benchmark import Question
-from core.llm import ExtractiveLLM
+from core.extractive import ExtractiveLLM
 from tests.fakes.tiny_wiki import build_wiki
 
 

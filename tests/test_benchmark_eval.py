@@ -11,7 +11,10 @@ import os
 
 import pytest
 
-from bot.cli import main
+from bot.cli import OUT_OF_SCOPE_QUESTIONS, main
+from core.answer import OUT_OF_SCOPE
+from core.evaluation.answers import load_out_of_scope
+from tests.fakes.openai_server import FakeOpenAI
 
 pytestmark = pytest.mark.benchmark_data
 
@@ -91,3 +94,59 @@ def test_folds_choose_on_other_conversations_and_score_every_question_once(
     assert set(figures["cross_validated"]) == {"en", "de"}
     assert figures["default"] in figures["candidates"]
     assert "cross-validated (en)" in capsys.readouterr().out
+
+
+def test_answers_reach_the_f1_floor_with_cross_validated_declines(
+    benchmark_dir, subset, tmp_path, clean_env, capsys
+):
+    path, turns = subset
+    argv = ["eval", "--data", str(benchmark_dir), "--conversations", str(path), "--answers"]
+    out = tmp_path / "answers.json"
+    assert main([*argv, "--folds", "5", "--json", str(out)]) == 0
+    figures = json.loads(out.read_text())
+    assert figures["answerer"] == "extractive"
+    assert figures["answers"]["n"] == 2 * turns and figures["answers"]["n_out_of_scope"] >= 60
+    english, german = figures["by_lang"]["lang=en"], figures["by_lang"]["lang=de"]
+    assert english["f1"] >= 0.22 and english["f1"] >= 1.3 * english["base_f1"]
+    assert german["f1"] >= 0.13
+    assert figures["answers"]["decline_recall"] >= 0.8 and figures["answers"]["byline"] == 0.0
+    assert english["words"] <= 30
+    cross_validation = figures["cross_validation"]
+    assert set(cross_validation["default_thresholds"]) == {"en", "de"}
+    assert len(cross_validation["weights"]) == 5
+    printed = capsys.readouterr().out
+    assert "decline threshold (en): folds chose" in printed and "by asked (de)" in printed
+
+
+def test_answers_with_an_llm_endpoint(benchmark_dir, subset, tmp_path, clean_env, monkeypatch):
+    """`--answers` with CONFBOT_LLM_BASE_URL: the scripted model answers with the first line
+    of source 1, or declines when the question is out of scope."""
+
+    def responder(request):
+        user = request["messages"][-1]["content"]
+        question = user.rsplit("Question: ", 1)[-1]
+        if question in outside:
+            return OUT_OF_SCOPE
+        first_source = user.split("\n\n")[1].split("\n")
+        return f"{first_source[1]} [1]"
+
+    outside = {q.text: q.lang for q in load_out_of_scope(OUT_OF_SCOPE_QUESTIONS)}
+    conversations = json.loads(subset[0].read_text())[:2]
+    path = tmp_path / "two.json"
+    path.write_text(json.dumps(conversations))
+    turns = sum(len(c["turns"]) for c in conversations)
+    with FakeOpenAI(responder) as server:
+        monkeypatch.setenv("CONFBOT_LLM_BASE_URL", server.base_url)
+        monkeypatch.setenv("CONFBOT_LLM_MODEL", "scripted")
+        out = tmp_path / "llm.json"
+        argv = ["eval", "--data", str(benchmark_dir), "--conversations", str(path)]
+        assert main([*argv, "--answers", "--lang", "en", "--json", str(out)]) == 0
+        requests = server.chat_requests
+    figures = json.loads(out.read_text())
+    assert figures["answerer"] == "scripted" and "cross_validation" not in figures
+    assert len(requests) == turns + list(outside.values()).count("en")
+    assert all(r.json["model"] == "scripted" for r in requests)
+    answers = figures["answers"]
+    assert answers["decline_recall"] == 1.0 and answers["declined"] == 0.0
+    first = figures["records"][0]
+    assert first["reply"].endswith("[1]") and 0.0 <= first["f1"] <= 1.0

@@ -11,7 +11,6 @@ from core.evaluation.conversational import (
     run_conversational,
     summarize_conversational,
 )
-from core.llm import ExtractiveLLM
 from tests.fakes.tiny_wiki import build_wiki, make_assistant
 
 GOLD = "https://wiki.example/spaces/TEST/pages/102/OpenXT+9.0+Measurement+Test"
@@ -47,7 +46,7 @@ CONVERSATIONS = [
     [
         ("Paris [1].", "Paris  ."),
         ("A [1, 2] B [3-4]", "A   B  "),
-        (f"{ExtractiveLLM.PREFIX}\n- x [2]", " \n- x  "),
+        ("1.14.0 [2]\nRelated: BIOS: 1.14.0 [2]", "1.14.0  \n  BIOS: 1.14.0  "),
         (OUT_OF_SCOPE, " "),
     ],
 )

@@ -13,7 +13,7 @@ from core.assistant import Assistant, ConversationKey
 from core.attribution import prompt_evidences
 from core.conversation import ConversationStore
 from core.db import upgrade
-from core.llm import ExtractiveLLM
+from core.extractive import ExtractiveLLM
 from core.rephrase import OfflineCompleter
 from tests.fakes.tiny_wiki import Wiki, build_wiki
 

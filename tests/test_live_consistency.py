@@ -21,8 +21,8 @@ import pytest
 from connectors.schedule import Worker
 from core.assistant import Assistant, ConversationKey
 from core.conversation import ConversationStore
+from core.extractive import ExtractiveLLM
 from core.index import EvidenceIndex
-from core.llm import ExtractiveLLM
 from core.rephrase import OfflineCompleter
 from core.retrieve import Retriever
 from tests.fakes.confluence_server import FakeConfluence, FakePage, generated_pages

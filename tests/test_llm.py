@@ -1,5 +1,4 @@
-"""The LLM clients: OpenAILLM against a real local chat-completions server, ExtractiveLLM on
-our own answer prompt."""
+"""The LLM client: OpenAILLM against a real local chat-completions server."""
 
 from __future__ import annotations
 
@@ -9,18 +8,7 @@ import socket
 
 import pytest
 
-from core.answer import OUT_OF_SCOPE, build_messages, generate
-from core.llm import (
-    ExtractiveLLM,
-    LLMError,
-    LLMUnavailable,
-    OpenAILLM,
-    make_llm,
-    retry_after_seconds,
-)
-from core.pages import Evidence
-from core.settings import Settings
-from tests.fakes.evidence import make_evidence
+from core.llm import LLMError, LLMUnavailable, OpenAILLM, retry_after_seconds
 from tests.fakes.openai_server import FakeOpenAI, Reply
 
 KEY = "sk-test-secret-0123456789"
@@ -156,78 +144,3 @@ def test_endpoint_down_names_it():
 def test_retry_after_seconds(headers, expected):
     now = 1445412480.0  # 2015-10-21 07:28:00 UTC
     assert retry_after_seconds(headers, now=now) == expected
-
-
-def test_make_llm_picks_by_base_url(tmp_path):
-    offline = Settings.load(environ={"CONFBOT_DATA_DIR": str(tmp_path)})
-    assert isinstance(make_llm(offline), ExtractiveLLM)
-    online = offline.replace(llm_base_url="http://127.0.0.1:9/v1", llm_model="m")
-    llm = make_llm(online)
-    assert isinstance(llm, OpenAILLM) and llm.name == "m"
-
-
-# --------------------------------------------------------------------------- extractive
-def ev(number: int, text: str = "text", title: str = "Page", heading: str = "") -> Evidence:
-    return make_evidence(number, text, title, heading)
-
-
-EVIDENCES = [
-    ev(
-        1,
-        "Machine: Dell Optiplex 7040; BIOS: 1.14.0; Build: 6662; TPM: 2.0\n"
-        "Machine: Dell Optiplex 9010; BIOS: A25; Build: 6768; TPM: 1.2",
-        "OpenXT 9.0 Measurement Test",
-        "Results",
-    ),
-    ev(2, "BATS is the Bash Automated Testing System. It is compliant with TAP.", "Bats"),
-    ev(3, "The XT shield turns green after a successful upgrade.", "Measurement"),
-]
-
-
-def test_extractive_picks_matching_row_and_cites_it():
-    llm = ExtractiveLLM()
-    (text,) = llm.complete(build_messages("Which TPM version had the Optiplex 7040?", EVIDENCES))
-    assert text.startswith(ExtractiveLLM.PREFIX)
-    first = text.split("\n")[1]
-    assert "7040" in first and first.endswith("[1]")
-
-
-def test_extractive_german_question_matches_english_terms():
-    llm = ExtractiveLLM()
-    (answer,) = generate(llm, "Wofür steht BATS?", EVIDENCES)
-    assert "Bash Automated Testing System" in answer.text
-    assert [c.number for c in answer.citations][:1] == [2]
-    assert answer.model == "extractive" and not answer.out_of_scope
-
-
-def test_extractive_out_of_scope_when_nothing_matches():
-    llm = ExtractiveLLM()
-    (answer,) = generate(llm, "Who won the 1954 football world cup?", EVIDENCES)
-    assert answer.text == OUT_OF_SCOPE and answer.out_of_scope and answer.citations == []
-    assert llm.complete(build_messages("TPM?", [])) == [OUT_OF_SCOPE]
-    assert llm.complete([{"role": "user", "content": "not our prompt"}]) == [OUT_OF_SCOPE]
-
-
-def test_extractive_is_deterministic_at_zero_temperature():
-    llm = ExtractiveLLM()
-    messages = build_messages("Optiplex BIOS build TPM shield BATS", EVIDENCES)
-    first = llm.complete(messages, n=4)
-    assert len(set(first)) == 1 and first == ExtractiveLLM().complete(messages, n=4)
-
-
-def test_extractive_samples_vary_above_zero_temperature():
-    llm = ExtractiveLLM(seed=1)
-    messages = build_messages("Optiplex BIOS build TPM shield BATS", EVIDENCES)
-    samples = llm.complete(messages, n=20, temperature=1.0)
-    assert len(samples) == 20 and len(set(samples)) > 1
-    assert all(s.startswith(ExtractiveLLM.PREFIX) for s in samples)
-
-
-def test_extractive_weighs_the_question_above_its_context():
-    evidences = [
-        ev(1, "The Dell Optiplex 7040 and the Dell Optiplex 9010 were tested in the lab."),
-        ev(2, "BIOS of the Dell Optiplex 7040: 1.14.0"),
-    ]
-    question = "And the BIOS? (context: Dell, Optiplex, 7040, tested, lab)"
-    (text,) = ExtractiveLLM().complete(build_messages(question, evidences))
-    assert text.split("\n")[1] == "- BIOS of the Dell Optiplex 7040: 1.14.0 [2]"

@@ -215,6 +215,28 @@ def test_out_of_scope_answer_has_no_sources_and_no_explain():
     assert "*Sources*" not in str(blocks)
     actions = [e["action_id"] for e in blocks[-1]["elements"]]
     assert EXPLAIN_ACTION not in actions and len(actions) == 2
+    declined = blocks[1]["text"]["text"]
+    assert declined == (
+        "I couldn't find this in the wiki; closest pages: <https://w.example/101|&lt;!channel&gt;"
+        f" {Z}*Pwned*{Z} &amp; &lt;@U0EVE&gt;>, <https://w.example/102|Second>"
+    )
+
+
+def test_declined_german_question_without_pages():
+    turn = make_turn("x", out_of_scope=True)
+    turn.completed_question = "Wie viele Urlaubstage haben wir?"
+    turn.evidences = []
+    blocks = answer_blocks(turn, PAGES)
+    assert blocks[1]["text"]["text"] == "Das habe ich im Wiki nicht gefunden."
+
+
+def test_most_likely_answer_and_related_are_shown_apart():
+    turn = make_turn("TPM: 2.0 [1]\nRelated: Machine: Dell Optiplex 7040; TPM: 2.0 [2]")
+    sections = [b["text"]["text"] for b in answer_blocks(turn, PAGES) if b["type"] == "section"]
+    assert sections[0] == "*Most likely answer*\nTPM: 2.0 <https://w.example/101|[1]>"
+    assert sections[1] == (
+        "*Related*\nMachine: Dell Optiplex 7040; TPM: 2.0 <https://w.example/102|[2]>"
+    )
 
 
 def test_explanation_message():

@@ -78,5 +78,5 @@ def test_init_creates_the_tables(environ, capsys):
 def test_ask_one_question_from_the_command_line(environ, capsys):
     assert main(["ask", "What does BATS stand for?"]) == 0
     captured = capsys.readouterr()
-    assert "The desired information cannot be found" in captured.out
+    assert "I couldn't find this in the wiki." in captured.out
     assert "The index is empty" in captured.err

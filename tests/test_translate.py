@@ -1,6 +1,6 @@
 """Query translation (core.translate through core.index): German words the corpus lacks are
-mapped to their nearest corpus words; the vocabulary follows the store, and its vectors are
-computed once and kept in the store for every process."""
+mapped to their nearest corpus words; the vocabulary follows the store, its vectors are
+computed once and kept in the store for every process, and each word is translated once."""
 
 from __future__ import annotations
 
@@ -10,6 +10,7 @@ import numpy as np
 
 from core.index import EvidenceIndex
 from core.pages import Page
+from core.translate import TermTranslator
 from tests.fakes.hash_embedder import HashEmbedder
 
 # German words and the English corpus word each means, for the bilingual fake below.
@@ -68,3 +69,25 @@ def test_the_vocabulary_follows_writes_and_embeds_only_new_words(settings):
     assert "wildebeest" in new and "budget" not in new  # known words kept their vectors
     index.delete_page("2")
     assert "wildebeest" not in index.query_tokens("Wo sind die Gnus?", "de")
+
+
+class Synonyms(HashEmbedder):
+    """The hash embedder, with `vorstand` embedded where `board` is."""
+
+    def embed(self, texts):
+        return super().embed(["board" if t == "vorstand" else t for t in texts])
+
+
+def test_translations_are_remembered_per_word():
+    embedder = Synonyms()
+    translator = TermTranslator(["board", "vote", "change"], embedder, embedder.embed)
+    assert translator.translate(["Vorstand", "board", "xyzzy"], per_word=1) == {
+        "vorstand": ["board"]
+    }
+    calls = embedder.calls
+    assert translator.translate(["vorstand", "xyzzy"], per_word=1) == {"vorstand": ["board"]}
+    assert embedder.calls == calls  # nothing embedded again
+    assert translator.translate(["vorstand"], per_word=2, min_similarity=-1.0)["vorstand"][0] == (
+        "board"
+    )
+    assert embedder.calls == calls + 1  # other parameters: computed anew

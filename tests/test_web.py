@@ -133,6 +133,11 @@ async def test_ask_returns_answer_and_numbered_sources(client):
     cited_links = [n for s in turn["segments"] if "cite" in s for n in s["cite"]]
     assert set(cited_links) == set(turn["citations"])
     assert "".join(s["text"] for s in turn["segments"]) == turn["answer"]
+    likely = "".join(s["text"] for s in turn["parts"]["answer"])
+    related = ["".join(s["text"] for s in line) for line in turn["parts"]["related"]]
+    assert likely == turn["answer"].split("\n")[0]
+    assert [f"Related: {line}" for line in related] == turn["answer"].split("\n")[1:]
+    assert "declined" not in turn
     assert {"lexical", "dense"} <= set(turn["sources"][0]["ranks"])
     assert turn["timings"]["total_ms"] > 0
 
@@ -435,3 +440,16 @@ def test_templates_static_and_sample_wiki_are_package_data():
             package = ".".join(file.parent.relative_to(root).parts)
             assert package in packages, f"{package} is not declared"
             assert any(fnmatch.fnmatch(file.name, g) for g in data.get(package, [])), file
+
+
+@pytest.mark.anyio
+async def test_a_declined_answer_names_the_closest_pages(client):
+    turn = (await ask(client, "Who won the football world cup in 1954?")).json()
+    assert turn["out_of_scope"] and "parts" not in turn
+    declined = turn["declined"]
+    assert declined["message"] == "I couldn't find this in the wiki; closest pages:"
+    assert 1 <= len(declined["pages"]) <= 3
+    assert len({p["url"] for p in declined["pages"]}) == len(declined["pages"])
+    by_number = {s["number"]: s for s in turn["sources"]}
+    for page in declined["pages"]:
+        assert by_number[page["number"]]["url"] == page["url"]

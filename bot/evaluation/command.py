@@ -22,7 +22,15 @@ def run(args: argparse.Namespace, settings: Settings) -> int:
     groups = duplicate_groups(pages)
     output: dict = {"pages": len(pages), "questions": args.questions, "lang": args.lang}
 
-    if args.folds:
+    if args.answers:
+        from bot.evaluation.answers import run_answers_eval
+
+        output.update(
+            run_answers_eval(
+                settings, pages, conversations, langs, args.folds, Path(args.out_of_scope)
+            )
+        )
+    elif args.folds:
         output.update(_cross_validate(args, settings, pages, conversations, langs, groups))
     elif args.ablation:
         from bot.evaluation.retrieval import run_ablation_eval

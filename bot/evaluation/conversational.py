@@ -7,12 +7,11 @@ import statistics
 import time
 
 from bot.evaluation.tables import format_table
-from core.assistant import Assistant
+from core.assistant import Assistant, make_llm
 from core.conversation import ConversationStore
 from core.db import upgrade
 from core.evaluation.benchmark import METRICS, benchmark_index, report
 from core.evaluation.conversational import run_conversational, summarize_conversational
-from core.llm import make_llm
 from core.rephrase import make_completer
 from core.retrieve import Retriever
 from core.settings import Settings
@@ -32,7 +31,7 @@ def conversational_runner(settings: Settings, pages, langs, groups):
 
 
 def _assistant(settings: Settings, index, embedder) -> Assistant:
-    llm = make_llm(settings)
+    llm = make_llm(settings, index)
     return Assistant(
         settings,
         index,

@@ -78,12 +78,10 @@
   }
 
   // ------------------------------------------------------------------ rendering
-  function renderAnswer(turn) {
-    const byNumber = new Map(turn.sources.map((s) => [s.number, s]));
-    const answer = el("div", { className: "answer" });
-    for (const segment of turn.segments) {
+  function appendSegments(node, segments, byNumber) {
+    for (const segment of segments) {
       if (!segment.cite) {
-        answer.append(document.createTextNode(segment.text));
+        node.append(document.createTextNode(segment.text));
         continue;
       }
       // One link per cited number, so [1, 3] links both sources.
@@ -91,11 +89,37 @@
         const source = byNumber.get(number);
         const a = link(source.url, "[" + number + "]", "cite");
         a.title = source.title + (source.heading ? " — " + source.heading : "");
-        answer.append(a);
-        if (i < segment.cite.length - 1) answer.append(document.createTextNode(" "));
+        node.append(a);
+        if (i < segment.cite.length - 1) node.append(document.createTextNode(" "));
       });
     }
-    return answer;
+    return node;
+  }
+
+  // The most likely answer first, then its related (supporting) lines; a declined answer
+  // says so and links the closest pages.
+  function renderAnswer(turn) {
+    const byNumber = new Map(turn.sources.map((s) => [s.number, s]));
+    const box = el("div", { className: "answer" });
+    if (turn.declined) {
+      box.classList.add("declined");
+      box.append(document.createTextNode(turn.declined.message));
+      turn.declined.pages.forEach((page, i) => {
+        box.append(document.createTextNode(i ? ", " : " "));
+        box.append(link(page.url, page.title, "closest"));
+      });
+      return box;
+    }
+    const parts = turn.parts || { answer: turn.segments, related: [] };
+    box.append(el("p", { className: "label", text: "Most likely answer" }));
+    box.append(appendSegments(el("p", { className: "likely" }), parts.answer, byNumber));
+    if (parts.related.length) {
+      box.append(el("p", { className: "label", text: "Related" }));
+      const list = el("ul", { className: "related" });
+      for (const line of parts.related) list.append(appendSegments(el("li"), line, byNumber));
+      box.append(list);
+    }
+    return box;
   }
 
   function sourceItem(source) {
@@ -264,7 +288,8 @@
       });
       return button;
     });
-    node.append(el("div", { className: "actions" }, [explain, ...feedbackButtons, note]));
+    const actions = turn.out_of_scope ? [...feedbackButtons, note] : [explain, ...feedbackButtons, note];
+    node.append(el("div", { className: "actions" }, actions));
     node.append(explainBox);
 
     const traceBox = el("div", { className: "trace-body" }, [el("p", { text: "Loading…" })]);

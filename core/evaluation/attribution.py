@@ -13,6 +13,12 @@ question:
   cites something) and citation recall (gold pages the answer cites);
 - whether a gold page was retrieved (`gold_in_top10`) and whether the answer was the
   out-of-scope sentence.
+
+Two baselines that read neither the answer nor the evidences' content sit beside the
+methods: `first` gives everything to evidence #1 (its accuracy is the retrieval's P@1 on
+those questions), `uniform` shares the answer equally (its accuracy is the expected one of
+a random pick: the share of the top 10 on a gold page). A method that does not beat them
+measures retrieval, not attribution.
 """
 
 from __future__ import annotations
@@ -21,23 +27,51 @@ import time
 from collections.abc import Sequence
 
 from core.answer import generate
-from core.attribution import METHODS, attribute
+from core.attribution import METHODS, ClusterShare, Explanation, attribute
 from core.embeddings import Embedder
 from core.evaluation.benchmark import SLICE_KEYS, Question, question_fields
-from core.evaluation.metrics import page_id_of, slices, summarize
+from core.evaluation.metrics import mean, page_id_of, slices, summarize
 from core.llm import LLM
 from core.retrieve import Retriever
 from core.settings import Settings
 
 COMMON_METRICS = ("citation_precision", "citation_recall", "gold_in_top10", "out_of_scope")
+BASELINES = ("first", "uniform")
 
 
 def metric_names(methods: Sequence[str]) -> list[str]:
-    """The per-question metric keys of a run over `methods`."""
+    """The per-question metric keys of a run over `methods` (and the baselines)."""
     out = []
-    for method in methods:
+    for method in [*methods, *BASELINES]:
         out += [f"{method}_accuracy", f"{method}_accuracy_dup"]
     return out + list(COMMON_METRICS)
+
+
+def baseline_explanation(name: str, question: str, answer: str, count: int) -> Explanation:
+    """A content-blind baseline over `count` evidences: `first` (all to evidence #1) or
+    `uniform` (equal shares)."""
+    if name == "first":
+        shares = [1.0] + [0.0] * (count - 1) if count else []
+    elif name == "uniform":
+        shares = [1.0 / count] * count
+    else:
+        raise ValueError(f"attribution baseline {name!r} is not one of: {', '.join(BASELINES)}")
+    clusters = [
+        ClusterShare(number, [number], [f"source-{number}"], share, share)
+        for number, share in enumerate(shares, start=1)
+    ]
+    return Explanation(name, question, answer, clusters)
+
+
+def evidence_shares(explanation: Explanation, count: int) -> list[float]:
+    """Each evidence's share (index 0 is evidence #1): a cluster's share split equally
+    among its evidences."""
+    shares = [0.0] * count
+    for cluster in explanation.clusters:
+        for number in cluster.evidences:
+            if 1 <= number <= count:
+                shares[number - 1] += cluster.share / len(cluster.evidences)
+    return shares
 
 
 def citation_scores(cited_pages: Sequence[str], gold: set[str]) -> tuple[float | None, float]:
@@ -102,6 +136,14 @@ def run_attribution(
             record[f"{method}_ms"] = explanation.timings["total_ms"]
             record[f"{method}_accuracy"] = float(hit) if retrieved else None
             record[f"{method}_accuracy_dup"] = float(hit or hit_dup) if retrieved else None
+        on_gold = [page in gold for page in pages]
+        on_gold_dup = [groups.get(page, page) in gold_groups for page in pages]
+        for name, strict, dup in (
+            ("first", on_gold[:1], on_gold_dup[:1]),
+            ("uniform", on_gold, on_gold_dup),
+        ):
+            record[f"{name}_accuracy"] = mean([float(x) for x in strict]) if retrieved else None
+            record[f"{name}_accuracy_dup"] = mean([float(x) for x in dup]) if retrieved else None
         records.append(record)
     return records
 
@@ -111,6 +153,6 @@ def report(records: Sequence[dict], methods: Sequence[str]) -> dict:
     with the number of questions each accuracy is computed over."""
     names = metric_names(methods)
     overall = summarize(records, names)
-    for method in methods:
+    for method in [*methods, *BASELINES]:
         overall[f"{method}_n"] = sum(r[f"{method}_accuracy"] is not None for r in records)
     return {**overall, "slices": slices(records, SLICE_KEYS, names)}

@@ -6,7 +6,7 @@ itself (our completions and our answers, never the hand-written ones), retrieves
 Each turn gives one record with the ranked pages of its top 10 evidences (for the page-level
 retrieval metrics of `core.evaluation.metrics`), the answer, whether it was out of scope, and
 the answer token recall: the share of the gold answer's content tokens found in our answer
-(citation markers and the extractive answerer's label removed first).
+(citation markers and the `Related:` label removed first).
 """
 
 from __future__ import annotations
@@ -14,18 +14,17 @@ from __future__ import annotations
 import uuid
 from collections.abc import Sequence
 
-from core.answer import CITATION, OUT_OF_SCOPE
+from core.answer import CITATION, OUT_OF_SCOPE, RELATED
 from core.assistant import Assistant
 from core.conversation import ConversationKey
 from core.evaluation.benchmark import Question, score_ranking
 from core.evaluation.metrics import answer_recall, mean, page_id_of
-from core.llm import ExtractiveLLM
 
 
 def answer_content(text: str) -> str:
-    """An answer without citation markers, the extractive answerer's label and the
-    out-of-scope sentence: the words that count for answer token recall."""
-    text = text.replace(ExtractiveLLM.PREFIX, " ").replace(OUT_OF_SCOPE, " ")
+    """An answer without citation markers, the `Related:` label and the out-of-scope
+    sentence: the words that count for answer token recall."""
+    text = text.replace(RELATED, " ").replace(OUT_OF_SCOPE, " ")
     return CITATION.sub(" ", text)
 
 

@@ -10,8 +10,9 @@ from core.assistant import Assistant
 from core.contextualize import ContextOptions
 from core.conversation import ConversationStore
 from core.db import upgrade
+from core.extractive import ExtractiveLLM
 from core.index import EvidenceIndex
-from core.llm import LLM, ExtractiveLLM
+from core.llm import LLM
 from core.pages import Page
 from core.rephrase import OfflineCompleter
 from core.retrieve import Retriever

@@ -1,0 +1,139 @@
+"""The offline answerer: answers from the sources of our answer prompt, without a model.
+
+It implements the `core.llm.LLM` protocol, so it stands wherever a model does (answering,
+and regenerating answers for counterfactual attribution). It reads the question and the
+numbered sources back from the answer prompt (`core.answer.parse_prompt`), finds the best
+answer span of every source (`core.spans.best_spans`) and answers with the best one: the
+span first, short and cited `[n]`, then one `Related:` line that supports it (the row, list
+item or sentence the span came from; when the span is that whole sentence, the next-best
+span of the sources). When the best span's support (the share of the question's terms it
+covers, `core.spans`) is under the decline threshold of the question's language, it replies
+with the `OUT_OF_SCOPE` sentence, as a model is told to.
+
+The thresholds are settings chosen by cross-validation over conversations
+(`confbot eval --answers --folds 5` prints the choice). They differ by language because
+the support of a German question over an English wiki is lower: its own words rarely
+occur in the pages, only its names and technical terms do.
+
+A span's score depends on its own source alone (and that source's number), as a model's
+reading of a source does not depend on which unrelated sources sit beside it: leaving a
+source out of the prompt (counterfactual attribution) changes the answer only when that
+source supplied it. Deterministic at temperature 0; at T > 0 the answer span is drawn by
+the Gumbel-max trick over log-scores / T (Gumbel 1954; Kool, van Hoof and Welling, ICML
+2019), so n samples vary and Monte-Carlo attribution sees a distribution.
+"""
+
+from __future__ import annotations
+
+import math
+import random
+import threading
+from collections.abc import Callable, Mapping, Sequence
+
+from core.answer import OUT_OF_SCOPE, RELATED, parse_prompt
+from core.lexical import detect_language
+from core.settings import Settings
+from core.spans import DEFAULT_WEIGHTS, Span, SpanWeights, best_spans
+
+# Translate: a non-English question → each of its words the wiki lacks → the wiki's words
+# nearest to it (`core.index.EvidenceIndex.translations`).
+Translate = Callable[[str], Mapping[str, Sequence[str]]]
+
+
+class ExtractiveLLM:
+    """The embedded default answerer (see the module docstring).
+
+    `min_support` maps a question language (`en`, `de`) to the decline threshold; languages
+    not listed use the English one. `translate` (optional) supplies the wiki's words for a
+    non-English question's words, so its spans can match an English wiki. `weights` are
+    the span scorer's tuned weights (`core.spans.SpanWeights`).
+    """
+
+    name = "extractive"
+
+    def __init__(
+        self,
+        min_support: Mapping[str, float] | None = None,
+        translate: Translate | None = None,
+        seed: int | None = None,
+        weights: SpanWeights = DEFAULT_WEIGHTS,
+    ):
+        self.min_support = dict(min_support or {"en": 0.0})
+        self.translate = translate
+        self.weights = weights
+        self._rng = random.Random(seed)
+        self._lock = threading.Lock()
+
+    @classmethod
+    def from_settings(cls, settings: Settings, translate: Translate | None = None):
+        """The answerer with the decline thresholds of `answer_min_support` (English
+        questions) and `answer_min_support_de` (German ones)."""
+        thresholds = {"en": settings.answer_min_support, "de": settings.answer_min_support_de}
+        return cls(thresholds, translate)
+
+    def complete(
+        self,
+        messages: list[dict],
+        *,
+        n: int = 1,
+        temperature: float = 0.0,
+        max_tokens: int | None = None,
+    ) -> list[str]:
+        """Answers to the answer prompt in `messages` (`max_tokens` is ignored); the
+        out-of-scope sentence for anything else."""
+        parsed = parse_prompt(messages)
+        if parsed is None:
+            return [OUT_OF_SCOPE] * n
+        question, sources = parsed
+        spans = self.spans(question, [(s.number, s.header, s.text) for s in sources])
+        if not spans or spans[0][1].support < self.threshold(question):
+            return [OUT_OF_SCOPE] * n
+        if temperature <= 0:
+            return [render(spans, 0)] * n
+        with self._lock:
+            draws = [[self._rng.random() for _ in spans] for _ in range(n)]
+        out = []
+        for uniforms in draws:
+            keys = [
+                math.log(max(span.score, 1e-9)) / temperature - math.log(-math.log(u))
+                for (_, span), u in zip(spans, _open_unit(uniforms), strict=True)
+            ]
+            out.append(render(spans, max(range(len(spans)), key=keys.__getitem__)))
+        return out
+
+    def spans(self, question: str, sources: Sequence[tuple[int, str, str]]):
+        """(source number, span) of every source with a span, best first."""
+        translations: tuple[tuple[str, tuple[str, ...]], ...] = ()
+        if self.translate is not None and detect_language(question) != "en":
+            found = self.translate(question)
+            translations = tuple((word, tuple(found[word])) for word in sorted(found))
+        return best_spans(question, sources, translations, self.weights)
+
+    def threshold(self, question: str) -> float:
+        """The decline threshold for the question's language."""
+        language = detect_language(question)
+        return self.min_support.get(language, self.min_support.get("en", 0.0))
+
+
+def _open_unit(uniforms: Sequence[float]) -> list[float]:
+    """Uniform draws kept inside (0, 1), so the Gumbel noise -log(-log u) is finite."""
+    return [min(max(u, 1e-12), 1 - 1e-12) for u in uniforms]
+
+
+def render(spans: Sequence[tuple[int, Span]], chosen: int) -> str:
+    """The answer text for the chosen span: `answer [n]`, then one `Related:` line: the
+    unit the span was cut from, or, when the span is that whole unit, the next span."""
+    number, span = spans[chosen]
+    lines = [f"{span.answer} [{number}]"]
+    if _plain(span.unit) != _plain(span.answer):
+        lines.append(f"{RELATED} {span.unit} [{number}]")
+    else:
+        others = [(n, s) for i, (n, s) in enumerate(spans) if i != chosen]
+        if others and _plain(others[0][1].unit) != _plain(span.answer):
+            other_number, other = others[0]
+            lines.append(f"{RELATED} {other.unit} [{other_number}]")
+    return "\n".join(lines)
+
+
+def _plain(text: str) -> str:
+    return " ".join(text.replace("…", " ").lower().split())

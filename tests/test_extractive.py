@@ -1,0 +1,123 @@
+"""The offline answerer on our own answer prompt: the span first and cited, one related line,
+declining under the support threshold, determinism, sampling, and how it is chosen."""
+
+from __future__ import annotations
+
+from core.answer import OUT_OF_SCOPE, build_messages, generate, split_answer
+from core.assistant import make_llm
+from core.extractive import ExtractiveLLM
+from core.llm import OpenAILLM
+from core.pages import Evidence
+from core.settings import Settings
+from tests.fakes.evidence import make_evidence
+
+
+def ev(number: int, text: str = "text", title: str = "Page", heading: str = "") -> Evidence:
+    return make_evidence(number, text, title, heading)
+
+
+EVIDENCES = [
+    ev(
+        1,
+        "Row 1 in Table 1: Machine is Dell Optiplex 7040, BIOS is 1.14.0, Build is 6662,"
+        " and TPM is 2.0\n"
+        "Row 2 in Table 1: Machine is Dell Optiplex 9010, BIOS is A25, Build is 6768,"
+        " and TPM is 1.2",
+        "OpenXT 9.0 Measurement Test",
+        "Results",
+    ),
+    ev(2, "BATS is the Bash Automated Testing System. It is compliant with TAP.", "Bats"),
+    ev(
+        3,
+        "Owned by Ross Philipson Last updated: Oct 02, 2016 by Ross Philipson\n"
+        "The XT shield turns green after a successful upgrade.",
+        "Measurement",
+    ),
+]
+
+
+def ask(question: str, llm: ExtractiveLLM | None = None, evidences=EVIDENCES) -> str:
+    (text,) = (llm or ExtractiveLLM()).complete(build_messages(question, evidences))
+    return text
+
+
+def test_answer_first_then_one_related_line_both_cited():
+    text = ask("Which TPM version had the Dell Optiplex 7040?")
+    first, related = text.split("\n")
+    assert first == "TPM: 2.0 [1]"
+    assert related.startswith("Related: Machine: Dell Optiplex 7040; BIOS: 1.14.0")
+    assert related.endswith("[1]")
+    parts = split_answer(text)
+    assert parts.answer == "TPM: 2.0 [1]" and len(parts.related) == 1
+
+
+def test_a_sentence_answer_is_related_to_the_next_best_span():
+    text = ask("What color does the XT shield turn after a successful upgrade?")
+    assert text.split("\n")[0] == "The XT shield turns green after a successful upgrade. [3]"
+
+
+def test_never_a_byline_as_the_answer():
+    text = ask("Who owns the measurement page, last updated by Ross Philipson?")
+    assert "Owned by" not in text and "Last updated" not in text
+
+
+def test_generate_parses_the_citations():
+    (answer,) = generate(ExtractiveLLM(), "Wofür steht BATS?", EVIDENCES)
+    assert "Bash Automated Testing System" in answer.text
+    assert [c.number for c in answer.citations] == [2]
+    assert answer.model == "extractive" and not answer.out_of_scope
+
+
+def test_declines_under_the_support_threshold_of_the_question_language():
+    question = "How many weeks of parental leave does the Dell Optiplex team get?"
+    assert ask(question, ExtractiveLLM({"en": 0.0})) != OUT_OF_SCOPE
+    assert ask(question, ExtractiveLLM({"en": 0.5})) == OUT_OF_SCOPE
+    german = "Wie viele Wochen Elternzeit bekommt das Dell Optiplex Team?"
+    assert ask(german, ExtractiveLLM({"en": 0.9, "de": 0.0})) != OUT_OF_SCOPE
+    assert ask(german, ExtractiveLLM({"en": 0.0, "de": 0.9})) == OUT_OF_SCOPE
+
+
+def test_out_of_scope_without_a_matching_source_or_a_prompt():
+    llm = ExtractiveLLM()
+    assert ask("Who won the 1954 football world cup?") == OUT_OF_SCOPE
+    assert llm.complete(build_messages("TPM?", [])) == [OUT_OF_SCOPE]
+    assert llm.complete([{"role": "user", "content": "not our prompt"}], n=2) == [OUT_OF_SCOPE] * 2
+
+
+def test_translations_let_a_german_question_match_english_words():
+    evidences = [ev(1, "The board votes to accept or reject a proposed change.", "Governance")]
+    question = "Worüber stimmt der Vorstand ab?"
+    assert ask(question, ExtractiveLLM({"de": 0.5}), evidences) == OUT_OF_SCOPE
+    asked = []
+
+    def translate(text: str) -> dict[str, list[str]]:
+        asked.append(text)
+        return {"vorstand": ["board"], "stimmt": ["votes", "agrees"]}
+
+    text = ask(question, ExtractiveLLM({"de": 0.5}, translate), evidences)
+    assert text.startswith("The board votes") and asked == [question]  # both words found
+    assert ask("What does the board vote on?", ExtractiveLLM({}, translate), evidences)
+    assert asked == [question]  # English questions are not translated
+    # A word found only through its translation counts half towards the support.
+    assert ask(question, ExtractiveLLM({"de": 0.6}, translate), evidences) == OUT_OF_SCOPE
+
+
+def test_deterministic_at_zero_temperature_and_varied_above():
+    messages = build_messages("Optiplex BIOS build TPM shield BATS", EVIDENCES)
+    first = ExtractiveLLM().complete(messages, n=4)
+    assert len(set(first)) == 1 and first == ExtractiveLLM().complete(messages, n=4)
+    samples = ExtractiveLLM(seed=1).complete(messages, n=20, temperature=1.0)
+    assert len(samples) == 20 and len(set(samples)) > 1
+    assert all(s in {*samples} and s.split("\n")[0].endswith("]") for s in samples)
+
+
+def test_make_llm_picks_by_base_url(tmp_path):
+    offline = Settings.load(
+        environ={"CONFBOT_DATA_DIR": str(tmp_path), "CONFBOT_ANSWER_MIN_SUPPORT_DE": "0.15"}
+    )
+    llm = make_llm(offline)
+    assert isinstance(llm, ExtractiveLLM)
+    assert llm.min_support == {"en": offline.answer_min_support, "de": 0.15}
+    online = offline.replace(llm_base_url="http://127.0.0.1:9/v1", llm_model="m")
+    llm = make_llm(online)
+    assert isinstance(llm, OpenAILLM) and llm.name == "m"

@@ -1,0 +1,172 @@
+"""Answer spans on small evidences whose answer is known: one case per question type, the
+units an evidence is cut into, and the support score that drives declining."""
+
+from __future__ import annotations
+
+import pytest
+
+from core.spans import (
+    best_span,
+    best_spans,
+    counted_items,
+    is_metadata,
+    profile_question,
+    question_type,
+    row_pairs,
+    support,
+    units,
+)
+
+TABLE = (
+    "Table 1: Platform, BIOS, Build, TPM, UEFI / OTA upgrade\n"
+    "Row 1 in Table 1: Platform is Dell Optiplex 7040, BIOS is 1.14.0, Build is 6662,"
+    " TPM is 2.0, and UEFI / OTA upgrade is Pass\n"
+    "Row 2 in Table 1: Platform is Dell Optiplex 7060, BIOS is 1.3.4, Build is 6671,"
+    " TPM is 1.2, and UEFI / OTA upgrade is Fail"
+)
+MINUTES = (
+    "Owned by Rich Persaud Last updated: Oct 02, 2016 by Rich Persaud\n"
+    "The community call was held on 17 November 2016 with seven participants.\n"
+    "Christopher Clark presented the Argo design. The next call is planned for December."
+)
+LIST = (
+    "- Download the netinst installer from the Fedora web site\n"
+    "- Create a new guest with 2 GB of memory\n"
+    "- Boot the guest from the installer"
+)
+
+
+def answer(question: str, text: str, header: str = "Page") -> str:
+    span = best_span(profile_question(question), header, text)
+    assert span is not None
+    return span.answer
+
+
+@pytest.mark.parametrize(
+    "question, expected",
+    [
+        ("Who presented the Argo design?", "who"),
+        ("Wer hat das Argo Design vorgestellt?", "who"),
+        ("When was the community call held?", "when"),
+        ("Wann fand der Community Call statt?", "when"),
+        ("Which BIOS version did the Dell Optiplex 7040 have?", "version"),
+        ("Welche Version von Xen wurde genutzt?", "version"),
+        ("How many participants joined the call?", "count"),
+        ("Wie viele Teilnehmer waren dabei?", "count"),
+        ("Did the Dell Optiplex 7060 pass the UEFI OTA upgrade?", "yesno"),
+        ("Ist BATS mit TAP kompatibel?", "yesno"),
+        ("How is BATS enabled in the build?", "howto"),
+        ("Why was BATS used?", "why"),
+        ("Where is the variable declared?", "where"),
+        ("What does BATS stand for?", "what"),
+        ("Could you please summarize the RFC?", "what"),
+        ("And the BIOS? (context: Dell, Optiplex, 7040)", "what"),
+    ],
+)
+def test_question_type(question, expected):
+    assert question_type(question) == expected
+
+
+def test_table_cell_under_the_asked_column_of_the_matching_row():
+    assert answer("What was the BIOS of the Dell Optiplex 7060?", TABLE) == "BIOS: 1.3.4"
+
+
+def test_version_question_takes_the_cell_not_the_row():
+    assert answer("Which TPM version had the Dell Optiplex 7040?", TABLE) == "TPM: 2.0"
+
+
+def test_yes_no_on_a_pass_fail_cell():
+    question = "Did the Dell Optiplex 7060 pass the UEFI OTA upgrade?"
+    assert answer(question, TABLE) == "No"
+    assert answer(question.replace("7060", "7040"), TABLE) == "Yes"
+
+
+def test_date():
+    assert answer("When was the community call held?", MINUTES) == "17 November 2016"
+
+
+def test_person():
+    assert answer("Who presented the Argo design?", MINUTES) == "Christopher Clark"
+
+
+def test_count_in_a_sentence():
+    assert answer("How many participants were in the community call?", MINUTES) == (
+        "seven participants"
+    )
+
+
+def test_count_of_list_items_under_a_matching_heading():
+    reply = answer("How many steps does the Fedora installation take?", LIST, "Fedora — Steps")
+    assert reply.startswith("3: Download the netinst installer")
+
+
+def test_list_item():
+    reply = answer("How much memory gets the new guest?", LIST, "Fedora — Steps")
+    assert reply == "2 GB"
+    item = answer("Which step creates the new guest?", LIST, "Fedora — Steps")
+    assert item == "Create a new guest with 2 GB of memory"
+
+
+def test_yes_no_on_a_sentence_follows_negation():
+    text = "BATS is compliant with the Test Anything Protocol. BATS does not support Windows."
+    assert answer("Is BATS compliant with the Test Anything Protocol?", text) == "Yes"
+    assert answer("Does BATS support Windows?", text) == "No"
+
+
+def test_labelled_line_gives_its_value():
+    text = "- Dial-in number: 857-216-2410\n- PIN: 86838\n- Phil: change the call times"
+    assert answer("What was the PIN of the call?", text) == "86838"
+    assert answer("What was the action item for Phil?", text) == "change the call times"
+
+
+def test_bylines_are_never_units():
+    assert is_metadata("Owned by Rich Persaud Last updated: Oct 02, 2016 by Rich Persaud")
+    assert is_metadata("Copyright 2016 by Assured Information Security, Inc.")
+    assert not is_metadata("The community call was held on 17 November 2016.")
+    assert all("Owned by" not in u.text for u in units(MINUTES))
+    assert answer("Who updated the page on Oct 02, 2016?", MINUTES) != "Rich Persaud"
+
+
+def test_units_of_a_table_list_and_passage():
+    kinds = [u.kind for u in units(TABLE + "\n" + LIST + "\nOne sentence. Another one.")]
+    assert kinds == ["row", "row", "item", "item", "item", "list", "sentence", "sentence"]
+
+
+@pytest.mark.parametrize(
+    "row, pairs",
+    [
+        ("Member is Alice", (("Member", "Alice"),)),
+        ("Member is Alice, and Task is Search", (("Member", "Alice"), ("Task", "Search"))),
+        (
+            "A is 1, B is x, y, and C is 3",
+            (("A", "1"), ("B", "x, y"), ("C", "3")),
+        ),
+    ],
+)
+def test_row_pairs(row, pairs):
+    assert row_pairs(row) == pairs
+
+
+def test_counted_items():
+    assert counted_items("a; b; c") == "3: a; b; c"
+
+
+def test_context_words_count_less_than_the_question():
+    question = "And the BIOS? (context: Dell, Optiplex, 7040, tested, lab)"
+    spans = best_spans(
+        question,
+        [
+            (1, "Lab", "The Dell Optiplex 7040 and the Dell Optiplex 9010 were tested in the lab."),
+            (2, "Lab", "BIOS of the Dell Optiplex 7040: 1.14.0"),
+        ],
+    )
+    assert spans[0][0] == 2
+
+
+def test_support_separates_a_supporting_evidence_from_an_unrelated_one():
+    question = "Which TPM version had the Dell Optiplex 7040 in the measurement test?"
+    relevant = support(question, "OpenXT 9.0 Measurement Test", TABLE)
+    unrelated = support(question, "Cafeteria", "The cafeteria serves soup on Fridays.")
+    assert relevant >= 0.6 and unrelated == 0.0
+    partial = support("How many weeks of parental leave were discussed in the call?", "", MINUTES)
+    assert 0.0 < partial < 0.5 and support("Parental leave?", "Calls", MINUTES) == 0.0

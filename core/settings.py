@@ -101,7 +101,7 @@ class Settings:
         " evidences (page-level aggregation; 0 turns it off).",
     )
     title_weight: float = setting(
-        1.0,
+        2.0,
         "Score added in proportion to the idf-weighted share of the question's words found in"
         " a page's title (the title as a field of its own; 0 turns it off).",
     )

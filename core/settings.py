@@ -231,7 +231,7 @@ class Settings:
         " --folds 5).",
     )
     answer_min_support_de: float = setting(
-        0.25,
+        0.3,
         "Offline answerer: the same threshold for German questions (their own words rarely"
         " occur in an English wiki, so their support runs lower).",
     )

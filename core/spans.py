@@ -159,7 +159,7 @@ class SpanWeights:
     sources (score divided by 1 + rank_prior * (number - 1)); `answer_words`, the longest
     answer shown."""
 
-    header: float = 1.0
+    header: float = 0.5
     length_penalty: float = 0.15
     rank_prior: float = 0.1
     answer_words: int = 25

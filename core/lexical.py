@@ -22,6 +22,7 @@ if TYPE_CHECKING:
     from core.pages import Evidence
 
 from core.entities import date_tokens
+from core.limits import MAX_EVIDENCE_TERMS, MAX_LEXICAL_CHARS, bounded_text
 
 _TOKEN = re.compile(r"[^\W_]+(?:[.\-_/+][^\W_]+)*", re.UNICODE)
 _SPLIT = re.compile(r"[.\-_/+]")
@@ -126,11 +127,17 @@ def impact(tf: int, length: int, reference_length: float) -> int:
 
 
 def term_counts(tokens: Sequence[str]) -> Counter[str]:
-    """How often each indexable token occurs (tokens over MAX_TERM_LENGTH are left out)."""
-    return Counter(t for t in tokens if len(t) <= MAX_TERM_LENGTH)
+    """How often each indexable token occurs: tokens over MAX_TERM_LENGTH are left out, and
+    of more than `core.limits.MAX_EVIDENCE_TERMS` distinct ones only the most frequent
+    (the first seen among equals) are kept."""
+    counts = Counter(t for t in tokens if len(t) <= MAX_TERM_LENGTH)
+    if len(counts) > MAX_EVIDENCE_TERMS:
+        counts = Counter(dict(counts.most_common(MAX_EVIDENCE_TERMS)))
+    return counts
 
 
 def evidence_tokens(evidence: Evidence) -> list[str]:
     """The lexical tokens of an evidence: the one place that decides what lexical search
-    sees of it (its contextualized text, tokenized), for every store."""
-    return tokenize(evidence.contextualized)
+    sees of it (its contextualized text, cut to `core.limits.MAX_LEXICAL_CHARS`,
+    tokenized), for every store."""
+    return tokenize(bounded_text(evidence.contextualized, MAX_LEXICAL_CHARS))

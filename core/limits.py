@@ -46,6 +46,18 @@ MAX_WORD_CHARS = 100
 """Characters of one word; longer runs without spaces (base64, garbage) are cut into words
 of this length, so a word bound is also a character bound."""
 
+MAX_EVIDENCE_TERMS = 500
+"""Distinct lexical terms indexed for one evidence (its most frequent ones): each is a
+postings row and a term-statistics update in the evidence store, so text without words
+(base64, random characters) could otherwise cost a page hundreds of thousands of rows. The
+most varied ConfQuestions evidence has 305 distinct terms (99.9% have at most 188)."""
+
+MAX_LEXICAL_CHARS = 8000
+"""Characters of an evidence's contextualized text (the evidence with its title, heading
+and neighbouring text) that lexical search tokenizes. The longest ConfQuestions evidence has
+6,183; text of 100-character words (base64, garbage) would otherwise tokenize into
+thousands of tokens per evidence."""
+
 MAX_EMBED_CHARS = 2000
 """Characters of the text given to the embedder for one evidence (with its title and
 heading) or question: an embedder is never given unbounded text. 99% of the ConfQuestions
@@ -57,17 +69,18 @@ MAX_PAGE_EMBED_UNITS = 50_000
 longer page is left out with a warning. Embedding is most of the cost of indexing a page:
 with the offline USE embedder on 2 idle cores about 0.1 ms of wall time per unit
 (docs/benchmarks.md), so these keep any page to well under 10 s. The longest ConfQuestions
-page has 168 evidences and 30,000 units."""
+page has 168 evidences and 32,000 units."""
 
 
 def embed_units(text: str) -> int:
     """The work of embedding `text` as the embedder gets it (cut to `MAX_EMBED_CHARS`):
-    twice its words, or a fifth of its characters when it has few spaces. Measured with
-    the USE embedder (benchmarks/hostile_pages.py), the CPU time per unit stays within
-    about 20% across prose, tables, code, one-letter words, garbage and base64, where
-    words or characters alone are off by two to five times."""
+    twice its words, or a third of its characters when it has few spaces (for prose, with
+    about six characters a word, the two agree). Measured with the USE embedder
+    (benchmarks/hostile_pages.py), base64 and random characters cost about 1.7 times more
+    per character than a fifth of their characters counted; the longest ConfQuestions
+    page has 32,000 units this way (30,000 with a fifth)."""
     text = bounded_text(text)
-    return max(2 * len(text.split()), len(text) // 5)
+    return max(2 * len(text.split()), len(text) // 3)
 
 
 def bounded_text(text: str, limit: int = MAX_EMBED_CHARS) -> str:

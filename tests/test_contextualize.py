@@ -311,7 +311,7 @@ def test_a_page_is_cut_at_the_embedding_limit_with_a_warning():
 
 @pytest.mark.parametrize(
     ("text", "units"),
-    [("one two three", 6), ("x" * 400, 80), ("a " * 300, 600), ("y" * 10_000, 400)],
+    [("one two three", 6), ("x" * 400, 133), ("a " * 300, 600), ("y" * 10_000, 666)],
 )
 def test_embed_units(text, units):
     assert embed_units(text) == units

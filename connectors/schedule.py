@@ -53,14 +53,42 @@ def observe_sync(report: SyncReport) -> None:
     SYNC_FAILURES.labels(report.space).inc(report.failed)
 
 
+# Cron numbers its weekdays from Sunday (0 or 7); APScheduler from Monday (0).
+_CRON_WEEKDAYS = ("sun", "mon", "tue", "wed", "thu", "fri", "sat", "sun")
+
+
+def cron_weekdays(field: str) -> str:
+    """The day-of-week field of a cron expression with cron's numbers (0 or 7 = Sunday)
+    written as day names, which APScheduler reads as cron does; `CronTrigger.from_crontab`
+    would read `1` as Tuesday. Names and `*` pass through; numbers, ranges and steps over
+    numbers become the list of days they name."""
+    if not any(c.isdigit() for c in field):
+        return field
+    days: list[int] = []
+    for item in field.split(","):
+        span, _, step = item.partition("/")
+        if span == "*":
+            first, last = 0, 6
+        elif "-" in span:
+            first, last = (int(n) for n in span.split("-", 1))
+        else:
+            first = last = int(span)
+        if not (0 <= first <= 7 and 0 <= last <= 7 and first <= last):
+            raise ValueError(f"day of week {item!r}: use 0-7 (0 and 7 are Sunday) or names")
+        days.extend(range(first, last + 1, int(step) if step else 1))
+    return ",".join(dict.fromkeys(_CRON_WEEKDAYS[d] for d in days))
+
+
 def parse_schedule(spec: str):
     """An APScheduler trigger for a schedule setting: an interval (`15m`, `2h`) or a 5-field
-    cron expression (`0 3 * * *`, in the worker's local time zone)."""
+    cron expression (`0 3 * * *`, in the worker's local time zone; weekdays numbered as in
+    cron, 0 or 7 = Sunday)."""
     from apscheduler.triggers.cron import CronTrigger
     from apscheduler.triggers.interval import IntervalTrigger
 
-    if len(spec.split()) == 5:
-        return CronTrigger.from_crontab(spec)
+    fields = spec.split()
+    if len(fields) == 5:
+        return CronTrigger.from_crontab(" ".join([*fields[:4], cron_weekdays(fields[4])]))
     try:
         interval = parse_interval(spec)
     except ValueError:

@@ -10,6 +10,7 @@ import subprocess
 import sys
 import threading
 import time
+from datetime import UTC, datetime, timedelta
 from itertools import pairwise
 from pathlib import Path
 
@@ -64,7 +65,8 @@ def files_environ(folder: Path) -> dict[str, str]:
         ("15m", IntervalTrigger, "interval[0:15:00]"),
         ("30s", IntervalTrigger, "interval[0:00:30]"),
         ("0 3 * * *", CronTrigger, "hour='3', minute='0'"),
-        ("*/5 * * * 1-5", CronTrigger, "day_of_week='1-5'"),
+        ("*/5 * * * 1-5", CronTrigger, "day_of_week='mon,tue,wed,thu,fri'"),
+        ("0 9 * * mon", CronTrigger, "day_of_week='mon'"),
     ],
 )
 def test_parse_schedule(spec, kind, text):
@@ -73,7 +75,31 @@ def test_parse_schedule(spec, kind, text):
     assert text in str(trigger)
 
 
-@pytest.mark.parametrize("spec", ["soon", "0", "0 3 * *", "-5m"])
+@pytest.mark.parametrize(
+    ("weekdays", "expected"),
+    [
+        ("1", {"Monday"}),
+        ("0", {"Sunday"}),
+        ("7", {"Sunday"}),
+        ("1-5", {"Monday", "Tuesday", "Wednesday", "Thursday", "Friday"}),
+        ("0,6", {"Saturday", "Sunday"}),
+        ("*/3", {"Sunday", "Wednesday", "Saturday"}),
+        ("sat", {"Saturday"}),
+    ],
+)
+def test_cron_weekdays_are_numbered_as_in_cron(weekdays, expected):
+    """`0 9 * * 1` runs on Mondays, as cron(5) says, not on Tuesdays."""
+    trigger = parse_schedule(f"0 9 * * {weekdays}")
+    start = datetime(2026, 11, 22, tzinfo=UTC)  # a Sunday
+    fired, previous = set(), None
+    for _ in range(14):
+        previous = trigger.get_next_fire_time(previous, previous or start)
+        fired.add(previous.strftime("%A"))
+        previous += timedelta(seconds=1)
+    assert fired == expected
+
+
+@pytest.mark.parametrize("spec", ["soon", "0", "0 3 * *", "-5m", "0 3 * * 8", "0 3 * * 5-2"])
 def test_parse_schedule_rejects(spec):
     with pytest.raises(ValueError):
         parse_schedule(spec)

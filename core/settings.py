@@ -342,7 +342,8 @@ class Settings:
     gaps_schedule: str = setting(
         "0 9 * * mon",
         "When the weekly report of unanswered questions is posted: a 5-field cron in the"
-        " worker's time zone (Mondays at 09:00; weekdays by name or numbered as in cron, 0 = Sunday).",
+        " worker's time zone (Mondays at 09:00; weekdays by name or numbered as in cron,"
+        " 0 = Sunday).",
     )
 
     # --- secrets and endpoints (never logged) ----------------------------------------

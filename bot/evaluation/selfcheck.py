@@ -12,10 +12,9 @@ import time
 from collections import Counter
 from pathlib import Path
 
+from bot.evaluation.answers import answer_setup
 from bot.evaluation.tables import format_table
-from core.assistant import make_llm
-from core.evaluation.answers import load_out_of_scope, retrieve_all, summarize_answers
-from core.evaluation.benchmark import benchmark_index, questions
+from core.evaluation.answers import retrieve_all, summarize_answers
 from core.evaluation.selfcheck import (
     GRID,
     answer_f1,
@@ -23,7 +22,6 @@ from core.evaluation.selfcheck import (
     choose,
     citation_precision,
 )
-from core.retrieve import Retriever
 from core.settings import Settings
 
 COLUMNS = (
@@ -51,13 +49,7 @@ def run_self_check_eval(
 ) -> dict:
     """Answer every completed and out-of-scope question with the self-check off and on,
     print the table, return the figures and the per-question records for `--json`."""
-    if not out_of_scope.is_file():
-        raise SystemExit(f"confbot eval: no out-of-scope question file at {out_of_scope}")
-    items = questions(conversations, "completed", langs)
-    items += [q for q in load_out_of_scope(out_of_scope) if q.lang in langs]
-    index, embedder, _ = benchmark_index(settings, pages)
-    retriever = Retriever.from_settings(index, embedder, settings)
-    llm = make_llm(settings, index)
+    items, retriever, llm = answer_setup(settings, pages, conversations, langs, out_of_scope)
     start = time.perf_counter()
     retrieved = retrieve_all(retriever, items)
     off = answer_with_self_check(llm, items, retrieved, None)

@@ -152,3 +152,27 @@ def test_when_the_check_drops_everything_the_decline_keeps_the_closest_pages(wik
     assert turn.evidences and turn.messages["self_check"]["kept"] == []
     _, sources = parse_prompt(turn.messages["answer"])
     assert sources == []
+
+
+def records(precision: float, f1: float) -> list[dict]:
+    return [
+        {"conv_id": f"c{i}", "citation_precision": precision, "f1": f1, "answerable": True}
+        for i in range(10)
+    ]
+
+
+def test_cross_validation_takes_the_most_precise_thresholds_that_keep_f1():
+    from core.evaluation.selfcheck import choose
+
+    outcomes = {
+        None: records(0.8, 0.30),
+        (0.5, 0.0): records(1.0, 0.29),  # more precise, but F1 lower: never chosen
+        (0.2, 0.5): records(0.9, 0.30),
+        (0.0, 0.5): records(0.85, 0.31),
+    }
+    choice = choose(outcomes, k=5)
+    assert choice.chosen == [(0.2, 0.5)] * 5
+    assert {r["citation_precision"] for r in choice.records} == {0.9}
+    outcomes[(0.2, 0.5)] = records(0.9, 0.2)
+    outcomes[(0.0, 0.5)] = records(0.8, 0.2)
+    assert choose(outcomes, k=5).chosen == [None] * 5  # nothing keeps F1: the check stays off

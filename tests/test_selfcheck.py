@@ -176,3 +176,38 @@ def test_cross_validation_takes_the_most_precise_thresholds_that_keep_f1():
     outcomes[(0.2, 0.5)] = records(0.9, 0.2)
     outcomes[(0.0, 0.5)] = records(0.8, 0.2)
     assert choose(outcomes, k=5).chosen == [None] * 5  # nothing keeps F1: the check stays off
+
+
+def test_the_self_check_eval_scores_citation_precision_on_the_tiny_wiki(wiki):
+    from bot.evaluation.selfcheck import figures
+    from core.evaluation.answers import retrieve_all
+    from core.evaluation.benchmark import Question
+    from core.evaluation.selfcheck import answer_with_self_check
+
+    _, _, retriever = wiki
+    items = [
+        Question("c1", "1", "en", QUESTION, frozenset({"102"}), "1.14.0", "table", "simple"),
+        Question(
+            "c2",
+            "1",
+            "en",
+            "Who won the 1998 World Cup?",
+            frozenset({"101"}),
+            "France",
+            "text",
+            "simple",
+        ),
+    ]
+    retrieved = retrieve_all(retriever, items)
+    llm = ExtractiveLLM()
+    off = answer_with_self_check(llm, items, retrieved, None)
+    strict = answer_with_self_check(llm, items, retrieved, (1.01, 0.0))
+    assert off[0]["citation_precision"] > 0 and off[0]["kept"] == len(retrieved[0])
+    assert [r["kept"] for r in strict] == [0, 0] and all(r["declined"] for r in strict)
+    assert [r["citation_precision"] for r in strict] == [None, None]
+    row = figures(off)
+    assert row["citation_precision"] == pytest.approx(
+        sum(r["citation_precision"] or 0 for r in off)
+        / sum(r["citation_precision"] is not None for r in off)
+    )
+    assert figures(strict)["declined"] == 1.0

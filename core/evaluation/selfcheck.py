@@ -19,7 +19,7 @@ from collections.abc import Hashable, Mapping, Sequence
 from dataclasses import dataclass
 
 from core.answer import generate
-from core.evaluation.answers import OUT_OF_SCOPE_SOURCE, answer_record
+from core.evaluation.answers import OUT_OF_SCOPE_SOURCE, answer_record, contains_gold
 from core.evaluation.attribution import citation_scores
 from core.evaluation.benchmark import Question
 from core.evaluation.folds import assign_folds, cross_validate
@@ -56,6 +56,7 @@ def answer_with_self_check(
         (answer,) = generate(llm, question.text, given)
         top_text = given[0].text if given else ""
         record = answer_record(question, answer.text, answer.out_of_scope, top_text)
+        record["any_contained"] = float(any(contains_gold(question.answer, e.text) for e in given))
         cited = [page_id_of(c.url) for c in answer.citations]
         precision, _ = citation_scores(cited, set(question.gold_pages))
         answerable = question.a_source != OUT_OF_SCOPE_SOURCE

@@ -241,14 +241,15 @@ class Settings:
         " (core.selfcheck; measured by confbot eval --answers --self-check --folds 5).",
     )
     self_check_min_support: float = setting(
-        0.0,
+        0.4,
         "Self-check, offline answerer: keep an evidence when its best answer span covers at"
-        " least this share of the question's terms.",
+        " least this share of the question's terms (cross-validated: confbot eval --answers"
+        " --self-check --folds 5).",
     )
     self_check_min_ratio: float = setting(
-        0.0,
+        1.0,
         "Self-check, offline answerer: keep an evidence when its best span's support is at"
-        " least this fraction of the best evidence's.",
+        " least this fraction of the best evidence's (cross-validated, as above).",
     )
 
     # --- explanations (counterfactual attribution) -------------------------------------

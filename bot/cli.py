@@ -222,6 +222,12 @@ def build_parser() -> argparse.ArgumentParser:
         " containment, answer length and declines beside the top-1-evidence baseline",
     )
     p.add_argument(
+        "--self-check",
+        action="store_true",
+        help="with --answers: citation precision and answer F1 with the evidence self-check"
+        " off and on (with --folds, its thresholds cross-validated)",
+    )
+    p.add_argument(
         "--out-of-scope",
         metavar="FILE",
         default=str(OUT_OF_SCOPE_QUESTIONS),

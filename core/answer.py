@@ -77,6 +77,25 @@ def build_messages(
     ]
 
 
+JUDGMENT_PROMPT = (
+    "You check which numbered sources help answer a question about an internal wiki. A "
+    "source helps when it states (part of) the answer, not when it only shares words "
+    "with the question.\n"
+    "Reply with one line per source and nothing else, in the form `1: yes` or `1: no`."
+)
+
+
+def build_judgment_messages(question: str, evidences: Sequence[Evidence]) -> list[dict]:
+    """The chat messages asking a model to judge, in one call, which of the numbered
+    `evidences` help answer `question` (the evidence self-check, `core.selfcheck`); the
+    sources are numbered and shown exactly as in the answer prompt."""
+    answer_prompt = build_messages(question, evidences)
+    return [
+        {"role": "system", "content": JUDGMENT_PROMPT},
+        {"role": "user", "content": answer_prompt[-1]["content"]},
+    ]
+
+
 @dataclass(frozen=True)
 class PromptSource:
     """A source as it appears in an answer prompt (what `parse_prompt` reads back)."""

@@ -2,7 +2,8 @@
 records a trace of each step.
 
 `Assistant.ask(key, text)` loads the conversation's current turns, completes the question
-(`core.rephrase`), retrieves evidence (`core.retrieve`), generates a cited answer
+(`core.rephrase`), retrieves evidence (`core.retrieve`), optionally keeps only the
+evidences that help (`core.selfcheck`, the `self_check` setting), generates a cited answer
 (`core.answer` with an `core.llm.LLM`), stores the turn with its full trace
 (`core.conversation`) and returns it. Turns of one conversation are serialized by a lock per
 conversation key; different conversations run concurrently. (The lock is per process: a
@@ -33,6 +34,7 @@ from core.llm import LLM
 from core.metrics import observe_feedback, observe_turn
 from core.rephrase import Completer, Exchange
 from core.retrieve import Retriever, ScoredEvidence
+from core.selfcheck import SelfCheck, self_check
 from core.settings import Settings
 
 __all__ = ["Assistant", "ConversationKey", "Turn", "make_llm"]
@@ -46,12 +48,15 @@ log = logging.getLogger(__name__)
 class Turn:
     """One answered question with its trace.
 
-    `evidences` are the retrieved evidences best first (numbered 1.. in the answer prompt,
-    so citation `[n]` is `evidences[n-1]`); `timings` are milliseconds per step:
+    `evidences` are the evidences the answer was given, best first (numbered 1.. in the
+    answer prompt, so citation `[n]` is `evidences[n-1]`): the retrieved ones, less those
+    the self-check dropped (`self_check`; when it drops all, the answer declines and these
+    are the retrieved ones, the closest pages); `timings` are milliseconds per step:
     `history_ms`, `complete_ms`, `retrieve_ms` (and the retriever's own steps as
-    `retrieve.<step>`), `answer_ms` (the LLM call), `store_ms`, `total_ms`.
-    `messages` holds the exact chat messages sent: `completion` (None for the offline
-    completer) and `answer`; `query` is the text the retriever searched.
+    `retrieve.<step>`), `self_check_ms` (when on), `answer_ms` (the LLM call), `store_ms`,
+    `total_ms`. `messages` holds the exact chat messages sent: `completion` (None for the
+    offline completer) and `answer`, and the `self_check` outcome when on
+    (`core.selfcheck.SelfCheck.to_dict`); `query` is the text the retriever searched.
     """
 
     id: int
@@ -193,11 +198,17 @@ class Assistant:
         mark = lap("retrieve", mark)
         timings.update({f"retrieve.{k}": v for k, v in retrieval.timings.items()})
 
-        results = retrieval.results
+        results, check = self._self_check(completion.question, retrieval.results)
+        if check is not None:
+            mark = lap("self_check", mark)
         (answer,) = generate(self.llm, completion.question, [r.evidence for r in results])
         mark = lap("answer", mark)
+        if check is not None and not check.kept:
+            results = retrieval.results  # nothing helped: a decline still shows the closest pages
 
         messages = {"completion": completion.messages, "answer": answer.messages}
+        if check is not None:
+            messages["self_check"] = check.to_dict()
         record_timings = dict(timings)
         record_timings["total_ms"] = (mark - started) * 1000
         record: TurnRecord = self.store.add_turn(
@@ -232,6 +243,23 @@ class Assistant:
             messages=messages,
             completion_notes=completion.notes,
         )
+
+    def _self_check(
+        self, question: str, results: list[ScoredEvidence]
+    ) -> tuple[list[ScoredEvidence], SelfCheck | None]:
+        """The evidences the answer is given: with `self_check` on, only those judged to
+        help (`core.selfcheck`), so the prompt, the citations and the stored trace (which
+        Explain reads) all number the same evidences."""
+        if not self.settings.self_check:
+            return results, None
+        check = self_check(
+            self.llm,
+            question,
+            [r.evidence for r in results],
+            self.settings.self_check_min_support,
+            self.settings.self_check_min_ratio,
+        )
+        return [results[i] for i in check.kept], check
 
     def feedback(self, turn_id: int, value: str, user: str = "") -> int:
         """Record a user's rating of a turn; returns the feedback id."""

@@ -235,6 +235,22 @@ class Settings:
         "Offline answerer: the same threshold for German questions (their own words rarely"
         " occur in an English wiki, so their support runs lower).",
     )
+    self_check: bool = setting(
+        False,
+        "Before answering, drop the retrieved evidences that do not help answer the question"
+        " (core.selfcheck; measured by confbot eval --answers --self-check --folds 5).",
+    )
+    self_check_min_support: float = setting(
+        0.4,
+        "Self-check, offline answerer: keep an evidence when its best answer span covers at"
+        " least this share of the question's terms (cross-validated: confbot eval --answers"
+        " --self-check --folds 5).",
+    )
+    self_check_min_ratio: float = setting(
+        1.0,
+        "Self-check, offline answerer: keep an evidence when its best span's support is at"
+        " least this fraction of the best evidence's (cross-validated, as above).",
+    )
 
     # --- explanations (counterfactual attribution) -------------------------------------
     attribution_method: str = setting(

@@ -26,8 +26,9 @@ from core.evaluation.answers import (
     retrieve_all,
     summarize_answers,
 )
-from core.evaluation.benchmark import benchmark_index, questions
+from core.evaluation.benchmark import Question, benchmark_index, questions
 from core.extractive import ExtractiveLLM
+from core.llm import LLM
 from core.retrieve import Retriever
 from core.settings import Settings
 
@@ -49,18 +50,27 @@ COLUMNS = (
 SLICES = ("a_source", "q_type", "asked")
 
 
-def run_answers_eval(
-    settings: Settings, pages, conversations, langs, folds: int, out_of_scope: Path
-) -> dict:
-    """Answer every completed question and every out-of-scope question, print the tables,
-    return the figures and per-question records for `--json`."""
+def answer_setup(
+    settings: Settings, pages, conversations, langs, out_of_scope: Path
+) -> tuple[list[Question], Retriever, LLM]:
+    """The questions of an answer evaluation (the completed ones and the out-of-scope ones
+    of `out_of_scope`, in `langs`), the retriever over the benchmark's index, and the
+    configured answerer."""
     if not out_of_scope.is_file():
         raise SystemExit(f"confbot eval: no out-of-scope question file at {out_of_scope}")
     items = questions(conversations, "completed", langs)
     items += [q for q in load_out_of_scope(out_of_scope) if q.lang in langs]
     index, embedder, _ = benchmark_index(settings, pages)
     retriever = Retriever.from_settings(index, embedder, settings)
-    llm = make_llm(settings, index)
+    return items, retriever, make_llm(settings, index)
+
+
+def run_answers_eval(
+    settings: Settings, pages, conversations, langs, folds: int, out_of_scope: Path
+) -> dict:
+    """Answer every completed question and every out-of-scope question, print the tables,
+    return the figures and per-question records for `--json`."""
+    items, retriever, llm = answer_setup(settings, pages, conversations, langs, out_of_scope)
     start = time.perf_counter()
     retrieved = retrieve_all(retriever, items)
     output: dict = {"answerer": llm.name}

@@ -22,7 +22,17 @@ def run(args: argparse.Namespace, settings: Settings) -> int:
     groups = duplicate_groups(pages)
     output: dict = {"pages": len(pages), "questions": args.questions, "lang": args.lang}
 
-    if args.answers:
+    if args.self_check and not args.answers:
+        raise SettingsError("--self-check measures answers: add --answers")
+    if args.answers and args.self_check:
+        from bot.evaluation.selfcheck import run_self_check_eval
+
+        output.update(
+            run_self_check_eval(
+                settings, pages, conversations, langs, args.folds, Path(args.out_of_scope)
+            )
+        )
+    elif args.answers:
         from bot.evaluation.answers import run_answers_eval
 
         output.update(

@@ -25,15 +25,17 @@ from collections.abc import Collection, Sequence
 from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import asdict, dataclass, field
 
-from core.answer import Citation, generate
+from core.answer import Answer, Citation, generate
 from core.attribution import Explanation, attribute, prompt_evidences
 from core.conversation import ConversationKey, ConversationStore, TurnRecord
 from core.index import EvidenceIndex
+from core.lexical import detect_language
 from core.llm import LLM
 from core.metrics import observe_feedback, observe_turn
 from core.rephrase import Completer, Exchange
 from core.retrieve import Retriever, ScoredEvidence
 from core.settings import Settings
+from core.suggest import suggest
 
 __all__ = ["Assistant", "ConversationKey", "Turn", "make_llm"]
 
@@ -49,9 +51,10 @@ class Turn:
     `evidences` are the retrieved evidences best first (numbered 1.. in the answer prompt,
     so citation `[n]` is `evidences[n-1]`); `timings` are milliseconds per step:
     `history_ms`, `complete_ms`, `retrieve_ms` (and the retriever's own steps as
-    `retrieve.<step>`), `answer_ms` (the LLM call), `store_ms`, `total_ms`.
+    `retrieve.<step>`), `answer_ms` (the LLM call), `suggest_ms`, `store_ms`, `total_ms`.
     `messages` holds the exact chat messages sent: `completion` (None for the offline
-    completer) and `answer`; `query` is the text the retriever searched.
+    completer) and `answer`; `query` is the text the retriever searched; `suggestions` are
+    up to three in-scope follow-up questions (`core.suggest`), also stored in the trace.
     """
 
     id: int
@@ -67,6 +70,7 @@ class Turn:
     out_of_scope: bool
     messages: dict = field(default_factory=dict)
     completion_notes: dict = field(default_factory=dict)
+    suggestions: list[str] = field(default_factory=list)
 
 
 def evidence_trace(results: Sequence[ScoredEvidence]) -> list[dict]:
@@ -196,6 +200,8 @@ class Assistant:
         results = retrieval.results
         (answer,) = generate(self.llm, completion.question, [r.evidence for r in results])
         mark = lap("answer", mark)
+        suggestions = [] if answer.out_of_scope else self._suggest(completion.question, answer, spaces)
+        mark = lap("suggest", mark)
 
         messages = {"completion": completion.messages, "answer": answer.messages}
         record_timings = dict(timings)
@@ -205,7 +211,12 @@ class Assistant:
             question=question,
             completed_question=completion.question,
             evidences=evidence_trace(results),
-            messages={**messages, "query": completion.query, "notes": completion.notes},
+            messages={
+                **messages,
+                "query": completion.query,
+                "notes": completion.notes,
+                "suggestions": suggestions,
+            },
             answer=answer.text,
             citations=[asdict(c) for c in answer.citations],
             out_of_scope=answer.out_of_scope,
@@ -231,7 +242,30 @@ class Assistant:
             out_of_scope=answer.out_of_scope,
             messages=messages,
             completion_notes=completion.notes,
+            suggestions=suggestions,
         )
+
+    def _suggest(
+        self, question: str, answer: Answer, spaces: Collection[str] | None
+    ) -> list[str]:
+        """Follow-ups from the first cited page (`core.suggest`), each checked against
+        retrieval and the offline answerer's decline threshold for its language."""
+        if not answer.citations:
+            return []
+        page_id = answer.citations[0].page_id
+        evidences = sorted(
+            self.index.get(self.index.page_evidence_ids(page_id)), key=lambda e: e.position
+        )
+        threshold = (
+            self.settings.answer_min_support_de
+            if detect_language(question) == "de"
+            else self.settings.answer_min_support
+        )
+
+        def search(text: str):
+            return self.retriever.search(text, k=1, spaces=spaces).results
+
+        return suggest(question, evidences, search, threshold)
 
     def feedback(self, turn_id: int, value: str, user: str = "") -> int:
         """Record a user's rating of a turn; returns the feedback id."""

@@ -1,0 +1,96 @@
+"""Suggested follow-up questions: up to three short questions the user may want to ask next.
+
+Offline they are built from the structure of the page the answer came from (as in the
+RAGonite demo's follow-ups): the sections, list headings and table columns of that page that
+the question did not touch, each turned into a short question in the question's language
+(`core.lexical.detect_language`), naming the page title so the question stands on its own.
+
+A suggestion is shown only when it is in scope: its own retrieval (`search`) must find an
+evidence whose best span supports an answer at least as well as the offline answerer's
+decline threshold (`core.spans.support`, the `answer_min_support` settings), so a click
+never leads to "I could not find that".
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+
+from core.lexical import GERMAN_STOPWORDS, detect_language
+from core.pages import Evidence
+from core.retrieve import ScoredEvidence
+from core.spans import row_pairs, support, terms
+
+__all__ = ["MAX_SUGGESTIONS", "candidates", "in_scope", "suggest"]
+
+MAX_SUGGESTIONS = 3
+MAX_TOPIC_WORDS = 8
+
+TEMPLATES = {
+    "en": "What does {title} say about {topic}?",
+    "de": "Was steht in {title} zu {topic}?",
+}
+
+Search = Callable[[str], Sequence[ScoredEvidence]]
+
+
+def _topics(evidence: Evidence) -> list[str]:
+    """The structural names an evidence carries: its innermost heading, and for a table
+    row its column names."""
+    found = []
+    if evidence.heading:
+        found.append(evidence.heading.split(" > ")[-1].strip())
+    if evidence.kind == "row":
+        _, _, body = evidence.text.partition(": ")
+        found.extend(name for name, _ in row_pairs(body) if not name.startswith("Column "))
+    return [t for t in found if t and len(t.split()) <= MAX_TOPIC_WORDS]
+
+
+def candidates(question: str, page_evidences: Sequence[Evidence]) -> list[str]:
+    """Follow-up questions about the sections, list headings and table columns of
+    `page_evidences` (one page, in page order) that share no term with `question`, in the
+    question's language, in page order without repeats."""
+    language = detect_language(question)
+    stop = GERMAN_STOPWORDS if language == "de" else frozenset()
+    asked = set(terms(question, stop)) | set(terms(question))
+    seen: set[str] = set()
+    out: list[str] = []
+    for evidence in page_evidences:
+        for topic in _topics(evidence):
+            key = topic.casefold()
+            topic_terms = set(terms(topic))
+            if key in seen or not topic_terms or topic_terms & asked:
+                continue
+            if topic.casefold() == evidence.title.casefold():
+                continue
+            seen.add(key)
+            out.append(TEMPLATES[language].format(title=evidence.title, topic=topic))
+    return out
+
+
+def in_scope(suggestion: str, search: Search, min_support: float) -> bool:
+    """Whether retrieval for `suggestion` finds an evidence the offline answerer would
+    answer from (support at least `min_support`, and above zero)."""
+    for result in search(suggestion):
+        evidence = result.evidence
+        header = " > ".join(p for p in (evidence.title, evidence.heading) if p)
+        score = support(suggestion, header, evidence.text)
+        if score > 0 and score >= min_support:
+            return True
+    return False
+
+
+def suggest(
+    question: str,
+    page_evidences: Sequence[Evidence],
+    search: Search,
+    min_support: float,
+    limit: int = MAX_SUGGESTIONS,
+) -> list[str]:
+    """Up to `limit` in-scope follow-ups to `question` from the cited page's evidences."""
+    out: list[str] = []
+    for suggestion in candidates(question, page_evidences):
+        if len(out) == limit:
+            break
+        if in_scope(suggestion, search, min_support):
+            out.append(suggestion)
+    return out

@@ -14,13 +14,14 @@ never leads to "I could not find that".
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
+from dataclasses import dataclass
 
 from core.lexical import GERMAN_STOPWORDS, detect_language
 from core.pages import Evidence
 from core.retrieve import ScoredEvidence
 from core.spans import row_pairs, support, terms
 
-__all__ = ["MAX_SUGGESTIONS", "candidates", "in_scope", "suggest"]
+__all__ = ["MAX_SUGGESTIONS", "Candidate", "candidates", "in_scope", "suggest"]
 
 MAX_SUGGESTIONS = 3
 MAX_TOPIC_WORDS = 8
@@ -31,6 +32,14 @@ TEMPLATES = {
 }
 
 Search = Callable[[str], Sequence[ScoredEvidence]]
+
+
+@dataclass(frozen=True)
+class Candidate:
+    """A follow-up question and the section or column name (`topic`) it asks about."""
+
+    question: str
+    topic: str
 
 
 def _topics(evidence: Evidence) -> list[str]:
@@ -45,7 +54,7 @@ def _topics(evidence: Evidence) -> list[str]:
     return [t for t in found if t and len(t.split()) <= MAX_TOPIC_WORDS]
 
 
-def candidates(question: str, page_evidences: Sequence[Evidence]) -> list[str]:
+def candidates(question: str, page_evidences: Sequence[Evidence]) -> list[Candidate]:
     """Follow-up questions about the sections, list headings and table columns of
     `page_evidences` (one page, in page order) that share no term with `question`, in the
     question's language, in page order without repeats."""
@@ -53,7 +62,7 @@ def candidates(question: str, page_evidences: Sequence[Evidence]) -> list[str]:
     stop = GERMAN_STOPWORDS if language == "de" else frozenset()
     asked = set(terms(question, stop)) | set(terms(question))
     seen: set[str] = set()
-    out: list[str] = []
+    out: list[Candidate] = []
     for evidence in page_evidences:
         for topic in _topics(evidence):
             key = topic.casefold()
@@ -63,17 +72,19 @@ def candidates(question: str, page_evidences: Sequence[Evidence]) -> list[str]:
             if topic.casefold() == evidence.title.casefold():
                 continue
             seen.add(key)
-            out.append(TEMPLATES[language].format(title=evidence.title, topic=topic))
+            text = TEMPLATES[language].format(title=evidence.title, topic=topic)
+            out.append(Candidate(text, topic))
     return out
 
 
-def in_scope(suggestion: str, search: Search, min_support: float) -> bool:
-    """Whether retrieval for `suggestion` finds an evidence the offline answerer would
-    answer from (support at least `min_support`, and above zero)."""
-    for result in search(suggestion):
+def in_scope(candidate: Candidate, search: Search, min_support: float) -> bool:
+    """Whether retrieval for the candidate's question finds an evidence the offline
+    answerer would answer from about its topic (support at least `min_support`, above
+    zero). The support is the topic's, under the evidence's heading but not its title:
+    every candidate names the page title, which alone would support it anywhere."""
+    for result in search(candidate.question):
         evidence = result.evidence
-        header = " > ".join(p for p in (evidence.title, evidence.heading) if p)
-        score = support(suggestion, header, evidence.text)
+        score = support(candidate.topic, evidence.heading, evidence.text)
         if score > 0 and score >= min_support:
             return True
     return False
@@ -88,9 +99,9 @@ def suggest(
 ) -> list[str]:
     """Up to `limit` in-scope follow-ups to `question` from the cited page's evidences."""
     out: list[str] = []
-    for suggestion in candidates(question, page_evidences):
+    for candidate in candidates(question, page_evidences):
         if len(out) == limit:
             break
-        if in_scope(suggestion, search, min_support):
-            out.append(suggestion)
+        if in_scope(candidate, search, min_support):
+            out.append(candidate.question)
     return out

@@ -2,7 +2,7 @@
 
 from core.pages import Evidence
 from core.retrieve import ScoredEvidence
-from core.suggest import candidates, in_scope, suggest
+from core.suggest import Candidate, candidates, in_scope, suggest
 
 
 def _evidence(n: int, title: str, heading: str, text: str, kind: str = "passage") -> Evidence:
@@ -48,7 +48,7 @@ def _search_over(evidences):
 
 def test_candidates_name_untouched_sections_and_columns():
     found = candidates("How do I build a release?", RELEASE_PAGE)
-    assert found == [
+    assert [c.question for c in found] == [
         "What does Release Process say about Signing?",
         "What does Release Process say about Owners?",
         "What does Release Process say about Component?",
@@ -58,14 +58,15 @@ def test_candidates_name_untouched_sections_and_columns():
 
 def test_candidates_follow_the_questions_language():
     found = candidates("Wie stelle ich den Antrag für Urlaub?", URLAUB_PAGE)
-    assert found == ["Was steht in Urlaubsregeln zu Resturlaub?"]
+    assert found == [Candidate("Was steht in Urlaubsregeln zu Resturlaub?", "Resturlaub")]
 
 
 def test_in_scope_needs_supporting_evidence():
     search = _search_over(RELEASE_PAGE)
-    assert in_scope("What does Release Process say about Signing?", search, 0.1)
-    assert not in_scope("What is the canteen menu on Friday?", search, 0.1)
-    assert not in_scope("What does Release Process say about Signing?", lambda text: [], 0.0)
+    signing = Candidate("What does Release Process say about Signing?", "Signing")
+    assert in_scope(signing, search, 0.1)
+    assert not in_scope(Candidate("What is on the canteen menu?", "canteen menu"), search, 0.1)
+    assert not in_scope(signing, lambda text: [], 0.0)
 
 
 def test_suggest_drops_out_of_scope_and_keeps_three():

@@ -45,6 +45,10 @@ RELATED_LABEL = "*Related*"
 EXPLAIN_ACTION = "confbot_explain"
 FEEDBACK_UP_ACTION = "confbot_feedback_up"
 FEEDBACK_DOWN_ACTION = "confbot_feedback_down"
+# One action id per suggestion button (Slack wants them unique in a message); the value is
+# "<turn id>:<suggestion index>".
+SUGGEST_ACTION = "confbot_suggest"
+MAX_BUTTON_TEXT = 75  # Slack's limit on a button's text
 
 BAR_WIDTH = 10
 BAR_FULL = "▇"
@@ -269,6 +273,8 @@ def answer_blocks(turn: Turn, pages: Mapping[str, Page] | None = None) -> list[d
     buttons.append(_button("👍", FEEDBACK_UP_ACTION, str(turn.id)))
     buttons.append(_button("👎", FEEDBACK_DOWN_ACTION, str(turn.id)))
     actions = [{"type": "actions", "elements": buttons}]
+    if turn.suggestions:
+        actions.append(suggestion_actions(turn))
 
     if turn.out_of_scope:
         answer = [decline_text(turn)]
@@ -279,6 +285,15 @@ def answer_blocks(turn: Turn, pages: Mapping[str, Page] | None = None) -> list[d
         answer = answer[:room]
         answer[-1] = clip(answer[-1], MAX_SECTION_TEXT - 2) + " …"
     return head + [_section(text) for text in answer or [escape("(no answer)")]] + sources + actions
+
+
+def suggestion_actions(turn: Turn) -> dict:
+    """The suggested follow-up questions as buttons; a click asks one in the thread."""
+    buttons = [
+        _button(clip(text, MAX_BUTTON_TEXT), f"{SUGGEST_ACTION}_{i}", f"{turn.id}:{i}")
+        for i, text in enumerate(turn.suggestions)
+    ]
+    return {"type": "actions", "elements": buttons}
 
 
 def answer_sections(turn: Turn) -> list[str]:

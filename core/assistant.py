@@ -40,6 +40,7 @@ from core.suggest import suggest
 __all__ = ["Assistant", "ConversationKey", "Turn", "make_llm"]
 
 HISTORY_TURNS = 20
+SUGGEST_SEARCH_K = 3  # a suggestion is in scope when its section is among these results
 
 log = logging.getLogger(__name__)
 
@@ -200,7 +201,9 @@ class Assistant:
         results = retrieval.results
         (answer,) = generate(self.llm, completion.question, [r.evidence for r in results])
         mark = lap("answer", mark)
-        suggestions = [] if answer.out_of_scope else self._suggest(completion.question, answer, spaces)
+        suggestions = (
+            [] if answer.out_of_scope else self._suggest(completion.question, answer, spaces)
+        )
         mark = lap("suggest", mark)
 
         messages = {"completion": completion.messages, "answer": answer.messages}
@@ -245,9 +248,7 @@ class Assistant:
             suggestions=suggestions,
         )
 
-    def _suggest(
-        self, question: str, answer: Answer, spaces: Collection[str] | None
-    ) -> list[str]:
+    def _suggest(self, question: str, answer: Answer, spaces: Collection[str] | None) -> list[str]:
         """Follow-ups from the first cited page (`core.suggest`), each checked against
         retrieval and the offline answerer's decline threshold for its language."""
         if not answer.citations:
@@ -263,7 +264,7 @@ class Assistant:
         )
 
         def search(text: str):
-            return self.retriever.search(text, k=1, spaces=spaces).results
+            return self.retriever.search(text, k=SUGGEST_SEARCH_K, spaces=spaces).results
 
         return suggest(question, evidences, search, threshold)
 

@@ -5,10 +5,10 @@ RAGonite demo's follow-ups): the sections, list headings and table columns of th
 the question did not touch, each turned into a short question in the question's language
 (`core.lexical.detect_language`), naming the page title so the question stands on its own.
 
-A suggestion is shown only when it is in scope: its own retrieval (`search`) must find an
-evidence whose best span supports an answer at least as well as the offline answerer's
-decline threshold (`core.spans.support`, the `answer_min_support` settings), so a click
-never leads to "I could not find that".
+A suggestion is shown only when it is in scope: its own retrieval (`search`) must find the
+section or column it names, and that evidence's best span must support an answer at least
+as well as the offline answerer's decline threshold (`core.spans.support`, the
+`answer_min_support` settings), so a click does not lead to "I could not find that".
 """
 
 from __future__ import annotations
@@ -78,13 +78,15 @@ def candidates(question: str, page_evidences: Sequence[Evidence]) -> list[Candid
 
 
 def in_scope(candidate: Candidate, search: Search, min_support: float) -> bool:
-    """Whether retrieval for the candidate's question finds an evidence the offline
-    answerer would answer from about its topic (support at least `min_support`, above
-    zero). The support is the topic's, under the evidence's heading but not its title:
-    every candidate names the page title, which alone would support it anywhere."""
+    """Whether retrieval for the candidate's question finds the section or column it asks
+    about (an evidence carrying its topic) and the offline answerer would answer from that
+    evidence (support at least `min_support`, above zero) instead of declining."""
     for result in search(candidate.question):
         evidence = result.evidence
-        score = support(candidate.topic, evidence.heading, evidence.text)
+        if candidate.topic not in _topics(evidence):
+            continue
+        header = " > ".join(p for p in (evidence.title, evidence.heading) if p)
+        score = support(candidate.question, header, evidence.text)
         if score > 0 and score >= min_support:
             return True
     return False

@@ -29,18 +29,16 @@ from core.answer import Answer, Citation, generate
 from core.attribution import Explanation, attribute, prompt_evidences
 from core.conversation import ConversationKey, ConversationStore, TurnRecord
 from core.index import EvidenceIndex
-from core.lexical import detect_language
 from core.llm import LLM
 from core.metrics import observe_feedback, observe_turn
 from core.rephrase import Completer, Exchange
 from core.retrieve import Retriever, ScoredEvidence
 from core.settings import Settings
-from core.suggest import suggest
+from core.suggest import suggest_from_page
 
 __all__ = ["Assistant", "ConversationKey", "Turn", "make_llm"]
 
 HISTORY_TURNS = 20
-SUGGEST_SEARCH_K = 3  # a suggestion is in scope when its section is among these results
 
 log = logging.getLogger(__name__)
 
@@ -253,20 +251,12 @@ class Assistant:
         retrieval and the offline answerer's decline threshold for its language."""
         if not answer.citations:
             return []
+        thresholds = {
+            "en": self.settings.answer_min_support,
+            "de": self.settings.answer_min_support_de,
+        }
         page_id = answer.citations[0].page_id
-        evidences = sorted(
-            self.index.get(self.index.page_evidence_ids(page_id)), key=lambda e: e.position
-        )
-        threshold = (
-            self.settings.answer_min_support_de
-            if detect_language(question) == "de"
-            else self.settings.answer_min_support
-        )
-
-        def search(text: str):
-            return self.retriever.search(text, k=SUGGEST_SEARCH_K, spaces=spaces).results
-
-        return suggest(question, evidences, search, threshold)
+        return suggest_from_page(question, page_id, self.index, self.retriever, thresholds, spaces)
 
     def feedback(self, turn_id: int, value: str, user: str = "") -> int:
         """Record a user's rating of a turn; returns the feedback id."""

@@ -13,18 +13,20 @@ as well as the offline answerer's decline threshold (`core.spans.support`, the
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Collection, Mapping, Sequence
 from dataclasses import dataclass
 
+from core.index import EvidenceIndex
 from core.lexical import GERMAN_STOPWORDS, detect_language
 from core.pages import Evidence
-from core.retrieve import ScoredEvidence
+from core.retrieve import Retriever, ScoredEvidence
 from core.spans import row_pairs, support, terms
 
-__all__ = ["MAX_SUGGESTIONS", "Candidate", "candidates", "in_scope", "suggest"]
+__all__ = ["MAX_SUGGESTIONS", "Candidate", "candidates", "in_scope", "suggest", "suggest_from_page"]
 
 MAX_SUGGESTIONS = 3
 MAX_TOPIC_WORDS = 8
+SEARCH_K = 3  # a suggestion is in scope when its section is among these results
 
 TEMPLATES = {
     "en": "What does {title} say about {topic}?",
@@ -107,3 +109,24 @@ def suggest(
         if in_scope(candidate, search, min_support):
             out.append(candidate.question)
     return out
+
+
+def suggest_from_page(
+    question: str,
+    page_id: str,
+    index: EvidenceIndex,
+    retriever: Retriever,
+    min_support: Mapping[str, float],
+    spaces: Collection[str] | None = None,
+) -> list[str]:
+    """Follow-ups to `question` from the indexed page `page_id` (the cited page), checked
+    against `retriever` (searching `spaces` when given) and the decline threshold of the
+    question's language in `min_support` (`en` for languages not listed)."""
+    evidences = sorted(index.get(index.page_evidence_ids(page_id)), key=lambda e: e.position)
+    language = detect_language(question)
+    threshold = min_support.get(language, min_support.get("en", 0.0))
+
+    def search(text: str) -> Sequence[ScoredEvidence]:
+        return retriever.search(text, k=SEARCH_K, spaces=spaces).results
+
+    return suggest(question, evidences, search, threshold)

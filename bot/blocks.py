@@ -256,7 +256,8 @@ def source_lines(turn: Turn, pages: Mapping[str, Page]) -> list[str]:
 
 def answer_blocks(turn: Turn, pages: Mapping[str, Page] | None = None) -> list[dict]:
     """The answer message: the completed question (context line), the answer with linked
-    citations, the Sources list, and the Explain / 👍 / 👎 buttons carrying the turn id.
+    citations, the Sources list, the suggested follow-up buttons, and the Explain / 👍 / 👎
+    buttons carrying the turn id.
     `pages` (page id → indexed page) supplies spaces and last-updated dates."""
     pages = pages or {}
     question = escape(clip(" ".join(turn.completed_question.split()), MAX_QUESTION_CHARS))
@@ -273,8 +274,8 @@ def answer_blocks(turn: Turn, pages: Mapping[str, Page] | None = None) -> list[d
     buttons.append(_button("👍", FEEDBACK_UP_ACTION, str(turn.id)))
     buttons.append(_button("👎", FEEDBACK_DOWN_ACTION, str(turn.id)))
     actions = [{"type": "actions", "elements": buttons}]
-    if turn.suggestions:
-        actions.append(suggestion_actions(turn))
+    if turn.suggestions:  # the follow-ups above the Explain / feedback row
+        actions.insert(0, suggestion_actions(turn))
 
     if turn.out_of_scope:
         answer = [decline_text(turn)]

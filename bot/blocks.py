@@ -45,6 +45,10 @@ RELATED_LABEL = "*Related*"
 EXPLAIN_ACTION = "confbot_explain"
 FEEDBACK_UP_ACTION = "confbot_feedback_up"
 FEEDBACK_DOWN_ACTION = "confbot_feedback_down"
+# One action id per suggestion button (Slack wants them unique in a message); the value is
+# "<turn id>:<suggestion index>".
+SUGGEST_ACTION = "confbot_suggest"
+MAX_BUTTON_TEXT = 75  # Slack's limit on a button's text
 
 BAR_WIDTH = 10
 BAR_FULL = "▇"
@@ -252,7 +256,8 @@ def source_lines(turn: Turn, pages: Mapping[str, Page]) -> list[str]:
 
 def answer_blocks(turn: Turn, pages: Mapping[str, Page] | None = None) -> list[dict]:
     """The answer message: the completed question (context line), the answer with linked
-    citations, the Sources list, and the Explain / 👍 / 👎 buttons carrying the turn id.
+    citations, the Sources list, the suggested follow-up buttons, and the Explain / 👍 / 👎
+    buttons carrying the turn id.
     `pages` (page id → indexed page) supplies spaces and last-updated dates."""
     pages = pages or {}
     question = escape(clip(" ".join(turn.completed_question.split()), MAX_QUESTION_CHARS))
@@ -269,6 +274,8 @@ def answer_blocks(turn: Turn, pages: Mapping[str, Page] | None = None) -> list[d
     buttons.append(_button("👍", FEEDBACK_UP_ACTION, str(turn.id)))
     buttons.append(_button("👎", FEEDBACK_DOWN_ACTION, str(turn.id)))
     actions = [{"type": "actions", "elements": buttons}]
+    if turn.suggestions:  # the follow-ups above the Explain / feedback row
+        actions.insert(0, suggestion_actions(turn))
 
     if turn.out_of_scope:
         answer = [decline_text(turn)]
@@ -279,6 +286,15 @@ def answer_blocks(turn: Turn, pages: Mapping[str, Page] | None = None) -> list[d
         answer = answer[:room]
         answer[-1] = clip(answer[-1], MAX_SECTION_TEXT - 2) + " …"
     return head + [_section(text) for text in answer or [escape("(no answer)")]] + sources + actions
+
+
+def suggestion_actions(turn: Turn) -> dict:
+    """The suggested follow-up questions as buttons; a click asks one in the thread."""
+    buttons = [
+        _button(clip(text, MAX_BUTTON_TEXT), f"{SUGGEST_ACTION}_{i}", f"{turn.id}:{i}")
+        for i, text in enumerate(turn.suggestions)
+    ]
+    return {"type": "actions", "elements": buttons}
 
 
 def answer_sections(turn: Turn) -> list[str]:

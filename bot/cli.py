@@ -228,6 +228,12 @@ def build_parser() -> argparse.ArgumentParser:
         " off and on (with --folds, its thresholds cross-validated)",
     )
     p.add_argument(
+        "--suggestions",
+        action="store_true",
+        help="suggest follow-ups after every completed question that has a next turn and"
+        " report how often one retrieves the next question's gold page",
+    )
+    p.add_argument(
         "--out-of-scope",
         metavar="FILE",
         default=str(OUT_OF_SCOPE_QUESTIONS),

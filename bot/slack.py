@@ -46,6 +46,7 @@ from bot.blocks import (
     EXPLAIN_ACTION,
     FEEDBACK_DOWN_ACTION,
     FEEDBACK_UP_ACTION,
+    SUGGEST_ACTION,
     answer_blocks,
     answer_text,
     explanation_blocks,
@@ -218,10 +219,36 @@ class SlackBot:
             text = THANKS[value]
         client.chat_postEphemeral(channel=channel, user=user, thread_ts=thread, text=text)
 
+    def on_suggestion(self, body: dict, client: WebClient, context: BoltContext):
+        """A suggested follow-up button: ask that question in the thread, once per answer
+        and suggestion however often the click is delivered, credited to the user."""
+        channel, thread, _ = _message_place(body)
+        team = workspace_of(body, context)
+        user = (body.get("user") or {}).get("id", "")
+        turn_id = self._turn_here(body, team, channel)
+        record = self.assistant.turn_record(turn_id) if turn_id is not None else None
+        _, _, index = str(body["actions"][0].get("value") or "").partition(":")
+        suggestions = record.messages.get("suggestions") or [] if record else []
+        if not index.isdigit() or int(index) >= len(suggestions):
+            if user:
+                client.chat_postEphemeral(
+                    channel=channel, user=user, thread_ts=thread, text=TURN_GONE
+                )
+            return
+        if not self.state.claim("suggest", f"{team}:{channel}:{turn_id}:{index}"):
+            return
+        question = suggestions[int(index)]
+        asked = client.chat_postMessage(
+            channel=channel, thread_ts=thread, text=f"<@{user}> asked: {question}"
+        )
+        event = {"channel": channel, "ts": asked["ts"], "thread_ts": thread, "text": question}
+        self.answer(client, team, event, None)
+
     def _turn_here(self, body: dict, team: str, channel: str) -> int | None:
         """The turn a button names, if it is a turn answered in Slack in this workspace and
-        channel: a button value (a turn id) never reaches another surface's turns."""
-        value = str((body.get("actions") or [{}])[0].get("value") or "")
+        channel: a button value (a turn id, for suggestions "<turn id>:<index>") never
+        reaches another surface's turns."""
+        value = str((body.get("actions") or [{}])[0].get("value") or "").partition(":")[0]
         if not value.isdigit() or len(value) > 18:
             return None
         key = self.assistant.store.turn_key(int(value))
@@ -393,6 +420,7 @@ def build_app(settings: Settings, assistant: Assistant, client: WebClient | None
     app.action(EXPLAIN_ACTION)(ack=acknowledge, lazy=[bot.on_explain_button])
     feedback = re.compile(f"^(?:{FEEDBACK_UP_ACTION}|{FEEDBACK_DOWN_ACTION})$")
     app.action(feedback)(ack=acknowledge, lazy=[bot.on_feedback])
+    app.action(re.compile(f"^{SUGGEST_ACTION}_\\d+$"))(ack=acknowledge, lazy=[bot.on_suggestion])
     return app
 
 

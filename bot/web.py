@@ -257,6 +257,7 @@ def turn_json(turn: Turn) -> dict:
         "citations": [c.number for c in turn.citations],
         "sources": sources,
         "out_of_scope": turn.out_of_scope,
+        "suggestions": list(turn.suggestions),
         "model": turn.model,
         "timings": {k: round(v, 2) for k, v in turn.timings.items()},
     }

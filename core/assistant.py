@@ -26,7 +26,7 @@ from collections.abc import Collection, Sequence
 from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import asdict, dataclass, field
 
-from core.answer import Citation, generate
+from core.answer import Answer, Citation, generate
 from core.attribution import Explanation, attribute, prompt_evidences
 from core.conversation import ConversationKey, ConversationStore, TurnRecord
 from core.index import EvidenceIndex
@@ -36,6 +36,7 @@ from core.rephrase import Completer, Exchange
 from core.retrieve import Retriever, ScoredEvidence
 from core.selfcheck import SelfCheck, self_check
 from core.settings import Settings
+from core.suggest import suggest_from_page
 
 __all__ = ["Assistant", "ConversationKey", "Turn", "make_llm"]
 
@@ -53,10 +54,12 @@ class Turn:
     the self-check dropped (`self_check`; when it drops all, the answer declines and these
     are the retrieved ones, the closest pages); `timings` are milliseconds per step:
     `history_ms`, `complete_ms`, `retrieve_ms` (and the retriever's own steps as
-    `retrieve.<step>`), `self_check_ms` (when on), `answer_ms` (the LLM call), `store_ms`,
-    `total_ms`. `messages` holds the exact chat messages sent: `completion` (None for the
-    offline completer) and `answer`, and the `self_check` outcome when on
-    (`core.selfcheck.SelfCheck.to_dict`); `query` is the text the retriever searched.
+    `retrieve.<step>`), `self_check_ms` (when on), `answer_ms` (the LLM call), `suggest_ms`,
+    `store_ms`, `total_ms`. `messages` holds the exact chat messages sent: `completion` (None
+    for the offline completer) and `answer`, and the `self_check` outcome when on
+    (`core.selfcheck.SelfCheck.to_dict`); `query` is the text the retriever searched;
+    `suggestions` are up to three in-scope follow-up questions (`core.suggest`), also
+    stored in the trace.
     """
 
     id: int
@@ -72,6 +75,7 @@ class Turn:
     out_of_scope: bool
     messages: dict = field(default_factory=dict)
     completion_notes: dict = field(default_factory=dict)
+    suggestions: list[str] = field(default_factory=list)
 
 
 def evidence_trace(results: Sequence[ScoredEvidence]) -> list[dict]:
@@ -205,6 +209,10 @@ class Assistant:
         mark = lap("answer", mark)
         if check is not None and not check.kept:
             results = retrieval.results  # nothing helped: a decline still shows the closest pages
+        suggestions = (
+            [] if answer.out_of_scope else self._suggest(completion.question, answer, spaces)
+        )
+        mark = lap("suggest", mark)
 
         messages = {"completion": completion.messages, "answer": answer.messages}
         if check is not None:
@@ -216,7 +224,12 @@ class Assistant:
             question=question,
             completed_question=completion.question,
             evidences=evidence_trace(results),
-            messages={**messages, "query": completion.query, "notes": completion.notes},
+            messages={
+                **messages,
+                "query": completion.query,
+                "notes": completion.notes,
+                "suggestions": suggestions,
+            },
             answer=answer.text,
             citations=[asdict(c) for c in answer.citations],
             out_of_scope=answer.out_of_scope,
@@ -242,6 +255,7 @@ class Assistant:
             out_of_scope=answer.out_of_scope,
             messages=messages,
             completion_notes=completion.notes,
+            suggestions=suggestions,
         )
 
     def _self_check(
@@ -260,6 +274,18 @@ class Assistant:
             self.settings.self_check_min_ratio,
         )
         return [results[i] for i in check.kept], check
+
+    def _suggest(self, question: str, answer: Answer, spaces: Collection[str] | None) -> list[str]:
+        """Follow-ups from the first cited page (`core.suggest`), each checked against
+        retrieval and the offline answerer's decline threshold for its language."""
+        if not answer.citations:
+            return []
+        thresholds = {
+            "en": self.settings.answer_min_support,
+            "de": self.settings.answer_min_support_de,
+        }
+        page_id = answer.citations[0].page_id
+        return suggest_from_page(question, page_id, self.index, self.retriever, thresholds, spaces)
 
     def feedback(self, turn_id: int, value: str, user: str = "") -> int:
         """Record a user's rating of a turn; returns the feedback id."""

@@ -152,3 +152,26 @@ def test_answers_with_an_llm_endpoint(benchmark_dir, subset, tmp_path, clean_env
     assert answers["decline_recall"] == 1.0 and answers["declined"] == 0.0
     first = figures["records"][0]
     assert first["reply"].endswith("[1]") and 0.0 <= first["f1"] <= 1.0
+
+
+def test_suggestions_eval_scores_every_turn_with_a_next_turn(
+    benchmark_dir, tmp_path, clean_env, capsys
+):
+    conversations = json.loads((benchmark_dir / "conversations.json").read_text())[:3]
+    path = tmp_path / "three.json"
+    path.write_text(json.dumps(conversations))
+    out = tmp_path / "suggestions.json"
+    argv = ["eval", "--data", str(benchmark_dir), "--conversations", str(path)]
+    assert main([*argv, "--lang", "both", "--suggestions", "--json", str(out)]) == 0
+    figures = json.loads(out.read_text())
+    with_next = sum(len(c["turns"]) - 1 for c in conversations)
+    assert figures["suggestions"]["n"] == 2 * with_next
+    records = figures["records"]
+    assert any(r["suggestions"] for r in records)
+    for record in records:
+        assert len(record["suggestions"]) <= 3
+        assert len(record["suggestion_pages"]) == len(record["suggestions"])
+        assert record["hit"] == float(
+            any(p in record["next_gold"] for p in record["suggestion_pages"])
+        )
+    assert "Suggested follow-ups" in capsys.readouterr().out

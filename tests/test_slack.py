@@ -20,7 +20,7 @@ from slack_sdk import WebClient
 from slack_sdk.signature import SignatureVerifier
 from sqlalchemy import inspect
 
-from bot.blocks import EXPLAIN_ACTION, FEEDBACK_DOWN_ACTION, FEEDBACK_UP_ACTION
+from bot.blocks import EXPLAIN_ACTION, FEEDBACK_DOWN_ACTION, FEEDBACK_UP_ACTION, SUGGEST_ACTION
 from bot.slack import (
     ALREADY_EXPLAINED,
     ANSWER_FAILED,
@@ -642,3 +642,25 @@ def test_bot_command_without_tokens_is_a_configuration_error(tmp_path, monkeypat
     monkeypatch.setenv("CONFBOT_DATA_DIR", str(tmp_path / "data"))
     assert main(["bot"]) == 2
     assert "SLACK_APP_TOKEN is not set" in capsys.readouterr().err
+
+
+def test_suggestion_button_asks_it_in_the_thread_once(bot, slack):
+    thread = "1700000000.000100"
+    bot.deliver(mention(thread, "What does BATS stand for?"), "Ev1")
+    (answer,) = bot.answers(1)
+    (turn_id,) = turn_ids(bot, "C1", thread)
+    suggestions = bot.assistant.turn_record(turn_id).messages["suggestions"]
+    assert suggestions
+    buttons = [e for b in answer["blocks"] if b["type"] == "actions" for e in b["elements"]]
+    asked = next(b for b in buttons if b["action_id"] == f"{SUGGEST_ACTION}_0")
+    assert asked["value"] == f"{turn_id}:0" and asked["text"]["text"] == suggestions[0]
+
+    bot.click(f"{SUGGEST_ACTION}_0", f"{turn_id}:0", answer)
+    bot.click(f"{SUGGEST_ACTION}_0", f"{turn_id}:0", answer)  # Slack delivers it again
+    bot.finish()
+    posts = slack.calls_to("chat.postMessage")
+    assert posts[1].params["text"] == f"<@{USER}> asked: {suggestions[0]}"
+    assert all(p.params["thread_ts"] == thread for p in posts)
+    assert len(posts) == 3  # the answer, the asked question, its answer: once
+    first, second = bot.assistant.store.turns(ConversationKey("slack", TEAM_ID, "C1", thread))
+    assert second.question == suggestions[0]

@@ -453,3 +453,15 @@ async def test_a_declined_answer_names_the_closest_pages(client):
     by_number = {s["number"]: s for s in turn["sources"]}
     for page in declined["pages"]:
         assert by_number[page["number"]]["url"] == page["url"]
+
+
+@pytest.mark.anyio
+async def test_suggested_follow_ups_are_asked_in_the_same_conversation(client):
+    turn = (await ask(client, "What does BATS stand for?")).json()
+    assert turn["suggestions"], "the BATS page has sections the question did not touch"
+    follow_up = (await ask(client, turn["suggestions"][0])).json()
+    assert follow_up["conversation"] == turn["conversation"]
+    assert not follow_up["out_of_scope"]
+    assert follow_up["sources"][0]["page_id"] == "101"
+    script = (await client.get("/static/ask.js")).text
+    assert "renderSuggestions(turn.suggestions)" in script

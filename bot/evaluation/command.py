@@ -40,6 +40,10 @@ def run(args: argparse.Namespace, settings: Settings) -> int:
                 settings, pages, conversations, langs, args.folds, Path(args.out_of_scope)
             )
         )
+    elif args.suggestions:
+        from bot.evaluation.suggestions import run_suggestions_eval
+
+        output.update(run_suggestions_eval(settings, pages, conversations, langs))
     elif args.folds:
         output.update(_cross_validate(args, settings, pages, conversations, langs, groups))
     elif args.ablation:

@@ -291,6 +291,7 @@
     const actions = turn.out_of_scope ? [...feedbackButtons, note] : [explain, ...feedbackButtons, note];
     node.append(el("div", { className: "actions" }, actions));
     node.append(explainBox);
+    if (turn.suggestions && turn.suggestions.length) node.append(renderSuggestions(turn.suggestions));
 
     const traceBox = el("div", { className: "trace-body" }, [el("p", { text: "Loading…" })]);
     const trace = el("details", { className: "trace" }, [el("summary", { text: "Trace" }), traceBox]);
@@ -310,6 +311,24 @@
     });
     node.append(trace);
     return node;
+  }
+
+  // Suggested follow-ups: links that ask the question in this conversation (without
+  // script, the link opens the page with the question prepared).
+  function renderSuggestions(suggestions) {
+    const list = el("ul", { className: "suggestions" });
+    for (const question of suggestions) {
+      const query = new URLSearchParams({ q: question });
+      if (scope.space) query.set("space", scope.space);
+      if (scope.page) query.set("page", scope.page);
+      const a = link("ask?" + query.toString(), question, "suggestion");
+      a.addEventListener("click", (event) => {
+        event.preventDefault();
+        ask(question);
+      });
+      list.append(el("li", {}, [a]));
+    }
+    return el("div", { className: "follow-ups" }, [el("p", { text: "You could also ask:" }), list]);
   }
 
   // ------------------------------------------------------------------ the form

@@ -8,17 +8,22 @@ rather than migrated, and created by the store itself.
 
 from __future__ import annotations
 
+import fcntl
 import sqlite3
 import threading
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 
-from sqlalchemy import Engine, create_engine, event
+from sqlalchemy import Engine, create_engine, event, text
+from sqlalchemy.engine import make_url
 from sqlalchemy.orm import DeclarativeBase, sessionmaker
 
 from core.redact import redact_url
 from core.settings import SettingsError
 
 MIGRATIONS = Path(__file__).resolve().parent.parent / "migrations"
+MIGRATION_LOCK_KEY = 0x636F6E66626F74  # "confbot": the PostgreSQL advisory lock of `upgrade`
 
 _engines: dict[str, Engine] = {}
 _engines_lock = threading.Lock()
@@ -75,7 +80,8 @@ def upgrade(url: str, revision: str = "head") -> None:
     from sqlalchemy.exc import ArgumentError, NoSuchModuleError, SQLAlchemyError
 
     try:
-        command.upgrade(alembic_config(url), revision)
+        with migration_lock(url):
+            command.upgrade(alembic_config(url), revision)
     except (NoSuchModuleError, ArgumentError) as exc:
         raise SettingsError(
             f"CONFBOT_DATABASE_URL={redact_url(url)} is not a database URL confbot can use"
@@ -88,3 +94,40 @@ def upgrade(url: str, revision: str = "head") -> None:
             " CONFBOT_DATABASE_URL (empty: SQLite in CONFBOT_DATA_DIR), that the server runs"
             " and that the database can be written"
         ) from None
+
+
+@contextmanager
+def migration_lock(url: str) -> Iterator[None]:
+    """Hold the database's migration lock: processes started together on one database (a
+    web replica and a worker, say) run the migrations one after the other, so the later
+    ones find the schema current instead of failing on "table already exists".
+
+    PostgreSQL: a session advisory lock on its own connection (`MIGRATION_LOCK_KEY`).
+    SQLite: an exclusive `flock` on `<database>.migrate-lock` beside the file (an in-memory
+    database belongs to one process and needs none). Other databases: no lock."""
+    parsed = make_url(url)
+    backend = parsed.get_backend_name()
+    if backend == "postgresql":
+        with engine_for(url).connect() as connection:
+            connection.execute(text("SELECT pg_advisory_lock(:key)"), {"key": MIGRATION_LOCK_KEY})
+            try:
+                yield
+            finally:
+                connection.execute(
+                    text("SELECT pg_advisory_unlock(:key)"), {"key": MIGRATION_LOCK_KEY}
+                )
+                connection.commit()
+    elif backend == "sqlite" and parsed.database not in (None, "", ":memory:"):
+        try:
+            handle = open(f"{parsed.database}.migrate-lock", "a")  # noqa: SIM115
+        except OSError:  # a read-only folder: nothing can migrate there, so nothing races
+            yield
+            return
+        with handle:
+            fcntl.flock(handle, fcntl.LOCK_EX)
+            try:
+                yield
+            finally:
+                fcntl.flock(handle, fcntl.LOCK_UN)
+    else:
+        yield

@@ -34,6 +34,8 @@ class SyncSpace(Base):
     last_run_at: Mapped[datetime | None] = mapped_column(DateTime(timezone=True), default=None)
     last_report: Mapped[str | None] = mapped_column(Text, default=None)
     """The summary of the last finished run, as JSON."""
+    fingerprint: Mapped[str | None] = mapped_column(String(64), default=None)
+    """`EvidenceIndex.fingerprint` of the last complete run: another one re-indexes all."""
 
 
 class SyncPage(Base):

@@ -199,6 +199,15 @@ class SpaceSync:
                 db.add(state)
                 db.commit()
             cursor, listed_at = state.cursor, state.listed_at
+            fingerprint = self.index.fingerprint(self.options)
+            if state.fingerprint != fingerprint and not full:
+                if state.cursor is not None:
+                    log.info(
+                        "space %s was indexed with another index format, embedder or context"
+                        " options; re-indexing every page",
+                        space,
+                    )
+                full = True
             retry = list(
                 db.scalars(
                     select(SyncPage.page_id).where(
@@ -230,6 +239,10 @@ class SpaceSync:
         )
         if (full or due) and not self.stop.is_set():
             self._reconcile(space, report, indexed, full)
+        if full and report.listed and report.error is None:
+            with self.sessions() as db:
+                db.get(SyncSpace, space).fingerprint = fingerprint
+                db.commit()
 
     def _apply(
         self,

@@ -23,6 +23,7 @@ the others are indexed.
 from __future__ import annotations
 
 import dataclasses
+import hashlib
 import json
 import logging
 import shutil
@@ -307,6 +308,14 @@ class EvidenceIndex:
         version with the same content."""
         self.store.update_page_record(page)
         self._catalog = None
+
+    def fingerprint(self, options: ContextOptions) -> str:
+        """What a page's evidences depend on besides the page: `INDEX_FORMAT`, the embedder
+        and the context `options`. A sync records it per space and re-indexes a space whole
+        when it changes, so an upgrade or a new embedder reaches every page, not only the
+        pages edited after it."""
+        text = f"{INDEX_FORMAT}|{self.embedder.name}|{options!r}"
+        return hashlib.sha256(text.encode()).hexdigest()[:16]
 
     # ------------------------------------------------------------------ reading
     def page_ids(self, space: str | None = None) -> set[str]:

@@ -262,3 +262,48 @@ def test_a_sync_that_lost_its_lease_stops_at_the_next_batch(tmp_path, fake, embe
     assert report.error.startswith("LeaseLost") and "thief:1:x" in report.error
     assert report.added == 10  # the first batch, recorded; nothing after it
     assert thief.holder_of("GEN") == "thief:1:x"  # the stopped run did not release it
+
+
+def assert_incremental(report) -> None:
+    """A run that re-indexed nothing (it may re-read the pages of its overlap window)."""
+    assert (report.added, report.updated, report.error) == (0, 0, None)
+
+
+class RenamedEmbedder(HashEmbedder):
+    """Another embedder, as far as the index can tell."""
+
+    name = "hash-test-other"
+
+
+def test_a_new_index_format_or_embedder_reindexes_every_page(tmp_path, fake, embedder, monkeypatch):
+    """An upgrade that changes how evidences are made, or a new embedder, reaches every page
+    on the next ordinary run, not only the pages edited after it; then runs are incremental
+    again."""
+    settings = sync_settings(tmp_path, fake)
+    first = run_sync(settings, EvidenceIndex(settings, embedder), "GEN")
+    assert first.added == 30
+    assert_incremental(run_sync(settings, EvidenceIndex(settings, embedder), "GEN"))
+
+    monkeypatch.setattr("core.index.INDEX_FORMAT", 999)
+    upgraded = run_sync(settings, EvidenceIndex(settings, embedder), "GEN")
+    assert (upgraded.updated, upgraded.unchanged, upgraded.error) == (30, 0, None)
+    assert_incremental(run_sync(settings, EvidenceIndex(settings, embedder), "GEN"))
+
+    other = RenamedEmbedder()
+    index = EvidenceIndex(settings, other)
+    switched = run_sync(settings, index, "GEN")
+    assert switched.updated == 30 and index.dense_count() == index.count() > 0
+    assert_incremental(run_sync(settings, index, "GEN"))
+
+
+def test_an_interrupted_full_run_is_full_again(tmp_path, fake, embedder, monkeypatch):
+    """The fingerprint is recorded only by a run that finished: a re-index cut short by an
+    outage is taken up again whole by the next run."""
+    settings = sync_settings(tmp_path, fake)
+    run_sync(settings, EvidenceIndex(settings, embedder), "GEN")
+    monkeypatch.setattr("core.index.INDEX_FORMAT", 999)
+    fake.fail_next(9, status=500)  # every attempt of the first request (8 retries)
+    broken = run_sync(settings, EvidenceIndex(settings, embedder), "GEN")
+    assert broken.error is not None
+    again = run_sync(settings, EvidenceIndex(settings, embedder), "GEN")
+    assert (again.updated, again.error) == (30, None)

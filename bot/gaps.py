@@ -18,7 +18,8 @@ from datetime import datetime, timedelta
 from functools import cache
 
 from connectors.schedule import Job
-from connectors.sync import parse_interval, spaces_to_sync
+from connectors.sync import spaces_to_sync
+from connectors.times import parse_interval
 from core.assistant import ConversationKey
 from core.conversation import utcnow
 from core.gaps import Gap, group_gaps, in_space, unanswered_turns

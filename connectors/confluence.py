@@ -42,7 +42,7 @@ from urllib.parse import urlparse
 import requests
 
 from connectors.source import Batch, Fetched, Listed
-from connectors.sync import parse_interval
+from connectors.times import parse_interval
 from core.pages import Page
 from core.settings import Settings
 

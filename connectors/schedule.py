@@ -21,7 +21,8 @@ from datetime import UTC, datetime, timedelta
 
 import prometheus_client
 
-from connectors.sync import SpaceSync, SyncReport, make_source, parse_interval, spaces_to_sync
+from connectors.sync import SpaceSync, SyncReport, make_source, spaces_to_sync
+from connectors.times import parse_interval
 from core.embeddings import Embedder
 from core.index import EvidenceIndex
 from core.settings import Settings

@@ -29,18 +29,18 @@ import dataclasses
 import hashlib
 import json
 import logging
-import re
 import threading
 import time
 from collections.abc import Sequence
 from dataclasses import dataclass, field
-from datetime import UTC, datetime, timedelta
+from datetime import UTC
 
 from sqlalchemy import select
 
 from connectors.lease import SpaceLeases
 from connectors.source import Fetched, PageSource
 from connectors.state import SyncPage, SyncSpace, utcnow
+from connectors.times import parse_interval, parse_time
 from core.contextualize import ContextOptions
 from core.db import session_factory
 from core.index import EvidenceIndex, IndexReport
@@ -48,30 +48,6 @@ from core.pages import Page
 from core.settings import Settings, SettingsError
 
 log = logging.getLogger(__name__)
-
-_INTERVAL = re.compile(r"^\s*(\d+(?:\.\d+)?)\s*([smhd])\s*$")
-_UNITS = {"s": 1, "m": 60, "h": 3600, "d": 86400}
-
-
-def parse_interval(text: str) -> timedelta:
-    """A duration like `30s`, `15m`, `2h`, `1d` (or `0`) as a timedelta."""
-    if text.strip() == "0":
-        return timedelta(0)
-    match = _INTERVAL.match(text)
-    if not match:
-        raise ValueError(f"{text!r} is not an interval: a number and s, m, h or d (like 15m)")
-    return timedelta(seconds=float(match.group(1)) * _UNITS[match.group(2)])
-
-
-def parse_time(text: str | None) -> datetime | None:
-    """An ISO 8601 time as an aware datetime (UTC when it has no offset); None if unreadable."""
-    if not text:
-        return None
-    try:
-        moment = datetime.fromisoformat(text.replace("Z", "+00:00"))
-    except ValueError:
-        return None
-    return moment if moment.tzinfo else moment.replace(tzinfo=UTC)
 
 
 def content_digest(page: Page) -> str:

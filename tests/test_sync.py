@@ -12,7 +12,8 @@ from connectors.confluence import ConfluenceSource
 from connectors.files import FilesSource
 from connectors.lease import SpaceLeases
 from connectors.state import SyncLease, SyncPage, SyncSpace
-from connectors.sync import SpaceSync, content_digest, parse_interval, parse_time
+from connectors.sync import SpaceSync, content_digest
+from connectors.times import parse_interval, parse_time
 from core.db import session_factory
 from core.index import EvidenceIndex
 from core.pages import Page

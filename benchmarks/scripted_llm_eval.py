@@ -15,6 +15,7 @@ a model's follow-ups.
 
 from __future__ import annotations
 
+import logging
 import os
 import sys
 from pathlib import Path
@@ -28,6 +29,8 @@ from tests.fakes.scripted_answers import answer_with_follow_ups  # noqa: E402
 
 def run(argv: list[str]) -> int:
     """`confbot eval ARGV` with the scripted model; returns its exit status."""
+    for name in ("httpx", "httpx2"):  # one INFO line per request otherwise
+        logging.getLogger(name).setLevel(logging.WARNING)
     with FakeOpenAI(answer_with_follow_ups, model="scripted") as server:
         os.environ["CONFBOT_LLM_BASE_URL"] = server.base_url
         os.environ["CONFBOT_LLM_MODEL"] = "scripted"

@@ -16,7 +16,7 @@ from core.settings import Settings
 COLUMNS = (
     ("Hit", "hit"),
     ("Suggested", "suggested"),
-    ("From model", "from_model"),
+    ("By model", "from_model"),
     ("Per turn", "per_turn"),
 )
 

@@ -4,7 +4,8 @@ proposes follow-ups, so the LLM path of suggestions can be run end to end withou
 `answer_with_follow_ups` reads the question and numbered sources back from the answer prompt
 (`core.answer.parse_prompt`), answers with the first sentence of source 1 cited `[1]`, and
 adds a `Follow-ups:` block with up to three questions about the prompt's *other* sources, one
-per distinct `Title — heading`, in the question's language ("What does {title} say about
+per distinct `Title — heading` (the innermost heading, less a trailing colon), in the
+question's language ("What does {title} say about
 {heading}?" / "Was steht in {title} zu {heading}?", or "What is {title}?" / "Was ist
 {title}?" for a source with no heading). A prompt that is not an answer prompt gets the
 out-of-scope sentence.
@@ -51,8 +52,9 @@ def answer_with_follow_ups(request: dict, limit: int = 3) -> str:
             continue
         seen.add(source.header)
         title, _, heading = source.header.partition(" — ")
+        heading = heading.split(" > ")[-1].rstrip(" :?")
         template = with_heading if heading else without
-        follow_ups.append(template.format(title=title, heading=heading.split(" > ")[-1]))
+        follow_ups.append(template.format(title=title, heading=heading))
     if follow_ups:
         lines += ["", FOLLOW_UPS, *(f"- {q}" for q in follow_ups)]
     return "\n".join(lines)

@@ -1,11 +1,10 @@
 """Do suggested follow-ups anticipate the user's next question? (issue 12)
 
-For every turn that has a next turn, the completed question is retrieved and answered as
-the assistant does, follow-ups are suggested as the assistant does (`core.suggest.follow_ups`:
-the model's in-scope proposals, else from the first cited page), and each suggestion is
-retrieved in turn. The turn
-`hits` when the top-1 page of one suggestion is a gold page of the user's actual next
-(completed) question. `suggested` counts the turns that got at least one suggestion;
+For every turn that has a next turn, the completed question is retrieved and answered,
+follow-ups are suggested as the assistant does (`core.suggest.follow_ups`: the model's
+in-scope proposals, else from the first cited page), and each suggestion is retrieved in
+turn. The turn `hits` when the top-1 page of one suggestion is a gold page of the user's
+actual next (completed) question. `suggested` counts the turns that got at least one suggestion;
 `from_model` the turns whose suggestions are the model's (not the page-structure fallback).
 """
 

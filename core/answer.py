@@ -7,6 +7,19 @@ ConfQuestions reference system). Everything here is a pure function of the quest
 the evidences, so counterfactual attribution can rebuild the prompt for any subset of
 the evidences and get the same wording.
 
+The prompt also asks for an optional last block, `FOLLOW_UPS` ("Follow-ups:") and up to
+three short questions the user may ask next, in the question's language. It is asked in
+the same call rather than in a second one: the model has just read the sources and written
+the answer, so proposing follow-ups costs a few dozen output tokens and no extra round trip,
+where a separate call would resend every source and add a whole LLM latency to each turn.
+`split_follow_ups` cuts the block off the model's text before anything else reads it
+(`generate`, and attribution's regenerated answers), so the answer shown, stored, cited and
+compared never contains it; the proposals are `Answer.suggestions`, unchecked (the
+assistant keeps those retrieval can answer, `core.suggest.follow_ups`). Attribution's
+regenerations send the same prompt (they must, to differ only by the sources left out), so
+they write a block too, at the price of its output tokens, and it is cut off before the
+answers are compared. The offline answerer never writes the block.
+
 An answer's lines that start with `RELATED` ("Related:") are supporting lines, shown apart
 from the most likely answer (`split_answer`); the offline answerer writes one. A declined
 answer is shown as `decline_message`: "I couldn't find this in the wiki; closest pages:"
@@ -17,7 +30,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from core.lexical import detect_language
 from core.llm import LLM
@@ -32,9 +45,16 @@ SYSTEM_PROMPT = (
     "[2][3].\n"
     "If the sources do not contain the answer, reply exactly with this sentence and nothing "
     f"else: {OUT_OF_SCOPE}\n"
-    "Answer concisely, in the language of the question."
+    "Answer concisely, in the language of the question.\n"
+    "After an answer (not after that sentence) you may add, as the last lines, the label "
+    "`Follow-ups:` on a line of its own and then up to 3 short questions the user may "
+    "want to ask next, one per line starting with `- `, each understandable on its own "
+    "(name the page or topic), in the language of the question, and answerable from "
+    "the sources."
 )
 
+FOLLOW_UPS = "Follow-ups:"
+MAX_FOLLOW_UPS = 3
 SOURCES_HEADER = "Sources:"
 QUESTION_PREFIX = "Question: "
 NO_SOURCES = "(no sources were found)"
@@ -192,6 +212,47 @@ class Answer:
     messages: list[dict]
     model: str
     out_of_scope: bool
+    suggestions: list[str] = field(default_factory=list)
+
+
+# The block's label on a line of its own: `Follow-ups:`, also as `**Follow-up questions:**`,
+# `### Follow-ups`, or the German `Folgefragen:` a model may translate it to.
+_FOLLOW_UPS_LABEL = re.compile(
+    r"[#*_\s]*(?:follow[- ]?ups?(?:[- ]questions?)?|suggested questions|folgefragen|"
+    r"weiterführende fragen)[*_\s]*:?[*_\s]*",
+    re.IGNORECASE,
+)
+_BULLET = re.compile(r"^\s*(?:[-*•–]|\d+[.)])\s*")
+_MAX_FOLLOW_UP_WORDS = 30
+
+
+def split_follow_ups(text: str) -> tuple[str, list[str]]:
+    """(the answer without its follow-ups block, the block's questions).
+
+    The block starts at the last line that is only the `FOLLOW_UPS` label (`**Follow-up
+    questions:**`, `Folgefragen:` and the like count too) and runs to the end. Each of its
+    lines, less a bullet (`-`, `*`, `1.`), citations and quotes, is a question when it ends
+    with a question mark and has at most 30 words; other lines ("none") are dropped.
+    Repeats are dropped and at most `MAX_FOLLOW_UPS` are kept, in order. Text with no label
+    line is returned unchanged with no questions.
+    """
+    lines = text.split("\n")
+    start = next(
+        (i for i in range(len(lines) - 1, -1, -1) if _FOLLOW_UPS_LABEL.fullmatch(lines[i])),
+        None,
+    )
+    if start is None:
+        return text, []
+    questions: list[str] = []
+    for line in lines[start + 1 :]:
+        question = CITATION.sub("", _BULLET.sub("", line, count=1))
+        question = " ".join(question.strip().strip("\"'“”„`*_").split())
+        if not question.endswith(("?", "？")) or len(question.split()) > _MAX_FOLLOW_UP_WORDS:
+            continue
+        if question.casefold() in {q.casefold() for q in questions}:
+            continue
+        questions.append(question)
+    return "\n".join(lines[:start]).rstrip(), questions[:MAX_FOLLOW_UPS]
 
 
 def generate(
@@ -202,19 +263,24 @@ def generate(
     n: int = 1,
     temperature: float = 0.0,
 ) -> list[Answer]:
-    """`n` answers to `question` from `evidences` (sampled at `temperature`)."""
+    """`n` answers to `question` from `evidences` (sampled at `temperature`), each with the
+    follow-ups block cut off (`split_follow_ups`) before its citations are read."""
     messages = build_messages(question, evidences)
-    texts = llm.complete(messages, n=n, temperature=temperature)
-    return [
-        Answer(
-            text=text,
-            citations=parse_citations(text, evidences),
-            messages=messages,
-            model=llm.name,
-            out_of_scope=is_out_of_scope(text),
+    answers = []
+    for reply in llm.complete(messages, n=n, temperature=temperature):
+        text, suggestions = split_follow_ups(reply)
+        out_of_scope = is_out_of_scope(text)
+        answers.append(
+            Answer(
+                text=text,
+                citations=parse_citations(text, evidences),
+                messages=messages,
+                model=llm.name,
+                out_of_scope=out_of_scope,
+                suggestions=[] if out_of_scope else suggestions,
+            )
         )
-        for text in texts
-    ]
+    return answers
 
 
 # --------------------------------------------------------------------------- display

@@ -36,7 +36,7 @@ from core.rephrase import Completer, Exchange
 from core.retrieve import Retriever, ScoredEvidence
 from core.selfcheck import SelfCheck, self_check
 from core.settings import Settings
-from core.suggest import suggest_from_page
+from core.suggest import follow_ups
 
 __all__ = ["Assistant", "ConversationKey", "Turn", "make_llm"]
 
@@ -59,7 +59,8 @@ class Turn:
     for the offline completer) and `answer`, and the `self_check` outcome when on
     (`core.selfcheck.SelfCheck.to_dict`); `query` is the text the retriever searched;
     `suggestions` are up to three in-scope follow-up questions (`core.suggest`), also
-    stored in the trace.
+    stored in the trace, beside the ones the model proposed (`proposed_suggestions`, empty
+    for the offline answerer).
     """
 
     id: int
@@ -229,6 +230,7 @@ class Assistant:
                 "query": completion.query,
                 "notes": completion.notes,
                 "suggestions": suggestions,
+                "proposed_suggestions": answer.suggestions,
             },
             answer=answer.text,
             citations=[asdict(c) for c in answer.citations],
@@ -276,16 +278,17 @@ class Assistant:
         return [results[i] for i in check.kept], check
 
     def _suggest(self, question: str, answer: Answer, spaces: Collection[str] | None) -> list[str]:
-        """Follow-ups from the first cited page (`core.suggest`), each checked against
-        retrieval and the offline answerer's decline threshold for its language."""
-        if not answer.citations:
-            return []
+        """Follow-ups the model proposed with the answer, else from the first cited page
+        (`core.suggest.follow_ups`), each checked against retrieval and the offline
+        answerer's decline threshold for its language."""
         thresholds = {
             "en": self.settings.answer_min_support,
             "de": self.settings.answer_min_support_de,
         }
-        page_id = answer.citations[0].page_id
-        return suggest_from_page(question, page_id, self.index, self.retriever, thresholds, spaces)
+        page_id = answer.citations[0].page_id if answer.citations else None
+        return follow_ups(
+            question, answer.suggestions, page_id, self.index, self.retriever, thresholds, spaces
+        )
 
     def feedback(self, turn_id: int, value: str, user: str = "") -> int:
         """Record a user's rating of a turn; returns the feedback id."""

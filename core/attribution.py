@@ -34,7 +34,14 @@ from dataclasses import asdict, dataclass, field
 
 import numpy as np
 
-from core.answer import CITATION, build_messages, cited_numbers, parse_prompt, source_header
+from core.answer import (
+    CITATION,
+    build_messages,
+    cited_numbers,
+    parse_prompt,
+    source_header,
+    split_follow_ups,
+)
 from core.embeddings import Embedder, normalize
 from core.llm import LLM
 from core.pages import Evidence
@@ -226,7 +233,9 @@ def counterfactual_attribution(
        `samples` times (Monte Carlo; with more than one sample each is drawn at
        `sampling_temperature`, a single sample at temperature 0). Every sample of every
        cluster is one LLM call, all run at once on a pool of at most `workers` threads, so
-       the wall time is about one LLM call when the pool is wide enough.
+       the wall time is about one LLM call when the pool is wide enough. A regenerated
+       answer's follow-ups block is cut off (`core.answer.split_follow_ups`), as it was
+       from the answer, so proposed follow-ups never count as a change.
     3. Similarity of each counterfactual answer to `answer`: the cosine of the embeddings
        of "question + answer" on both sides (a counterfactual identical to the answer has
        similarity exactly 1). The contribution of a cluster is 1 − the mean similarity.
@@ -254,7 +263,9 @@ def counterfactual_attribution(
     tasks = [(g, s) for g in range(len(groups)) for s in range(samples)]
 
     def run(task: tuple[int, int]) -> str:
-        return llm.complete(prompts[task[0]], n=1, temperature=temperature)[0]
+        # compared with the stored answer, which has no follow-ups block: cut it off here too
+        reply = llm.complete(prompts[task[0]], n=1, temperature=temperature)[0]
+        return split_follow_ups(reply)[0]
 
     answers: list[list[str]] = [[] for _ in groups]
     if tasks:

@@ -1,14 +1,20 @@
 """Suggested follow-up questions: up to three short questions the user may want to ask next.
 
-Offline they are built from the structure of the page the answer came from (as in the
-RAGonite demo's follow-ups): the sections, list headings and table columns of that page that
-the question did not touch, each turned into a short question in the question's language
+With an LLM configured the model proposes them in the answer call (`core.answer`,
+`Answer.suggestions`); `follow_ups` keeps the in-scope ones and, when the model proposed
+none or none is in scope, falls back to the page's structure. Offline they are built from
+the structure of the page the answer came from (as in the RAGonite demo's follow-ups): the
+sections, list headings and table columns of that page that the question did not touch,
+each turned into a short question in the question's language
 (`core.lexical.detect_language`), naming the page title so the question stands on its own.
 
-A suggestion is shown only when it is in scope: its own retrieval (`search`) must find the
-section or column it names, and that evidence's best span must support an answer at least
-as well as the offline answerer's decline threshold (`core.spans.support`, the
-`answer_min_support` settings), so a click does not lead to "I could not find that".
+A suggestion is shown only when it is in scope: its own retrieval (`search`, top
+`SEARCH_K`) must find the section or column it names, and that evidence's best span must
+support an answer at least as well as the offline answerer's decline threshold
+(`core.spans.support`, the `answer_min_support` settings), so a click does not lead to "I
+could not find that". A model's free-text question names no section, so it is in scope when
+any of its own top results supports it that well (the offline answerer reads every source
+and answers from the best one, so the best of the results decides whether it declines).
 """
 
 from __future__ import annotations
@@ -22,7 +28,15 @@ from core.pages import Evidence
 from core.retrieve import Retriever, ScoredEvidence
 from core.spans import row_pairs, support, terms
 
-__all__ = ["MAX_SUGGESTIONS", "Candidate", "candidates", "in_scope", "suggest", "suggest_from_page"]
+__all__ = [
+    "MAX_SUGGESTIONS",
+    "Candidate",
+    "candidates",
+    "follow_ups",
+    "in_scope",
+    "suggest",
+    "suggest_from_page",
+]
 
 MAX_SUGGESTIONS = 3
 MAX_TOPIC_WORDS = 8
@@ -38,10 +52,11 @@ Search = Callable[[str], Sequence[ScoredEvidence]]
 
 @dataclass(frozen=True)
 class Candidate:
-    """A follow-up question and the section or column name (`topic`) it asks about."""
+    """A follow-up question and the section or column name (`topic`) it asks about; no
+    topic for a model's free-text question."""
 
     question: str
-    topic: str
+    topic: str = ""
 
 
 def _topics(evidence: Evidence) -> list[str]:
@@ -81,11 +96,12 @@ def candidates(question: str, page_evidences: Sequence[Evidence]) -> list[Candid
 
 def in_scope(candidate: Candidate, search: Search, min_support: float) -> bool:
     """Whether retrieval for the candidate's question finds the section or column it asks
-    about (an evidence carrying its topic) and the offline answerer would answer from that
-    evidence (support at least `min_support`, above zero) instead of declining."""
+    about (an evidence carrying its topic; with no topic, any evidence it finds) and the
+    offline answerer would answer from that evidence (support at least `min_support`, above
+    zero) instead of declining."""
     for result in search(candidate.question):
         evidence = result.evidence
-        if candidate.topic not in _topics(evidence):
+        if candidate.topic and candidate.topic not in _topics(evidence):
             continue
         header = " > ".join(p for p in (evidence.title, evidence.heading) if p)
         score = support(candidate.question, header, evidence.text)
@@ -111,6 +127,11 @@ def suggest(
     return out
 
 
+def _threshold(question: str, min_support: Mapping[str, float]) -> float:
+    """The decline threshold of the question's language (`en` for languages not listed)."""
+    return min_support.get(detect_language(question), min_support.get("en", 0.0))
+
+
 def suggest_from_page(
     question: str,
     page_id: str,
@@ -123,10 +144,42 @@ def suggest_from_page(
     against `retriever` (searching `spaces` when given) and the decline threshold of the
     question's language in `min_support` (`en` for languages not listed)."""
     evidences = sorted(index.get(index.page_evidence_ids(page_id)), key=lambda e: e.position)
-    language = detect_language(question)
-    threshold = min_support.get(language, min_support.get("en", 0.0))
 
     def search(text: str) -> Sequence[ScoredEvidence]:
         return retriever.search(text, k=SEARCH_K, spaces=spaces).results
 
-    return suggest(question, evidences, search, threshold)
+    return suggest(question, evidences, search, _threshold(question, min_support))
+
+
+def follow_ups(
+    question: str,
+    proposed: Sequence[str],
+    page_id: str | None,
+    index: EvidenceIndex,
+    retriever: Retriever,
+    min_support: Mapping[str, float],
+    spaces: Collection[str] | None = None,
+) -> list[str]:
+    """The follow-ups shown after an answer to `question`: the model's `proposed` questions
+    that are in scope (`in_scope` with no topic, each at the threshold of its own language)
+    and are not the question itself; when none is left, those built from the cited page
+    `page_id` (`suggest_from_page`; none without a cited page). At most `MAX_SUGGESTIONS`.
+
+    The two are not mixed: a model's questions and the page-structure template read
+    differently, and the fallback exists for a model that proposed nothing usable."""
+
+    def search(text: str) -> Sequence[ScoredEvidence]:
+        return retriever.search(text, k=SEARCH_K, spaces=spaces).results
+
+    asked = question.strip().casefold()
+    kept: list[str] = []
+    for text in proposed:
+        if len(kept) == MAX_SUGGESTIONS:
+            break
+        if text.strip().casefold() == asked or text in kept:
+            continue
+        if in_scope(Candidate(text), search, _threshold(text, min_support)):
+            kept.append(text)
+    if kept or page_id is None:
+        return kept
+    return suggest_from_page(question, page_id, index, retriever, min_support, spaces)

@@ -13,6 +13,7 @@ from core.answer import (
     is_out_of_scope,
     parse_citations,
     parse_prompt,
+    split_follow_ups,
 )
 from core.pages import Evidence
 from tests.fakes.evidence import make_evidence
@@ -109,3 +110,66 @@ def test_generate_with_openai_llm_parses_citations():
     assert sent["n"] == 2 and sent["temperature"] == 0.7
     assert [c.evidence_id for c in first.citations] == ["e1"] and not first.out_of_scope
     assert second.out_of_scope and second.citations == [] and second.model == "fake-model"
+
+
+@pytest.mark.parametrize(
+    "reply, answer, questions",
+    [
+        ("Paris [1].", "Paris [1].", []),
+        (
+            "Paris [1].\n\nFollow-ups:\n- What is the capital of Spain?\n- Who founded Paris?",
+            "Paris [1].",
+            ["What is the capital of Spain?", "Who founded Paris?"],
+        ),
+        # markdown label, numbered items, citations and quotes in the items
+        (
+            'Paris [1].\n**Follow-up questions:**\n1. "How big is Paris?" [1]\n2) Why? [2]',
+            "Paris [1].",
+            ["How big is Paris?", "Why?"],
+        ),
+        # more than three: the first three; repeats and non-questions dropped
+        (
+            "A [1]\nFollow-ups:\n- One?\n- one?\n- none\n- Two?\n- Three?\n- Four?",
+            "A [1]",
+            ["One?", "Two?", "Three?"],
+        ),
+        # a label with nothing usable after it: cut off, no questions
+        ("A [1]\nFollow-ups:\nNone.", "A [1]", []),
+        ("A [1]\nFollow-ups:", "A [1]", []),
+        # German questions, under the English or a translated label
+        (
+            "Im Portal [1].\nFollow-ups:\n- Wann verfällt der Resturlaub?",
+            "Im Portal [1].",
+            ["Wann verfällt der Resturlaub?"],
+        ),
+        (
+            "Im Portal [1].\n\nFolgefragen:\n* Wer genehmigt den Antrag?",
+            "Im Portal [1].",
+            ["Wer genehmigt den Antrag?"],
+        ),
+        # the label inside a sentence is not a block; a too-long line is not a question
+        ("See the follow-ups: none [1]", "See the follow-ups: none [1]", []),
+        ("A [1]\nFollow-ups:\n- " + "word " * 31 + "?", "A [1]", []),
+    ],
+)
+def test_split_follow_ups(reply, answer, questions):
+    assert split_follow_ups(reply) == (answer, questions)
+
+
+def test_the_prompt_asks_for_follow_ups_and_generate_cuts_them_off():
+    from core.llm import OpenAILLM
+
+    evidences = [ev(1, "Paris is the capital."), ev(2, "Berlin is big.")]
+    system, _ = build_messages("Capital of France?", evidences)
+    assert "Follow-ups:" in system["content"]
+    with FakeOpenAI() as server:
+        server.push(
+            "Paris [1].\nFollow-ups:\n- Is Berlin big? [2]", OUT_OF_SCOPE + "\nFollow-ups:\n- X?"
+        )
+        llm = OpenAILLM(server.base_url, "fake-model", "k", max_retries=0)
+        (answer,) = generate(llm, "Capital of France?", evidences)
+        (declined,) = generate(llm, "Capital of Mars?", evidences)
+    assert answer.text == "Paris [1]." and answer.suggestions == ["Is Berlin big?"]
+    assert [c.number for c in answer.citations] == [1]  # the block's [2] is not a citation
+    assert declined.out_of_scope and declined.text == OUT_OF_SCOPE
+    assert declined.suggestions == []

@@ -128,3 +128,43 @@ def test_turns_of_one_conversation_never_interleave(wiki, tmp_path):
         for thread in other:
             thread.join()
         assert server.max_in_flight == 2
+
+
+BATS_ANSWER = "Bash Automated Testing System [1]"
+
+
+def test_model_follow_ups_are_shown_when_in_scope(wiki, tmp_path):
+    """With a model, the follow-ups it proposes in the answer call are cut off the answer,
+    and shown only when retrieval can answer them."""
+    reply = (
+        f"{BATS_ANSWER}\n\nFollow-ups:\n- Is BATS compliant with the Test Anything Protocol?"
+        "\n- Who won the football world cup in 1954?"
+    )
+    with FakeOpenAI(lambda request: reply) as server:
+        llm = OpenAILLM(server.base_url, "fake-model", "k", max_retries=0)
+        turn = make_assistant(wiki, tmp_path, llm).ask(A, "What does BATS stand for?")
+        assert len(server.chat_requests) == 1  # the same call as the answer
+    assert turn.answer == BATS_ANSWER and [c.number for c in turn.citations] == [1]
+    assert turn.suggestions == ["Is BATS compliant with the Test Anything Protocol?"]
+    record = make_assistant(wiki, tmp_path).turn_record(turn.id)
+    assert record.answer == BATS_ANSWER and "Follow-ups" not in record.answer
+    assert record.messages["suggestions"] == turn.suggestions
+    assert record.messages["proposed_suggestions"] == [
+        "Is BATS compliant with the Test Anything Protocol?",
+        "Who won the football world cup in 1954?",
+    ]
+
+
+def test_out_of_scope_model_follow_ups_fall_back_to_the_page(wiki, tmp_path):
+    """When every proposal fails the in-scope check (or none is proposed), the follow-ups
+    come from the cited page's structure, as offline."""
+    offline = make_assistant(wiki, tmp_path).ask(A, "What does BATS stand for?")
+    assert offline.suggestions
+    reply = f"{BATS_ANSWER}\nFollow-ups:\n- Who won the football world cup in 1954?"
+    for thread, content in enumerate((reply, BATS_ANSWER)):
+        key = ConversationKey("slack", "T1", "C1", f"2000.{thread}")
+        with FakeOpenAI(lambda request, content=content: content) as server:
+            llm = OpenAILLM(server.base_url, "fake-model", "k", max_retries=0)
+            turn = make_assistant(wiki, tmp_path, llm).ask(key, "What does BATS stand for?")
+        assert turn.answer == BATS_ANSWER
+        assert turn.suggestions == offline.suggestions

@@ -259,6 +259,29 @@ def test_parallel_calls_against_a_real_chat_server():
     assert out.top_evidence() == 6 and out.clusters[0].share == 1.0
 
 
+def test_follow_ups_in_regenerated_answers_are_not_a_change():
+    """The stored answer has its follow-ups block cut off; so do the regenerated ones, so
+    follow-ups that name the removed source do not make it look like a cause."""
+
+    def responder(request):
+        user = request["messages"][-1]["content"]
+        answer = "The capital of France is Paris." if CAUSE in user else OUT_OF_SCOPE
+        others = [line for line in user.split("\n") if line.startswith("[")]
+        return f"{answer}\nFollow-ups:\n- What does {others[-1]} say?"
+
+    with FakeOpenAI(responder) as server:
+        llm = OpenAILLM(server.base_url, "fake-model", "sk-test", max_retries=0)
+        out = counterfactual_attribution(
+            llm,
+            HashEmbedder(),
+            QUESTION,
+            evidences_with_cause_at(6),
+            "The capital of France is Paris.",
+        )
+    assert out.top_evidence() == 6 and out.clusters[0].share == 1.0
+    assert all("Follow-ups" not in text for c in out.clusters for text in c.counterfactuals)
+
+
 def test_the_embedded_extractive_answerer_depends_on_its_source():
     evidences = [
         ev(1, "The metro runs until one in the morning.", "Transport"),

@@ -15,6 +15,7 @@ from bot.cli import OUT_OF_SCOPE_QUESTIONS, main
 from core.answer import OUT_OF_SCOPE
 from core.evaluation.answers import load_out_of_scope
 from tests.fakes.openai_server import FakeOpenAI
+from tests.fakes.scripted_answers import answer_with_follow_ups
 
 pytestmark = pytest.mark.benchmark_data
 
@@ -175,3 +176,27 @@ def test_suggestions_eval_scores_every_turn_with_a_next_turn(
             any(p in record["next_gold"] for p in record["suggestion_pages"])
         )
     assert "Suggested follow-ups" in capsys.readouterr().out
+
+
+def test_suggestions_eval_with_a_scripted_model(benchmark_dir, tmp_path, clean_env, monkeypatch):
+    """`--suggestions` with CONFBOT_LLM_BASE_URL: the scripted model proposes follow-ups in
+    the answer call; the in-scope ones are scored, the others fall back to the page."""
+    conversations = json.loads((benchmark_dir / "conversations.json").read_text())[:2]
+    path = tmp_path / "two.json"
+    path.write_text(json.dumps(conversations))
+    out = tmp_path / "scripted.json"
+    with FakeOpenAI(answer_with_follow_ups) as server:
+        monkeypatch.setenv("CONFBOT_LLM_BASE_URL", server.base_url)
+        monkeypatch.setenv("CONFBOT_LLM_MODEL", "scripted")
+        argv = ["eval", "--data", str(benchmark_dir), "--conversations", str(path)]
+        assert main([*argv, "--lang", "both", "--suggestions", "--json", str(out)]) == 0
+        requests = server.chat_requests
+    figures = json.loads(out.read_text())
+    with_next = sum(len(c["turns"]) - 1 for c in conversations)
+    assert figures["answerer"] == "scripted" and len(requests) == 2 * with_next
+    assert figures["suggestions"]["n"] == 2 * with_next
+    assert figures["suggestions"]["from_model"] > 0
+    for record in figures["records"]:
+        assert len(record["proposed"]) <= 3
+        if record["from_model"]:
+            assert set(record["suggestions"]) <= set(record["proposed"])

@@ -77,3 +77,10 @@ def test_suggest_drops_out_of_scope_and_keeps_three():
     ]
     everything = suggest("How do I build a release?", RELEASE_PAGE, _search_over(RELEASE_PAGE), 0)
     assert len(everything) == 3
+
+
+def test_a_free_text_question_is_in_scope_when_a_result_supports_it():
+    search = _search_over(RELEASE_PAGE)
+    assert in_scope(Candidate("Which key signs the release artifacts?"), search, 0.3)
+    assert not in_scope(Candidate("What is on the canteen menu?"), search, 0.1)
+    assert not in_scope(Candidate("Which key signs the release artifacts?"), lambda t: [], 0.0)

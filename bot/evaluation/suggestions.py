@@ -13,7 +13,12 @@ from core.evaluation.suggestions import evaluate_suggestions, summarize_suggesti
 from core.retrieve import Retriever
 from core.settings import Settings
 
-COLUMNS = (("Hit", "hit"), ("Suggested", "suggested"), ("Per turn", "per_turn"))
+COLUMNS = (
+    ("Hit", "hit"),
+    ("Suggested", "suggested"),
+    ("By model", "from_model"),
+    ("Per turn", "per_turn"),
+)
 
 
 def run_suggestions_eval(settings: Settings, pages, conversations, langs) -> dict:

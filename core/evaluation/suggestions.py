@@ -1,10 +1,11 @@
 """Do suggested follow-ups anticipate the user's next question? (issue 12)
 
-For every turn that has a next turn, the completed question is retrieved and answered as
-the assistant does, follow-ups are suggested from the first cited page
-(`core.suggest.suggest_from_page`), and each suggestion is retrieved in turn. The turn
-`hits` when the top-1 page of one suggestion is a gold page of the user's actual next
-(completed) question. `suggested` counts the turns that got at least one suggestion.
+For every turn that has a next turn, the completed question is retrieved and answered,
+follow-ups are suggested as the assistant does (`core.suggest.follow_ups`: the model's
+in-scope proposals, else from the first cited page), and each suggestion is retrieved in
+turn. The turn `hits` when the top-1 page of one suggestion is a gold page of the user's
+actual next (completed) question. `suggested` counts the turns that got at least one suggestion;
+`from_model` the turns whose suggestions are the model's (not the page-structure fallback).
 """
 
 from __future__ import annotations
@@ -17,7 +18,7 @@ from core.evaluation.metrics import mean
 from core.index import EvidenceIndex
 from core.llm import LLM
 from core.retrieve import Retriever
-from core.suggest import suggest_from_page
+from core.suggest import follow_ups
 
 
 def next_question_pairs(items: Sequence[Question]) -> list[tuple[Question, Question]]:
@@ -43,9 +44,12 @@ def evaluate_suggestions(
         results = retriever.search(current.text).results
         (answer,) = generate(llm, current.text, [r.evidence for r in results])
         suggestions: list[str] = []
-        if answer.citations and not answer.out_of_scope:
-            page = answer.citations[0].page_id
-            suggestions = suggest_from_page(current.text, page, index, retriever, min_support)
+        if not answer.out_of_scope:
+            page = answer.citations[0].page_id if answer.citations else None
+            suggestions = follow_ups(
+                current.text, answer.suggestions, page, index, retriever, min_support
+            )
+        from_model = bool(suggestions) and set(suggestions) <= set(answer.suggestions)
         pages = []
         for suggestion in suggestions:
             top = retriever.search(suggestion, k=1).results
@@ -54,9 +58,11 @@ def evaluate_suggestions(
             {
                 **question_fields(current),
                 "next_gold": sorted(following.gold_pages),
+                "proposed": answer.suggestions,
                 "suggestions": suggestions,
                 "suggestion_pages": pages,
                 "suggested": float(bool(suggestions)),
+                "from_model": float(from_model),
                 "hit": float(any(p in following.gold_pages for p in pages)),
             }
         )
@@ -64,10 +70,12 @@ def evaluate_suggestions(
 
 
 def summarize_suggestions(records: Sequence[dict]) -> dict:
-    """Share of turns with a hit, share with any suggestion, mean suggestions per turn."""
+    """Share of turns with a hit, share with any suggestion, share whose suggestions came
+    from the model, mean suggestions per turn."""
     return {
         "n": len(records),
         "hit": mean([r["hit"] for r in records]),
         "suggested": mean([r["suggested"] for r in records]),
+        "from_model": mean([r["from_model"] for r in records]),
         "per_turn": mean([float(len(r["suggestions"])) for r in records]),
     }

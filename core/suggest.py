@@ -19,6 +19,7 @@ and answers from the best one, so the best of the results decides whether it dec
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable, Collection, Mapping, Sequence
 from dataclasses import dataclass
 
@@ -39,6 +40,7 @@ __all__ = [
 ]
 
 MAX_SUGGESTIONS = 3
+MAX_CHECKS = 6  # candidates checked against retrieval per answer: each check is one search
 MAX_TOPIC_WORDS = 8
 SEARCH_K = 3  # a suggestion is in scope when its section is among these results
 
@@ -48,6 +50,8 @@ TEMPLATES = {
 }
 
 Search = Callable[[str], Sequence[ScoredEvidence]]
+
+_TRAILING = re.compile(r"[\s:;,.!?]+$")
 
 
 @dataclass(frozen=True)
@@ -64,11 +68,12 @@ def _topics(evidence: Evidence) -> list[str]:
     row its column names."""
     found = []
     if evidence.heading:
-        found.append(evidence.heading.split(" > ")[-1].strip())
+        found.append(evidence.heading.split(" > ")[-1])
     if evidence.kind == "row":
         _, _, body = evidence.text.partition(": ")
         found.extend(name for name, _ in row_pairs(body) if not name.startswith("Column "))
-    return [t for t in found if t and len(t.split()) <= MAX_TOPIC_WORDS]
+    names = (_TRAILING.sub("", t.strip()) for t in found)  # "Stubdomain?" asks "... zu Stubdomain?"
+    return [t for t in names if t and len(t.split()) <= MAX_TOPIC_WORDS]
 
 
 def candidates(question: str, page_evidences: Sequence[Evidence]) -> list[Candidate]:
@@ -117,14 +122,25 @@ def suggest(
     min_support: float,
     limit: int = MAX_SUGGESTIONS,
 ) -> list[str]:
-    """Up to `limit` in-scope follow-ups to `question` from the cited page's evidences."""
+    """Up to `limit` in-scope follow-ups to `question` from the cited page's evidences,
+    checking at most `MAX_CHECKS` candidates (in page order), so a page of many sections
+    costs a bounded number of searches."""
     out: list[str] = []
-    for candidate in candidates(question, page_evidences):
+    for candidate in candidates(question, page_evidences)[:MAX_CHECKS]:
         if len(out) == limit:
             break
         if in_scope(candidate, search, min_support):
             out.append(candidate.question)
     return out
+
+
+def _searcher(retriever: Retriever, spaces: Collection[str] | None) -> Search:
+    """The search an in-scope check runs: the top `SEARCH_K` of `retriever` in `spaces`."""
+
+    def search(text: str) -> Sequence[ScoredEvidence]:
+        return retriever.search(text, k=SEARCH_K, spaces=spaces).results
+
+    return search
 
 
 def _threshold(question: str, min_support: Mapping[str, float]) -> float:
@@ -144,10 +160,7 @@ def suggest_from_page(
     against `retriever` (searching `spaces` when given) and the decline threshold of the
     question's language in `min_support` (`en` for languages not listed)."""
     evidences = sorted(index.get(index.page_evidence_ids(page_id)), key=lambda e: e.position)
-
-    def search(text: str) -> Sequence[ScoredEvidence]:
-        return retriever.search(text, k=SEARCH_K, spaces=spaces).results
-
+    search = _searcher(retriever, spaces)
     return suggest(question, evidences, search, _threshold(question, min_support))
 
 
@@ -167,10 +180,7 @@ def follow_ups(
 
     The two are not mixed: a model's questions and the page-structure template read
     differently, and the fallback exists for a model that proposed nothing usable."""
-
-    def search(text: str) -> Sequence[ScoredEvidence]:
-        return retriever.search(text, k=SEARCH_K, spaces=spaces).results
-
+    search = _searcher(retriever, spaces)
     asked = question.strip().casefold()
     kept: list[str] = []
     for text in proposed:

@@ -2,7 +2,7 @@
 
 from core.pages import Evidence
 from core.retrieve import ScoredEvidence
-from core.suggest import Candidate, candidates, in_scope, suggest
+from core.suggest import MAX_CHECKS, Candidate, candidates, in_scope, suggest
 
 
 def _evidence(n: int, title: str, heading: str, text: str, kind: str = "passage") -> Evidence:
@@ -84,3 +84,29 @@ def test_a_free_text_question_is_in_scope_when_a_result_supports_it():
     assert in_scope(Candidate("Which key signs the release artifacts?"), search, 0.3)
     assert not in_scope(Candidate("What is on the canteen menu?"), search, 0.1)
     assert not in_scope(Candidate("Which key signs the release artifacts?"), lambda t: [], 0.0)
+
+
+def test_heading_punctuation_does_not_double_up():
+    page = [
+        _evidence(0, "FAQ", "Install", "Run the installer."),
+        _evidence(1, "FAQ", "Why a stub domain?", "It isolates the tests."),
+        _evidence(2, "FAQ", "Contacts:", "Contacts for installs: the platform team."),
+    ]
+    found = [c.question for c in candidates("How do I install it?", page)]
+    assert found == [
+        "What does FAQ say about Why a stub domain?",
+        "What does FAQ say about Contacts?",
+    ]
+    assert in_scope(Candidate(found[1], "Contacts"), _search_over(page), 0.0)
+
+
+def test_a_page_of_many_sections_costs_a_bounded_number_of_searches():
+    page = [_evidence(n, "Handbook", f"Topic{n}", f"Text {n}.") for n in range(40)]
+    searches = []
+
+    def search(text):
+        searches.append(text)
+        return []  # nothing in scope
+
+    assert suggest("What is the handbook?", page, search, 0.3) == []
+    assert len(searches) == MAX_CHECKS

@@ -14,6 +14,11 @@ from core.settings import Settings, SettingsError, describe, parse_overrides
 OUT_OF_SCOPE_QUESTIONS = (
     Path(__file__).resolve().parents[1] / "tests" / "data" / "out_of_scope.json"
 )
+# The conversations that leave the wiki, for `confbot eval --questions conversational
+# --answers`.
+OUT_OF_SCOPE_FOLLOWUPS = (
+    Path(__file__).resolve().parents[1] / "tests" / "data" / "out_of_scope_followups.json"
+)
 
 
 def _settings(args: argparse.Namespace) -> Settings:
@@ -219,7 +224,9 @@ def build_parser() -> argparse.ArgumentParser:
         "--answers",
         action="store_true",
         help="answer the completed and the out-of-scope questions and report token F1, recall,"
-        " containment, answer length and declines beside the top-1-evidence baseline",
+        " containment, answer length and declines beside the top-1-evidence baseline; with"
+        " --questions conversational, replay the conversations and the out-of-scope"
+        " follow-ups and report the offline answerer's declines",
     )
     p.add_argument(
         "--self-check",
@@ -240,13 +247,21 @@ def build_parser() -> argparse.ArgumentParser:
         help="questions the wiki cannot answer, for --answers (default: %(default)s)",
     )
     p.add_argument(
+        "--out-of-scope-followups",
+        metavar="FILE",
+        default=str(OUT_OF_SCOPE_FOLLOWUPS),
+        help="conversations that leave the wiki, for --questions conversational --answers"
+        " (default: %(default)s)",
+    )
+    p.add_argument(
         "--folds",
         type=int,
         default=0,
         metavar="K",
         help="cross-validate over K folds of conversations: each tuned parameter (retrieval's"
-        " grid, the ablation's setting, or with --answers the span weights and decline"
-        " thresholds) is chosen on K-1 folds and scored on the other (0: no tuning)",
+        " grid, the ablation's setting, with --answers the span weights and decline"
+        " thresholds, or the follow-ups' topic weight and thresholds) is chosen on K-1 folds"
+        " and scored on the other (0: no tuning)",
     )
     p.add_argument("--json", metavar="OUT", help="write the figures (and per-question records)")
     _add_config_option(p)

@@ -10,10 +10,20 @@ span of the sources). When the best span's support (the share of the question's 
 covers, `core.spans`) is under the decline threshold of the question's language, it replies
 with the `OUT_OF_SCOPE` sentence, as a model is told to.
 
+A follow-up completed offline ("What was the reason? (context: OTA, upgrade, 9.0.0, ...)")
+asks in few words of its own ("reason"), and the words it leaves out are the topic it
+carries; the answer sentence rarely repeats the own words. Its support is therefore measured
+on both: the share of its own terms the span covers and the share of the carried topic's
+terms the span (with its title and heading) covers, weighted `topic_weight` : 1
+(`followup_support`), against a threshold of its own. A follow-up that drifts from a covered
+topic to one the wiki lacks ("And is there a parking allowance?") still finds the topic but
+none of its own terms; one in a conversation about an absent topic finds neither.
+
 The thresholds are settings chosen by cross-validation over conversations
-(`confbot eval --answers --folds 5` prints the choice). They differ by language because
-the support of a German question over an English wiki is lower: its own words rarely
-occur in the pages, only its names and technical terms do.
+(`confbot eval --answers --folds 5` prints the choice for questions,
+`confbot eval --questions conversational --answers --folds 5` for follow-ups). They differ
+by language because the support of a German question over an English wiki is lower: its own
+words rarely occur in the pages, only its names and technical terms do.
 
 A span's score depends on its own source alone (and that source's number), as a model's
 reading of a source does not depend on which unrelated sources sit beside it: leaving a
@@ -31,9 +41,15 @@ import threading
 from collections.abc import Callable, Mapping, Sequence
 
 from core.answer import OUT_OF_SCOPE, RELATED, parse_prompt
-from core.lexical import detect_language
 from core.settings import Settings
-from core.spans import DEFAULT_WEIGHTS, Span, SpanWeights, best_spans
+from core.spans import (
+    DEFAULT_WEIGHTS,
+    Span,
+    SpanWeights,
+    best_spans,
+    is_followup,
+    question_language,
+)
 
 # Translate: a non-English question → each of its words the wiki lacks → the wiki's words
 # nearest to it (`core.index.EvidenceIndex.translations`).
@@ -44,9 +60,12 @@ class ExtractiveLLM:
     """The embedded default answerer (see the module docstring).
 
     `min_support` maps a question language (`en`, `de`) to the decline threshold; languages
-    not listed use the English one. `translate` (optional) supplies the wiki's words for a
-    non-English question's words, so its spans can match an English wiki. `weights` are
-    the span scorer's tuned weights (`core.spans.SpanWeights`).
+    not listed use the English one. `followup_min_support` does the same for offline-completed
+    follow-ups, whose support is `followup_support` with `topic_weight`; without it,
+    follow-ups are judged like questions (on their own terms' support). `translate`
+    (optional) supplies the wiki's words for a non-English question's words, so its spans
+    can match an English wiki. `weights` are the span scorer's tuned weights
+    (`core.spans.SpanWeights`).
     """
 
     name = "extractive"
@@ -57,8 +76,12 @@ class ExtractiveLLM:
         translate: Translate | None = None,
         seed: int | None = None,
         weights: SpanWeights = DEFAULT_WEIGHTS,
+        followup_min_support: Mapping[str, float] | None = None,
+        topic_weight: float = 0.0,
     ):
         self.min_support = dict(min_support or {"en": 0.0})
+        self.followup_min_support = dict(followup_min_support or {})
+        self.topic_weight = topic_weight
         self.translate = translate
         self.weights = weights
         self._rng = random.Random(seed)
@@ -67,9 +90,20 @@ class ExtractiveLLM:
     @classmethod
     def from_settings(cls, settings: Settings, translate: Translate | None = None):
         """The answerer with the decline thresholds of `answer_min_support` (English
-        questions) and `answer_min_support_de` (German ones)."""
+        questions) and `answer_min_support_de` (German ones), and for follow-ups
+        `answer_min_support_followup` and `answer_min_support_followup_de` with
+        `answer_topic_weight`."""
         thresholds = {"en": settings.answer_min_support, "de": settings.answer_min_support_de}
-        return cls(thresholds, translate)
+        followups = {
+            "en": settings.answer_min_support_followup,
+            "de": settings.answer_min_support_followup_de,
+        }
+        return cls(
+            thresholds,
+            translate,
+            followup_min_support=followups,
+            topic_weight=settings.answer_topic_weight,
+        )
 
     def complete(
         self,
@@ -86,7 +120,7 @@ class ExtractiveLLM:
             return [OUT_OF_SCOPE] * n
         question, sources = parsed
         spans = self.spans(question, [(s.number, s.header, s.text) for s in sources])
-        if not spans or spans[0][1].support < self.threshold(question):
+        if not spans or self.declines(question, spans[0][1]):
             return [OUT_OF_SCOPE] * n
         if temperature <= 0:
             return [render(spans, 0)] * n
@@ -104,15 +138,37 @@ class ExtractiveLLM:
     def spans(self, question: str, sources: Sequence[tuple[int, str, str]]):
         """(source number, span) of every source with a span, best first."""
         translations: tuple[tuple[str, tuple[str, ...]], ...] = ()
-        if self.translate is not None and detect_language(question) != "en":
+        if self.translate is not None and question_language(question) != "en":
             found = self.translate(question)
             translations = tuple((word, tuple(found[word])) for word in sorted(found))
         return best_spans(question, sources, translations, self.weights)
 
     def threshold(self, question: str) -> float:
-        """The decline threshold for the question's language."""
-        language = detect_language(question)
-        return self.min_support.get(language, self.min_support.get("en", 0.0))
+        """The decline threshold for the question's language (and, when follow-up thresholds
+        are set, for a follow-up)."""
+        language = question_language(question)
+        thresholds = self.min_support
+        if self.followup_min_support and is_followup(question):
+            thresholds = self.followup_min_support
+        return thresholds.get(language, thresholds.get("en", 0.0))
+
+    def support(self, question: str, span: Span) -> float:
+        """The support the decline threshold is held against: `followup_support` for a
+        follow-up when follow-up thresholds are set, else the span's own support."""
+        if self.followup_min_support and is_followup(question):
+            return followup_support(span, self.topic_weight)
+        return span.support
+
+    def declines(self, question: str, span: Span) -> bool:
+        """Whether the best span is too weakly supported to answer with."""
+        return self.support(question, span) < self.threshold(question)
+
+
+def followup_support(span: Span, topic_weight: float) -> float:
+    """The support of a follow-up's span: its own terms' support and the carried topic's
+    coverage (`Span.topic`), weighted 1 : `topic_weight` (chosen by cross-validation over
+    conversations with out-of-scope follow-ups, `core.evaluation.followups`)."""
+    return (span.support + topic_weight * span.topic) / (1 + topic_weight)
 
 
 def _open_unit(uniforms: Sequence[float]) -> list[float]:

@@ -235,6 +235,21 @@ class Settings:
         "Offline answerer: the same threshold for German questions (their own words rarely"
         " occur in an English wiki, so their support runs lower).",
     )
+    answer_min_support_followup: float = setting(
+        0.2,
+        "Offline answerer: decline an English follow-up (a question completed from the"
+        " conversation) when its follow-up support (own terms and carried topic, weighted"
+        " 1 : answer_topic_weight) is under this (cross-validated: confbot eval --questions"
+        " conversational --answers --folds 5).",
+    )
+    answer_min_support_followup_de: float = setting(
+        0.1, "Offline answerer: the same threshold for German follow-ups."
+    )
+    answer_topic_weight: float = setting(
+        2.0,
+        "Offline answerer: weight of the carried topic's terms against the follow-up's own"
+        " terms in a follow-up's support (cross-validated with the follow-up thresholds).",
+    )
     self_check: bool = setting(
         False,
         "Before answering, drop the retrieved evidences that do not help answer the question"

@@ -213,13 +213,15 @@ class Span:
     """The answer found in one evidence: `answer` (short, shown first), `unit` (the row,
     item or sentence it came from: the supporting line), `score` (how well it answers,
     comparable across the evidences of one question), `support` in [0, 1] and the unit's
-    `kind`."""
+    `kind`; `topic` in [0, 1], the share of the carried context's terms (an offline-completed
+    follow-up's "(context: ...)") that the unit and its header contain (0 without context)."""
 
     answer: str
     unit: str
     score: float
     support: float
     kind: str
+    topic: float = 0.0
 
 
 # --------------------------------------------------------------------------- terms
@@ -276,6 +278,21 @@ def question_type(text: str) -> str:
     return "what"
 
 
+def is_followup(text: str) -> bool:
+    """Whether a question is an offline-completed follow-up: it carries "(context: ...)" or
+    "(following up on: ...)" from the conversation (`core.rephrase.OfflineCompleter`)."""
+    return _CONTEXT.search(text) is not None
+
+
+def question_language(text: str) -> str:
+    """The language of a question, told by its own words: the context an offline-completed
+    follow-up carries is a list of content words without stopwords, which would tip a short
+    German follow-up to English. The whole text decides only when the question's own words
+    do not say German."""
+    own = detect_language(_CONTEXT.sub(" ", text))
+    return own if own == "de" else detect_language(text)
+
+
 Translations = tuple[tuple[str, tuple[str, ...]], ...]
 
 
@@ -284,7 +301,7 @@ def profile_question(text: str, translations: Translations = ()) -> QuestionProf
     """The type, language and weighted terms of a question. `translations` pair a foreign
     word of the question with the wiki's words for it: finding one of those counts as
     finding the word (`QuestionProfile.aliases`)."""
-    language = detect_language(text)
+    language = question_language(text)
     stopwords = (_STOP if language == "de" else ENGLISH_STOPWORDS) | _QUESTION_WORDS
     asked_text = _CONTEXT.sub(" ", text)
     weights: dict[str, float] = {}
@@ -574,12 +591,15 @@ def best_span(
     if best is None:
         return None
     score, covered, unit = best
+    carried = profile.context
+    topic = len(carried & (unit.stems | header_terms)) / len(carried) if carried else 0.0
     return Span(
         answer=_unit_answer(profile, unit, weights.answer_words),
         unit=clip_words(unit.text, SUPPORT_WORDS),
         score=score / (1 + weights.rank_prior * (number - 1)),
         support=covered,
         kind=unit.kind,
+        topic=topic,
     )
 
 

@@ -70,9 +70,9 @@ def test_conversational_replay_reaches_precision_floor(
     figures = _eval(benchmark_dir, path, "conversational", tmp_path / "conv.json")
     assert figures["n"] == 2 * turns
     assert figures["p_at_1"] >= 0.65
-    # Follow-ups whose own words are few ("What was the reason?") decline more often than
-    # completed questions (docs/benchmarks.md, "Answers"): 0.29 over all 420 turns.
-    assert figures["answers"]["all"]["out_of_scope_rate"] <= 0.35
+    # Follow-ups are judged on their own terms and the topic they carry (docs/benchmarks.md,
+    # "Declines in conversations, fixed"): 0.064 on these 110 turns and over all 420.
+    assert figures["answers"]["all"]["out_of_scope_rate"] <= 0.12
     assert "conversational" in capsys.readouterr().out
 
 

@@ -24,7 +24,22 @@ def run(args: argparse.Namespace, settings: Settings) -> int:
 
     if args.self_check and not args.answers:
         raise SettingsError("--self-check measures answers: add --answers")
-    if args.answers and args.self_check:
+    if args.answers and args.questions == "conversational":
+        if args.self_check:
+            raise SettingsError("--self-check is measured on completed questions")
+        from bot.evaluation.followups import run_followups_eval
+
+        output.update(
+            run_followups_eval(
+                settings,
+                pages,
+                conversations,
+                langs,
+                args.folds,
+                Path(args.out_of_scope_followups),
+            )
+        )
+    elif args.answers and args.self_check:
         from bot.evaluation.selfcheck import run_self_check_eval
 
         output.update(

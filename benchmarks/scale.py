@@ -46,13 +46,12 @@ from benchmarks._common import (  # noqa: E402
     percentile,
     summary_ms,
 )
-from core.assistant import Assistant, ConversationKey  # noqa: E402
+from core.assistant import Assistant, ConversationKey, make_llm  # noqa: E402
 from core.contextualize import page_evidences  # noqa: E402
 from core.conversation import ConversationStore  # noqa: E402
 from core.db import engine_for, upgrade  # noqa: E402
 from core.embeddings import make_embedder  # noqa: E402
 from core.index import EvidenceIndex  # noqa: E402
-from core.llm import make_llm  # noqa: E402
 from core.pages import Page  # noqa: E402
 from core.rephrase import make_completer  # noqa: E402
 from core.retrieve import Retriever  # noqa: E402
@@ -271,7 +270,7 @@ def main() -> None:
         )
 
         state = ConversationStore(settings.sqlalchemy_url)
-        llm = make_llm(settings)
+        llm = make_llm(settings, index)
         assistant = Assistant(settings, index, retriever, llm, make_completer(settings, llm), state)
         count = max(1, int(done * args.edited))
 

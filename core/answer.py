@@ -215,13 +215,16 @@ class Answer:
     suggestions: list[str] = field(default_factory=list)
 
 
-# The block's label on a line of its own: `Follow-ups:`, also as `**Follow-up questions:**`,
-# `### Follow-ups`, or the German `Folgefragen:` a model may translate it to.
-_FOLLOW_UPS_LABEL = re.compile(
+# The block's label: `Follow-ups:`, also as `**Follow-up questions:**`, `### Follow-ups`, or
+# the German `Folgefragen:` a model may translate it to. On a line of its own, or starting a
+# line that goes on with the questions themselves (`Follow-ups: Who? When?`).
+_LABEL_WORDS = (
     r"[#*_\s]*(?:follow[- ]?ups?(?:[- ]questions?)?|suggested questions|folgefragen|"
-    r"weiterführende fragen)[*_\s]*:?[*_\s]*",
-    re.IGNORECASE,
+    r"weiterführende fragen)[*_\s]*"
 )
+_FOLLOW_UPS_LABEL = re.compile(_LABEL_WORDS + r":?[*_\s]*", re.IGNORECASE)
+_FOLLOW_UPS_INLINE = re.compile(_LABEL_WORDS + r":[*_\s]*(?P<rest>.*\?[*_\s]*)", re.IGNORECASE)
+_QUESTION_END = re.compile(r"(?<=[?？])\s+")
 _BULLET = re.compile(r"^\s*(?:[-*•–]|\d+[.)])\s*")
 _MAX_FOLLOW_UP_WORDS = 30
 
@@ -230,21 +233,26 @@ def split_follow_ups(text: str) -> tuple[str, list[str]]:
     """(the answer without its follow-ups block, the block's questions).
 
     The block starts at the last line that is only the `FOLLOW_UPS` label (`**Follow-up
-    questions:**`, `Folgefragen:` and the like count too) and runs to the end. Each of its
+    questions:**`, `Folgefragen:` and the like count too), or that is the label and a colon
+    followed by questions (`Follow-ups: Who? When?`), and runs to the end. Each of its
     lines, less a bullet (`-`, `*`, `1.`), citations and quotes, is a question when it ends
     with a question mark and has at most 30 words; other lines ("none") are dropped.
     Repeats are dropped and at most `MAX_FOLLOW_UPS` are kept, in order. Text with no label
     line is returned unchanged with no questions.
     """
     lines = text.split("\n")
-    start = next(
-        (i for i in range(len(lines) - 1, -1, -1) if _FOLLOW_UPS_LABEL.fullmatch(lines[i])),
-        None,
-    )
+    start, inline = None, []
+    for i in range(len(lines) - 1, -1, -1):
+        if _FOLLOW_UPS_LABEL.fullmatch(lines[i]):
+            start = i
+            break
+        if match := _FOLLOW_UPS_INLINE.fullmatch(CITATION.sub("", lines[i]).rstrip()):
+            start, inline = i, _QUESTION_END.split(match.group("rest").strip())
+            break
     if start is None:
         return text, []
     questions: list[str] = []
-    for line in lines[start + 1 :]:
+    for line in inline + lines[start + 1 :]:
         question = CITATION.sub("", _BULLET.sub("", line, count=1))
         question = " ".join(question.strip().strip("\"'“”„`*_").split())
         if not question.endswith(("?", "？")) or len(question.split()) > _MAX_FOLLOW_UP_WORDS:

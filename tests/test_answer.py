@@ -147,6 +147,23 @@ def test_generate_with_openai_llm_parses_citations():
             "Im Portal [1].",
             ["Wer genehmigt den Antrag?"],
         ),
+        # the label and the questions on one line, then more on the next
+        (
+            "Paris [1].\nFollow-ups: How big is Paris? Who founded it? [1]\n- Is it old?",
+            "Paris [1].",
+            ["How big is Paris?", "Who founded it?", "Is it old?"],
+        ),
+        (
+            "A [1]\n**Folgefragen:** Wer genehmigt den Antrag?",
+            "A [1]",
+            ["Wer genehmigt den Antrag?"],
+        ),
+        # a line that starts with the label but is a statement stays in the answer
+        (
+            "Follow-ups: the team reviews them weekly [1].",
+            "Follow-ups: the team reviews them weekly [1].",
+            [],
+        ),
         # the label inside a sentence is not a block; a too-long line is not a question
         ("See the follow-ups: none [1]", "See the follow-ups: none [1]", []),
         ("A [1]\nFollow-ups:\n- " + "word " * 31 + "?", "A [1]", []),

@@ -150,13 +150,13 @@ class ExtractiveLLM:
         thresholds = self.min_support
         if self.followup_min_support and is_followup(question):
             thresholds = self.followup_min_support
-        return thresholds.get(language, thresholds.get("en", 0.0))
+        return language_threshold(thresholds, language)
 
     def support(self, question: str, span: Span) -> float:
         """The support the decline threshold is held against: `followup_support` for a
         follow-up when follow-up thresholds are set, else the span's own support."""
         if self.followup_min_support and is_followup(question):
-            return followup_support(span, self.topic_weight)
+            return followup_support(span.support, span.topic, self.topic_weight)
         return span.support
 
     def declines(self, question: str, span: Span) -> bool:
@@ -164,11 +164,17 @@ class ExtractiveLLM:
         return self.support(question, span) < self.threshold(question)
 
 
-def followup_support(span: Span, topic_weight: float) -> float:
-    """The support of a follow-up's span: its own terms' support and the carried topic's
+def followup_support(support: float, topic: float, topic_weight: float) -> float:
+    """The support of a follow-up's span: its own terms' `support` and the carried topic's
     coverage (`Span.topic`), weighted 1 : `topic_weight` (chosen by cross-validation over
     conversations with out-of-scope follow-ups, `core.evaluation.followups`)."""
-    return (span.support + topic_weight * span.topic) / (1 + topic_weight)
+    return (support + topic_weight * topic) / (1 + topic_weight)
+
+
+def language_threshold(thresholds: Mapping[str, float], language: str) -> float:
+    """The decline threshold of `language` in `thresholds`: the English one for a language
+    not listed (0 without either)."""
+    return thresholds.get(language, thresholds.get("en", 0.0))
 
 
 def _open_unit(uniforms: Sequence[float]) -> list[float]:

@@ -23,6 +23,7 @@ import re
 from collections.abc import Callable, Collection, Mapping, Sequence
 from dataclasses import dataclass
 
+from core.extractive import language_threshold
 from core.index import EvidenceIndex
 from core.lexical import GERMAN_STOPWORDS, detect_language
 from core.pages import Evidence
@@ -145,7 +146,7 @@ def _searcher(retriever: Retriever, spaces: Collection[str] | None) -> Search:
 
 def _threshold(question: str, min_support: Mapping[str, float]) -> float:
     """The decline threshold of the question's language (`en` for languages not listed)."""
-    return min_support.get(detect_language(question), min_support.get("en", 0.0))
+    return language_threshold(min_support, detect_language(question))
 
 
 def suggest_from_page(

@@ -84,9 +84,9 @@ def test_a_followup_whose_carried_topic_the_sources_lack_declines():
 
 def test_followup_support_weighs_own_terms_against_the_topic():
     span = Span("a", "a", 1.0, support=0.0, kind="sentence", topic=0.9)
-    assert followup_support(span, 0.0) == 0.0
-    assert followup_support(span, 2.0) == pytest.approx(0.6)
-    assert followup_support(Span("a", "a", 1.0, 1.0, "sentence", 0.0), 1.0) == 0.5
+    assert followup_support(span.support, span.topic, 0.0) == 0.0
+    assert followup_support(span.support, span.topic, 2.0) == pytest.approx(0.6)
+    assert followup_support(1.0, 0.0, 1.0) == 0.5
 
 
 def test_settings_configure_the_followup_rule(tmp_path):

@@ -39,7 +39,7 @@ from core.answer import CITATION, generate, source_header, split_answer
 from core.evaluation.benchmark import Question, question_fields
 from core.evaluation.folds import assign_folds, cross_validate
 from core.evaluation.metrics import content_tokens, mean
-from core.extractive import ExtractiveLLM
+from core.extractive import ExtractiveLLM, language_threshold
 from core.lexical import detect_language
 from core.llm import LLM
 from core.pages import Evidence
@@ -196,7 +196,7 @@ def apply_thresholds(records: Sequence[dict], thresholds: Mapping[str, float]) -
     out = []
     for record in records:
         language = record["language"]
-        threshold = thresholds.get(language, thresholds.get("en", 0.0))
+        threshold = language_threshold(thresholds, language)
         declined = record["no_span"] or record["support"] < threshold
         scores = {m: 0.0 for m in record["unscored"]} if declined else record["unscored"]
         out.append({**record, **scores, "declined": declined, "threshold": threshold})

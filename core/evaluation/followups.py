@@ -37,7 +37,7 @@ from core.conversation import ConversationKey
 from core.evaluation.answers import decline_objective
 from core.evaluation.folds import assign_folds
 from core.evaluation.metrics import mean
-from core.extractive import ExtractiveLLM
+from core.extractive import ExtractiveLLM, followup_support, language_threshold
 from core.spans import Span, is_followup, question_language
 
 # Candidate topic weights and follow-up thresholds (the grid cross-validation searches).
@@ -151,12 +151,10 @@ def decide(records: Sequence[dict], rule: DeclineRule) -> list[dict]:
         language = record["language"]
         if record["followup"] and rule.followups is not None:
             thresholds = rule.followups
-            support = (record["support"] + rule.topic_weight * record["topic"]) / (
-                1 + rule.topic_weight
-            )
+            support = followup_support(record["support"], record["topic"], rule.topic_weight)
         else:
             thresholds, support = rule.questions, record["support"]
-        threshold = thresholds.get(language, thresholds.get("en", 0.0))
+        threshold = language_threshold(thresholds, language)
         out.append({**record, "declined": record["no_span"] or support < threshold})
     return out
 

@@ -8,7 +8,9 @@ conversation, `--repeat` times over. Prints the median and p95 of the client-sid
 (request sent to JSON parsed, keep-alive connection), of all answers and of the first pass
 alone (repeats find their query embeddings in the embedder's cache, as a repeated question
 in production does), the server's own time per step, the time to start, and the server's
-peak memory. Target (issue 7): median <= 150 ms.
+peak memory. The page then asks for the answer's suggested follow-ups
+(`GET /api/turns/{id}/suggestions`, computed after the answer so it never waits for them);
+their latency is printed on its own line. Target (issue 7): median <= 150 ms.
 
     .venv/bin/python benchmarks/web_latency.py [--repeat 5] [--space ACME] [--data-dir DIR]
 """
@@ -90,6 +92,7 @@ def main() -> None:
             client_ms: list[float] = []
             first_pass: list[float] = []
             server: dict[str, list[float]] = {}
+            suggestions_ms: list[float] = []
             with httpx.Client(base_url=url, timeout=60) as http:
                 for question in questions[:3]:  # warm-up, not counted
                     http.post("/api/ask", json={"question": question, "conversation": "warm-up-1"})
@@ -109,6 +112,15 @@ def main() -> None:
                             first_pass.append(client_ms[-1])
                         for step, ms in turn["timings"].items():
                             server.setdefault(step, []).append(ms)
+                        if turn.get("suggestions_pending"):  # as the page does next
+                            start = time.perf_counter()
+                            found = http.get(
+                                f"/api/turns/{turn['turn']}/suggestions",
+                                params={"conversation": body["conversation"]}
+                                | ({"space": args.space} if args.space else {}),
+                            )
+                            found.raise_for_status()
+                            suggestions_ms.append((time.perf_counter() - start) * 1000)
             rss = peak_rss_mib(process.pid)
         finally:
             process.terminate()
@@ -134,6 +146,11 @@ def main() -> None:
         f"first pass only (query embeddings not yet cached): {summary_ms(first_pass)};"
         f" p99 of all {percentile(client_ms, 99):.1f} ms, max {max(client_ms):.1f} ms"
     )
+    if suggestions_ms:
+        print(
+            f"suggested follow-ups, requested after each answer ({len(suggestions_ms)}):"
+            f" {summary_ms(suggestions_ms)}"
+        )
     print(f"server peak memory: {rss:.0f} MiB")
     for label, values in (("all answers", client_ms), ("first pass", first_pass)):
         verdict = "met" if statistics.median(values) <= TARGET_MS else "MISSED"

@@ -18,7 +18,9 @@ Ack at once, work lazily: every listener acknowledges immediately and answers, e
 records feedback in a lazy listener (`lazy=[...]`, run on `slack_workers` threads). The
 App runs with `process_before_response=True`, so acknowledgements run on the request's own
 thread and never queue behind answers being worked on. While it works the bot puts 👀 on the
-message; when anything fails the thread gets a short apology instead of silence.
+message; when anything fails the thread gets a short apology instead of silence. The
+suggested follow-up buttons are added to the posted answer afterwards (`chat.update`): they
+cost searches, and the answer does not wait for them.
 
 Socket Mode (`confbot bot`, `run_socket_mode`, and `confbot serve`) needs `SLACK_APP_TOKEN`
 and `SLACK_BOT_TOKEN`; `socket_mode_handler` makes its one connection. HTTP mode is served by
@@ -29,6 +31,7 @@ signature with `SLACK_SIGNING_SECRET`.
 
 from __future__ import annotations
 
+import dataclasses
 import logging
 import re
 import secrets
@@ -271,7 +274,9 @@ class SlackBot:
         self._react(client, "add", channel, ts)
         try:
             self.assistant.store.conversation_id(key)  # the bot is now part of the thread
-            turn = self.assistant.ask(key, question, spaces=channel_spaces(self.settings, channel))
+            turn = self.assistant.ask(
+                key, question, spaces=channel_spaces(self.settings, channel), suggest=False
+            )
             posted = client.chat_postMessage(
                 channel=channel,
                 thread_ts=thread,
@@ -290,6 +295,26 @@ class SlackBot:
         except Exception:
             log.exception("could not record the answer message of turn %d", turn.id)
         self._react(client, "remove", channel, ts)
+        self._add_suggestions(client, channel, posted["ts"], turn)
+
+    def _add_suggestions(self, client: WebClient, channel: str, ts: str, turn: Turn) -> None:
+        """Add the suggested follow-up buttons to a posted answer: they are computed after
+        it is posted (each costs a search), so the answer never waits for them."""
+        if not turn.suggestions_pending:
+            return
+        try:
+            suggestions = self.assistant.suggest(turn.id)
+            if not suggestions:
+                return
+            shown = dataclasses.replace(turn, suggestions=suggestions, suggestions_pending=False)
+            client.chat_update(
+                channel=channel,
+                ts=ts,
+                text=answer_text(shown),
+                blocks=answer_blocks(shown, self._pages(shown)),
+            )
+        except Exception:
+            log.exception("could not add the suggested follow-ups of turn %d", turn.id)
 
     def explain(
         self,

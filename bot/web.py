@@ -258,6 +258,7 @@ def turn_json(turn: Turn) -> dict:
         "sources": sources,
         "out_of_scope": turn.out_of_scope,
         "suggestions": list(turn.suggestions),
+        "suggestions_pending": turn.suggestions_pending,
         "model": turn.model,
         "timings": {k: round(v, 2) for k, v in turn.timings.items()},
     }
@@ -379,6 +380,7 @@ class WebApp:
             Route("/api/explain", self.api_explain, methods=["POST"]),
             Route("/api/feedback", self.api_feedback, methods=["POST"]),
             Route("/api/turns/{turn_id}", self.api_turn),
+            Route("/api/turns/{turn_id}/suggestions", self.api_suggestions),
             Route("/healthz", self.healthz),
             Route("/readyz", self.readyz),
             Mount("/static", StaticFiles(directory=STATIC), name="static"),
@@ -515,8 +517,20 @@ class WebApp:
         question = parse_question(data.get("question"))
         key = await run_in_threadpool(self._key, data)
         spaces = [key.workspace] if key.workspace else None
-        turn = await run_in_threadpool(self.assistant.ask, key, question, spaces)
+        # Suggestions are left out of the answer's path: the page asks for them next.
+        turn = await run_in_threadpool(self.assistant.ask, key, question, spaces, False)
         return JSONResponse(turn_json(turn))
+
+    async def api_suggestions(self, request: Request) -> Response:
+        """`GET /api/turns/{id}/suggestions`: the turn's suggested follow-ups, computed on
+        the first request and stored."""
+        params = dict(request.query_params)
+
+        def load() -> dict:
+            record = self._owned_turn(params, request.path_params["turn_id"])
+            return {"turn": record.id, "suggestions": self.assistant.suggest(record.id)}
+
+        return JSONResponse(await run_in_threadpool(load))
 
     async def api_explain(self, request: Request) -> Response:
         data = await self._json_body(request)

@@ -26,7 +26,7 @@ from collections.abc import Collection, Sequence
 from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import asdict, dataclass, field
 
-from core.answer import Answer, Citation, generate
+from core.answer import Citation, generate
 from core.attribution import Explanation, attribute, prompt_evidences
 from core.conversation import ConversationKey, ConversationStore, TurnRecord
 from core.index import EvidenceIndex
@@ -60,7 +60,8 @@ class Turn:
     (`core.selfcheck.SelfCheck.to_dict`); `query` is the text the retriever searched;
     `suggestions` are up to three in-scope follow-up questions (`core.suggest`), also
     stored in the trace, beside the ones the model proposed (`proposed_suggestions`, empty
-    for the offline answerer).
+    for the offline answerer); `suggestions_pending` says they were left for
+    `Assistant.suggest` (`ask(..., suggest=False)`).
     """
 
     id: int
@@ -77,6 +78,7 @@ class Turn:
     messages: dict = field(default_factory=dict)
     completion_notes: dict = field(default_factory=dict)
     suggestions: list[str] = field(default_factory=list)
+    suggestions_pending: bool = False
 
 
 def evidence_trace(results: Sequence[ScoredEvidence]) -> list[dict]:
@@ -171,17 +173,33 @@ class Assistant:
             for r in self.store.history(key, limit=HISTORY_TURNS)
         ]
 
-    def ask(self, key: ConversationKey, text: str, spaces: Collection[str] | None = None) -> Turn:
+    def ask(
+        self,
+        key: ConversationKey,
+        text: str,
+        spaces: Collection[str] | None = None,
+        suggest: bool = True,
+    ) -> Turn:
         """Answer `text` as the next turn of the conversation at `key`, searching only
-        `spaces` when given, and store the turn."""
+        `spaces` when given, and store the turn.
+
+        With `suggest=False` the follow-up suggestions are left out of the answer's path
+        (they cost up to `core.suggest.MAX_CHECKS` searches): a surface shows the answer
+        first and then calls `suggest(turn.id)`."""
         question = text.strip()
         if not question:
             raise ValueError("the question is empty")
         holder = self._lock_for(key)
         with holder.lock:
-            return self._ask(key, question, spaces)
+            return self._ask(key, question, spaces, suggest)
 
-    def _ask(self, key: ConversationKey, question: str, spaces: Collection[str] | None) -> Turn:
+    def _ask(
+        self,
+        key: ConversationKey,
+        question: str,
+        spaces: Collection[str] | None,
+        suggest: bool,
+    ) -> Turn:
         timings: dict[str, float] = {}
         started = time.perf_counter()
 
@@ -210,10 +228,13 @@ class Assistant:
         mark = lap("answer", mark)
         if check is not None and not check.kept:
             results = retrieval.results  # nothing helped: a decline still shows the closest pages
-        suggestions = (
-            [] if answer.out_of_scope else self._suggest(completion.question, answer, spaces)
-        )
-        mark = lap("suggest", mark)
+        page_id = answer.citations[0].page_id if answer.citations else None
+        suggestions: list[str] | None = None  # None: left for `suggest`
+        if answer.out_of_scope:
+            suggestions = []
+        elif suggest:
+            suggestions = self._suggest(completion.question, answer.suggestions, page_id, spaces)
+            mark = lap("suggest", mark)
 
         messages = {"completion": completion.messages, "answer": answer.messages}
         if check is not None:
@@ -231,6 +252,7 @@ class Assistant:
                 "notes": completion.notes,
                 "suggestions": suggestions,
                 "proposed_suggestions": answer.suggestions,
+                "spaces": sorted(spaces) if spaces is not None else None,
             },
             answer=answer.text,
             citations=[asdict(c) for c in answer.citations],
@@ -257,7 +279,8 @@ class Assistant:
             out_of_scope=answer.out_of_scope,
             messages=messages,
             completion_notes=completion.notes,
-            suggestions=suggestions,
+            suggestions=suggestions or [],
+            suggestions_pending=suggestions is None,
         )
 
     def _self_check(
@@ -277,17 +300,43 @@ class Assistant:
         )
         return [results[i] for i in check.kept], check
 
-    def _suggest(self, question: str, answer: Answer, spaces: Collection[str] | None) -> list[str]:
+    def suggest(self, turn_id: int) -> list[str]:
+        """The suggested follow-ups of a stored turn: those stored with it, else computed
+        now (as `ask` would have) and stored, so every later call, on any replica, returns
+        the same ones. A declined answer has none."""
+        record = self.store.turn(turn_id)
+        if record is None:
+            raise KeyError(f"no turn with id {turn_id}")
+        messages = record.messages or {}
+        if messages.get("suggestions") is not None:
+            return list(messages["suggestions"])
+        citations = record.citations or []
+        page_id = citations[0].get("page_id") if citations else None
+        spaces = messages.get("spaces")
+        suggestions = self._suggest(
+            record.completed_question,
+            list(messages.get("proposed_suggestions") or []),
+            page_id,
+            spaces,
+        )
+        return self.store.set_suggestions(turn_id, suggestions)
+
+    def _suggest(
+        self,
+        question: str,
+        proposed: list[str],
+        page_id: str | None,
+        spaces: Collection[str] | None,
+    ) -> list[str]:
         """Follow-ups the model proposed with the answer, else from the first cited page
-        (`core.suggest.follow_ups`), each checked against retrieval and the offline
-        answerer's decline threshold for its language."""
+        `page_id` (`core.suggest.follow_ups`), each checked against retrieval and the
+        offline answerer's decline threshold for its language."""
         thresholds = {
             "en": self.settings.answer_min_support,
             "de": self.settings.answer_min_support_de,
         }
-        page_id = answer.citations[0].page_id if answer.citations else None
         return follow_ups(
-            question, answer.suggestions, page_id, self.index, self.retriever, thresholds, spaces
+            question, proposed, page_id, self.index, self.retriever, thresholds, spaces
         )
 
     def feedback(self, turn_id: int, value: str, user: str = "") -> int:

@@ -202,6 +202,21 @@ class ConversationStore:
         with self._sessions() as session:
             return session.get(TurnRecord, turn_id)
 
+    def set_suggestions(self, turn_id: int, suggestions: list[str]) -> list[str]:
+        """Store a turn's suggested follow-ups unless some are stored already (computed
+        concurrently, perhaps by another replica); returns the stored ones."""
+        with self._sessions() as session:
+            record = session.get(TurnRecord, turn_id, with_for_update=True)
+            if record is None:
+                raise KeyError(f"no turn with id {turn_id}")
+            messages = dict(record.messages or {})
+            if messages.get("suggestions") is not None:
+                return list(messages["suggestions"])
+            messages["suggestions"] = list(suggestions)
+            record.messages = messages  # a new dict: the JSON column sees the change
+            session.commit()
+            return list(suggestions)
+
     def turn_key(self, turn_id: int) -> ConversationKey | None:
         """The key of the conversation a turn belongs to (None for an unknown turn)."""
         with self._sessions() as session:

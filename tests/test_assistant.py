@@ -168,3 +168,38 @@ def test_out_of_scope_model_follow_ups_fall_back_to_the_page(wiki, tmp_path):
             turn = make_assistant(wiki, tmp_path, llm).ask(key, "What does BATS stand for?")
         assert turn.answer == BATS_ANSWER
         assert turn.suggestions == offline.suggestions
+
+
+def test_suggestions_left_out_of_the_answer_are_computed_once_later(assistant, wiki, tmp_path):
+    """`ask(..., suggest=False)` answers without the follow-up searches; `suggest` then
+    gives what `ask` would have given (with the model's proposals and the turn's spaces), and
+    stores it, so a second call (or another replica) reads the same ones."""
+    eager = assistant.ask(A, "What does BATS stand for?", spaces={"TEST"})
+    searches = []
+    search = assistant.retriever.search
+
+    def counted(*args, **kwargs):
+        searches.append(list(kwargs.get("spaces") or []))
+        return search(*args, **kwargs)
+
+    assistant.retriever.search = counted
+    turn = assistant.ask(B, "What does BATS stand for?", spaces={"TEST"}, suggest=False)
+    assert turn.suggestions == [] and turn.suggestions_pending
+    assert len(searches) == 1 and "suggest_ms" not in turn.timings  # the answer's own search
+    assert assistant.turn_record(turn.id).messages["suggestions"] is None
+
+    assert assistant.suggest(turn.id) == eager.suggestions != []
+    assert len(searches) > 1 and all(spaces == ["TEST"] for spaces in searches)
+    assert assistant.turn_record(turn.id).messages["suggestions"] == eager.suggestions
+    searched = len(searches)
+    other = make_assistant(wiki, tmp_path)  # another replica on the same database
+    assert other.suggest(turn.id) == eager.suggestions
+    assert assistant.suggest(turn.id) == eager.suggestions and len(searches) == searched
+
+
+def test_a_declined_answer_has_no_suggestions_to_compute(assistant):
+    turn = assistant.ask(A, "Who won the football world cup in 1954?", suggest=False)
+    assert turn.out_of_scope and not turn.suggestions_pending
+    assert assistant.suggest(turn.id) == []
+    with pytest.raises(KeyError):
+        assistant.suggest(10**6)

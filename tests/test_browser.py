@@ -95,6 +95,10 @@ def test_ask_explain_and_trace_in_headless_chromium(tmp_path):
                     "href", re.compile(r"^https://wiki\.example/spaces/TEST/")
                 )
 
+                # Suggested follow-ups come after the answer, from a second request.
+                expect(turn.locator(".follow-ups a.suggestion").first).to_be_visible()
+                assert turn.locator(".follow-ups + details.trace").count() == 1
+
                 # Explain: bars with percentages and evidence links.
                 turn.locator("button.explain").click()
                 cluster = turn.locator(".explanation .cluster").first

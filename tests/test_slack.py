@@ -648,10 +648,16 @@ def test_suggestion_button_asks_it_in_the_thread_once(bot, slack):
     thread = "1700000000.000100"
     bot.deliver(mention(thread, "What does BATS stand for?"), "Ev1")
     (answer,) = bot.answers(1)
+    posted = [e for b in answer["blocks"] if b["type"] == "actions" for e in b["elements"]]
+    assert not any(b["action_id"].startswith(SUGGEST_ACTION) for b in posted)  # not waited for
+    (update,) = slack.wait_for("chat.update")  # the buttons come once they are computed
+    assert (update.params["channel"], update.params["ts"]) == ("C1", answer["ts"])
     (turn_id,) = turn_ids(bot, "C1", thread)
     suggestions = bot.assistant.turn_record(turn_id).messages["suggestions"]
     assert suggestions
-    buttons = [e for b in answer["blocks"] if b["type"] == "actions" for e in b["elements"]]
+    blocks = update.params["blocks"]
+    assert section_texts(blocks) == section_texts(answer["blocks"])  # the same answer
+    buttons = [e for b in blocks if b["type"] == "actions" for e in b["elements"]]
     asked = next(b for b in buttons if b["action_id"] == f"{SUGGEST_ACTION}_0")
     assert asked["value"] == f"{turn_id}:0" and asked["text"]["text"] == suggestions[0]
 

@@ -458,10 +458,20 @@ async def test_a_declined_answer_names_the_closest_pages(client):
 @pytest.mark.anyio
 async def test_suggested_follow_ups_are_asked_in_the_same_conversation(client):
     turn = (await ask(client, "What does BATS stand for?")).json()
-    assert turn["suggestions"], "the BATS page has sections the question did not touch"
-    follow_up = (await ask(client, turn["suggestions"][0])).json()
+    assert turn["suggestions"] == [] and turn["suggestions_pending"]  # not on the answer's path
+    url = f"/api/turns/{turn['turn']}/suggestions"
+    found = (await client.get(url, params={"conversation": CONVERSATION})).json()
+    assert found["turn"] == turn["turn"]
+    suggestions = found["suggestions"]
+    assert suggestions, "the BATS page has sections the question did not touch"
+    again = await client.get(url, params={"conversation": CONVERSATION})
+    assert again.json()["suggestions"] == suggestions  # stored, not drawn again
+    elsewhere = await client.get(url, params={"conversation": "someone-else"})
+    assert elsewhere.status_code == 404  # only the turn's own conversation sees them
+    follow_up = (await ask(client, suggestions[0])).json()
     assert follow_up["conversation"] == turn["conversation"]
     assert not follow_up["out_of_scope"]
     assert follow_up["sources"][0]["page_id"] == "101"
     script = (await client.get("/static/ask.js")).text
     assert "renderSuggestions(turn.suggestions)" in script
+    assert "loadSuggestions(node, turn)" in script and "/suggestions?" in script

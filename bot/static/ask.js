@@ -292,6 +292,7 @@
     node.append(el("div", { className: "actions" }, actions));
     node.append(explainBox);
     if (turn.suggestions && turn.suggestions.length) node.append(renderSuggestions(turn.suggestions));
+    else if (turn.suggestions_pending) loadSuggestions(node, turn);
 
     const traceBox = el("div", { className: "trace-body" }, [el("p", { text: "Loading…" })]);
     const trace = el("details", { className: "trace" }, [el("summary", { text: "Trace" }), traceBox]);
@@ -311,6 +312,22 @@
     });
     node.append(trace);
     return node;
+  }
+
+  // Suggestions computed after the answer (they cost searches): asked for once the answer
+  // is shown and put before the trace; a failure only means no suggestions.
+  async function loadSuggestions(node, turn) {
+    const query = new URLSearchParams({ conversation: scope.conversation });
+    if (scope.space) query.set("space", scope.space);
+    if (scope.page) query.set("page", scope.page);
+    try {
+      const found = await api("api/turns/" + turn.turn + "/suggestions?" + query.toString());
+      if (found.suggestions && found.suggestions.length) {
+        node.insertBefore(renderSuggestions(found.suggestions), node.querySelector(".trace"));
+      }
+    } catch (error) {
+      console.warn("no suggested follow-ups: " + error.message);
+    }
   }
 
   // Suggested follow-ups: links that ask the question in this conversation (without

@@ -69,32 +69,44 @@ def near_duplicate_groups(
     signatures: Mapping[str, Sequence[int]], threshold: float = 0.8
 ) -> dict[str, str]:
     """Page id → group id (the smallest page id of its group) for every page that has at
-    least one near-duplicate (estimated Jaccard ≥ `threshold`); single pages are left out."""
+    least one near-duplicate (estimated Jaccard ≥ `threshold`); single pages are left out.
+
+    Pages with equal signatures are one group before any comparison, and a pair already in
+    one group is not compared, so a page copied a hundred times costs about a hundred
+    comparisons rather than five thousand (the candidate pairs come from LSH bands)."""
     rows = PERMUTATIONS // BANDS
-    buckets: dict[tuple, list[str]] = defaultdict(list)
-    for page_id, sig in signatures.items():
-        if len(sig) == PERMUTATIONS:
-            for band in range(BANDS):
-                buckets[(band, *sig[band * rows : (band + 1) * rows])].append(page_id)
     parent: dict[str, str] = {}
 
     def root(page_id: str) -> str:
         while parent.get(page_id, page_id) != page_id:
-            page_id = parent[page_id]
+            parent[page_id] = page_id = parent.get(parent[page_id], parent[page_id])
         return page_id
 
+    def join(a: str, b: str) -> None:
+        ra, rb = root(a), root(b)
+        if ra != rb:
+            parent[max(ra, rb)] = min(ra, rb)
+
+    same: dict[tuple, str] = {}  # signature → its first page
+    for page_id, sig in signatures.items():
+        if len(sig) == PERMUTATIONS:
+            first = same.setdefault(tuple(sig), page_id)
+            if first != page_id:
+                join(first, page_id)
+    buckets: dict[tuple, list[str]] = defaultdict(list)
+    for sig, page_id in same.items():
+        for band in range(BANDS):
+            buckets[(band, *sig[band * rows : (band + 1) * rows])].append(page_id)
     checked: set[tuple[str, str]] = set()
     for members in buckets.values():
         for i, a in enumerate(members):
             for b in members[i + 1 :]:
                 pair = (min(a, b), max(a, b))
-                if pair in checked:
+                if pair in checked or root(a) == root(b):
                     continue
                 checked.add(pair)
                 if similarity(signatures[a], signatures[b]) >= threshold:
-                    ra, rb = root(a), root(b)
-                    if ra != rb:
-                        parent[max(ra, rb)] = min(ra, rb)
+                    join(a, b)
     return {page_id: root(page_id) for page_id in parent.keys() | set(parent.values())}
 
 

@@ -15,6 +15,7 @@ top k are cut.
 from __future__ import annotations
 
 import logging
+import threading
 import time
 from collections.abc import Collection, Sequence
 from dataclasses import dataclass, field
@@ -149,6 +150,7 @@ class Retriever:
         self.settings = settings
         self.reranker = reranker
         self._fields: tuple[dict, float, dict[str, str], TitleField] | None = None
+        self._fields_lock = threading.Lock()
 
     @classmethod
     def from_settings(cls, index: EvidenceIndex, embedder: Embedder, settings: Settings):
@@ -267,12 +269,16 @@ class Retriever:
 
     def _page_fields(self, pages: dict[str, PageEntry]) -> tuple[dict[str, str], TitleField]:
         """Near-duplicate groups and the title field of the indexed pages, computed again
-        only when the page catalog changed."""
+        only when the page catalog changed, by one thread while concurrent searches wait
+        for it (each write of a sync changes the catalog)."""
         threshold = self.settings.duplicate_threshold
         cached = self._fields
         if cached is None or cached[0] is not pages or cached[1] != threshold:
-            signatures = {p: entry.signature for p, entry in pages.items()}
-            groups = near_duplicate_groups(signatures, threshold)
-            cached = (pages, threshold, groups, TitleField.of(pages))
-            self._fields = cached
+            with self._fields_lock:
+                cached = self._fields
+                if cached is None or cached[0] is not pages or cached[1] != threshold:
+                    signatures = {p: entry.signature for p, entry in pages.items()}
+                    groups = near_duplicate_groups(signatures, threshold)
+                    cached = (pages, threshold, groups, TitleField.of(pages))
+                    self._fields = cached
         return cached[2], cached[3]

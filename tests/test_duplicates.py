@@ -34,6 +34,25 @@ def test_grouping_is_transitive_and_keyed_by_the_smallest_id():
     assert groups == {"5": "5", "7": "5", "9": "5"}
 
 
+def test_many_copies_cost_about_one_comparison_each(monkeypatch):
+    """A page copied 300 times (and copies edited each their own way) is one group, and the
+    grouping compares about one pair per copy, not every pair of a 500-page bucket."""
+    import core.duplicates as duplicates
+
+    calls = []
+    compare = duplicates.similarity
+    monkeypatch.setattr(duplicates, "similarity", lambda a, b: calls.append(1) or compare(a, b))
+    signatures = {f"a{i:03d}": signature([BODY]) for i in range(300)}
+    edited = {f"b{i:03d}": signature([BODY + f" Edited by user {i}."]) for i in range(300)}
+    signatures |= {p: s for p, s in edited.items() if similarity(s, signatures["a000"]) >= 0.9}
+    assert len(signatures) > 500
+    signatures["c"] = signature(["The board meets every second Tuesday; minutes go to the wiki."])
+    groups = near_duplicate_groups(signatures, 0.8)
+    assert set(groups) == set(signatures) - {"c"}
+    assert set(groups.values()) == {"a000"}
+    assert len(calls) < 2 * len(signatures)  # every pair of the bucket: about 180,000
+
+
 @pytest.mark.parametrize(
     "title, marked",
     [

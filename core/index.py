@@ -333,17 +333,22 @@ class EvidenceIndex:
 
     def page_catalog(self) -> dict[str, PageEntry]:
         """Page id to title, space and duplicate signature of every indexed page; read
-        again only after the index changed."""
+        again after the index changed, by one thread: while it reads, concurrent searches
+        go on with the previous catalog (a sync changes it with every write)."""
         generation = self.store.generation()
         catalog = self._catalog
         if catalog is not None and catalog[0] == generation:
             return catalog[1]
-        with self._catalog_lock:  # one thread reads it; the others wait for that read
+        if not self._catalog_lock.acquire(blocking=catalog is None):
+            return catalog[1]  # being read again by another search
+        try:
             catalog = self._catalog
             if catalog is None or catalog[0] != generation:
                 catalog = (generation, self.store.page_entries())
                 self._catalog = catalog
             return catalog[1]
+        finally:
+            self._catalog_lock.release()
 
     def spaces(self) -> set[str]:
         """The spaces that have indexed pages."""

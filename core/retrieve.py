@@ -269,16 +269,21 @@ class Retriever:
 
     def _page_fields(self, pages: dict[str, PageEntry]) -> tuple[dict[str, str], TitleField]:
         """Near-duplicate groups and the title field of the indexed pages, computed again
-        only when the page catalog changed, by one thread while concurrent searches wait
-        for it (each write of a sync changes the catalog)."""
+        when the page catalog changed, by one thread: while it computes, concurrent searches
+        go on with the previous ones (each write of a sync changes the catalog)."""
         threshold = self.settings.duplicate_threshold
         cached = self._fields
-        if cached is None or cached[0] is not pages or cached[1] != threshold:
-            with self._fields_lock:
-                cached = self._fields
-                if cached is None or cached[0] is not pages or cached[1] != threshold:
-                    signatures = {p: entry.signature for p, entry in pages.items()}
-                    groups = near_duplicate_groups(signatures, threshold)
-                    cached = (pages, threshold, groups, TitleField.of(pages))
-                    self._fields = cached
-        return cached[2], cached[3]
+        if cached is not None and cached[0] is pages and cached[1] == threshold:
+            return cached[2], cached[3]
+        if not self._fields_lock.acquire(blocking=cached is None or cached[1] != threshold):
+            return cached[2], cached[3]  # being computed by another search
+        try:
+            cached = self._fields
+            if cached is None or cached[0] is not pages or cached[1] != threshold:
+                signatures = {p: entry.signature for p, entry in pages.items()}
+                groups = near_duplicate_groups(signatures, threshold)
+                cached = (pages, threshold, groups, TitleField.of(pages))
+                self._fields = cached
+            return cached[2], cached[3]
+        finally:
+            self._fields_lock.release()

@@ -131,6 +131,26 @@ def test_page_catalog_has_titles_and_duplicate_signatures(index):
     assert index.page("1") == dataclasses.replace(PAGES[0], body="")  # no signature in Page
 
 
+def test_searches_go_on_with_the_previous_catalog_while_one_reads_the_new(index, settings):
+    """After a write one search reads the page catalog and regroups the pages again; a
+    search that comes meanwhile uses the previous ones instead of waiting (or repeating
+    the work), and the next search after it sees the write."""
+    folding = dataclasses.replace(settings, prefer_canonical=True)
+    retriever = Retriever(index, index.embedder, folding)
+    retriever.search("Dell Optiplex 7040 TPM")
+    before = index.page_catalog()
+    copy = dataclasses.replace(PAGES[1], id="9", title="Copy of Test matrix", url="u9")
+    index.index_pages([copy])
+    with index._catalog_lock, retriever._fields_lock:  # another search is at work
+        assert index.page_catalog() is before
+        stale = retriever.search("Dell Optiplex 7040 TPM").results
+        assert not any(r.also_in for r in stale)  # the copy is not known as one yet
+    fresh = retriever.search("Dell Optiplex 7040 TPM").results
+    assert "9" in index.page_catalog() and index.page_catalog() is not before
+    assert fresh[0].evidence.page_id == "2"
+    assert [p.title for p in fresh[0].also_in] == ["Copy of Test matrix"]
+
+
 def test_index_counts_are_consistent(index):
     assert index.count() == index.dense_count() > 0
     assert index.page_ids() == {"1", "2", "3"}

@@ -29,6 +29,7 @@ import logging
 import shutil
 import sqlite3
 import threading
+import time
 from collections.abc import Collection, Iterable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -50,6 +51,13 @@ log = logging.getLogger(__name__)
 
 # Bumped whenever the text that is embedded or tokenized for an evidence changes.
 INDEX_FORMAT = 4
+
+FOREGROUND_CHUNK = 32
+"""Vectors per embedded Chroma write while searches are running (about 50 ms each at 20,000
+pages; see `EvidenceIndex._add_vectors`)."""
+
+SEARCHES_RECENT_S = 2.0
+"""How recent a search must be for a write to count searches as running."""
 
 
 def store_url(settings: Settings, folder: Path) -> str:
@@ -130,6 +138,8 @@ class EvidenceIndex:
             )
             raise SettingsError(f"cannot open {where}: {type(exc).__name__}: {exc}") from None
         self._max_batch = getattr(client, "get_max_batch_size", lambda: 5000)()
+        self._embedded_chroma = not settings.chroma_url
+        self._last_search = float("-inf")  # time.monotonic() of the latest search
         self._translator: TermTranslator | None = None
         self._translator_generation = -1
         self._translator_lock = threading.Lock()
@@ -181,6 +191,7 @@ class EvidenceIndex:
         options = options or self.options
         report = IndexReport()
         batch: list[tuple[Page, list[Evidence]]] = []
+        began = time.monotonic()
         for page in pages:
             try:
                 evidences, warnings = page_evidences(page, options)
@@ -194,8 +205,18 @@ class EvidenceIndex:
             if sum(len(e) for _, e in batch) >= 256:
                 self._write_batch(batch, report)
                 batch = []
+                self._give_way(time.monotonic() - began)
+                began = time.monotonic()
         self._write_batch(batch, report)
         return report
+
+    def _give_way(self, spent: float) -> None:
+        """After a write batch that took `spent` seconds, pause as long when searches are
+        running in this process (one in the last `SEARCHES_RECENT_S`): a sync beside the
+        web and Slack surfaces takes at most half the CPU they would otherwise have, and
+        twice as long; with no search around it runs at full speed."""
+        if self._searched_recently():
+            time.sleep(spent)
 
     def _write_batch(self, batch: list[tuple[Page, list[Evidence]]], report: IndexReport) -> None:
         """Write a batch at once; when that fails, page by page, so one page's failure costs
@@ -252,9 +273,12 @@ class EvidenceIndex:
         evidences = [e for _, page_evidences in items for e in page_evidences]
         if vectors is None:
             vectors = self.embedder.embed([dense_text(e, self.options) for e in evidences])
-        known = self._mark_pending([page.id for page, _ in items])
-        if known:  # new pages have no vectors to remove: skip the filtered delete
-            self._delete_vectors(known)
+        page_ids = [page.id for page, _ in items]
+        unfinished = self.store.pending_among(page_ids)
+        known = self._mark_pending(page_ids)
+        if known:  # new pages have no vectors to remove
+            kept = {e.id for e in evidences}  # overwritten by the upsert below
+            self._delete_vectors(known, unfinished, kept)
         self._add_vectors(evidences, vectors)
         self.store.replace_pages(
             items, {page.id: signature(e.text for e in evs) for page, evs in items}
@@ -289,19 +313,50 @@ class EvidenceIndex:
         """Mark pages as being written; returns those whose vectors may exist."""
         return self.store.mark_pending(page_ids)
 
-    def _delete_vectors(self, page_ids: Sequence[str]) -> None:
-        """Remove every vector of these pages from Chroma."""
-        self._collection.delete(where={"page_id": {"$in": list(page_ids)}})
+    def _delete_vectors(
+        self,
+        page_ids: Sequence[str],
+        unfinished: Collection[str] | None = None,
+        kept: Collection[str] = (),
+    ) -> None:
+        """Remove the vectors of these pages from Chroma, but those of the `kept` ids (an
+        upsert overwrites them next). A page whose last write finished has exactly the
+        vectors of its stored evidences, so only its stored ids that are not kept are
+        deleted, by id: an edit that keeps the number of evidences deletes nothing (a Chroma
+        delete took 0.3-0.4 s per call at 20,000 pages, by id or by filter). The pages of
+        `unfinished` (all pages when it is None) may have vectors the store does not know,
+        from a write that stopped half-way: theirs are deleted by a metadata filter."""
+        unsure = [p for p in page_ids if unfinished is None or p in unfinished]
+        settled = [p for p in page_ids if unfinished is not None and p not in unfinished]
+        stored = self.store.evidence_ids_of(settled) if settled else []
+        ids = [i for i in stored if i not in kept]
+        for start in range(0, len(ids), self._max_batch):
+            self._collection.delete(ids=ids[start : start + self._max_batch])
+        if unsure:
+            self._collection.delete(where={"page_id": {"$in": unsure}})
 
     def _add_vectors(self, evidences: Sequence[Evidence], vectors: np.ndarray) -> None:
-        """Write the evidences' vectors to Chroma, in batches it accepts."""
-        for start in range(0, len(evidences), self._max_batch):
-            chunk = evidences[start : start + self._max_batch]
+        """Write the evidences' vectors to Chroma, in batches it accepts.
+
+        Embedded Chroma holds Python's global lock for a whole write (1-2 ms per vector at
+        20,000 pages): every other thread of the process, the searches of the web and Slack
+        surfaces included, stops meanwhile. So while searches are running (one in the last
+        `SEARCHES_RECENT_S`), vectors go in chunks of `FOREGROUND_CHUNK`, and a search waits
+        for one chunk at most. A sync with no search around writes whole batches."""
+        start = 0
+        while start < len(evidences):
+            busy = self._embedded_chroma and self._searched_recently()
+            size = FOREGROUND_CHUNK if busy else self._max_batch
+            chunk = evidences[start : start + size]
             self._collection.upsert(
                 ids=[e.id for e in chunk],
                 embeddings=vectors[start : start + len(chunk)],
                 metadatas=[{"page_id": e.page_id, "space": e.space} for e in chunk],
             )
+            start += len(chunk)
+
+    def _searched_recently(self) -> bool:
+        return time.monotonic() - self._last_search < SEARCHES_RECENT_S
 
     def update_page_record(self, page: Page) -> None:
         """Replace an indexed page's record (version, ancestors, labels...) and leave its
@@ -383,6 +438,7 @@ class EvidenceIndex:
         self, query: str, k: int, spaces: Collection[str] | None = None, language: str = "en"
     ) -> list[tuple[str, float]]:
         """BM25 top `k` (evidence id, score) for the query text."""
+        self._last_search = time.monotonic()
         return self.store.lexical_search(self.query_tokens(query, language), k, spaces)
 
     def query_tokens(self, query: str, language: str = "en") -> list[str]:
@@ -458,6 +514,7 @@ class EvidenceIndex:
         """Nearest `k` (evidence id, cosine similarity) to a query vector. (Chroma returns
         fewer when it holds fewer; its `count()` scans the collection, about 9 ms per query
         at 5,000 pages, so it is not asked first.)"""
+        self._last_search = time.monotonic()
         where = None
         if spaces is not None:
             if not spaces:

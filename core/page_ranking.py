@@ -74,7 +74,7 @@ class TitleField:
     @classmethod
     def of(cls, pages: Mapping[str, PageEntry]) -> TitleField:
         """The title field of the pages (idf as in BM25: log(1 + (N - df + 0.5) / (df + 0.5)))."""
-        tokens = {p: frozenset(tokenize(entry.title)) for p, entry in pages.items()}
+        tokens = {p: _title_tokens(entry.title) for p, entry in pages.items()}
         df: dict[str, int] = defaultdict(int)
         for words in tokens.values():
             for word in words:
@@ -180,3 +180,10 @@ def _canonical_key(
 @lru_cache(maxsize=65536)
 def _title_entities(title: str) -> frozenset[Entity]:
     return frozenset(entities(title))
+
+
+@lru_cache(maxsize=262144)
+def _title_tokens(title: str) -> frozenset[str]:
+    """BM25 tokens of a title, remembered: the title field is built again after every write
+    of a sync, and tokenizing 20,000 titles takes about 0.3 s."""
+    return frozenset(tokenize(title))

@@ -80,8 +80,8 @@ class CrashingIndex(EvidenceIndex):
             raise Crash
         return known
 
-    def _delete_vectors(self, page_ids):
-        super()._delete_vectors(page_ids)
+    def _delete_vectors(self, page_ids, unfinished=None, kept=()):
+        super()._delete_vectors(page_ids, unfinished, kept)
         if self.step == "vectors deleted":
             raise Crash
 
@@ -125,6 +125,63 @@ def test_a_crash_at_each_write_step_leaves_no_orphan_vector_after_repair(setting
     assert restarted.page_ids() >= {"1"}
     WRITES[write](restarted)  # the sync runs again and completes the write
     assert_in_step(restarted)
+
+
+def test_rewriting_a_page_deletes_its_vectors_by_id_unless_its_last_write_stopped(settings):
+    """A settled page's old vectors are deleted by id (no scan of the collection); a page
+    whose write stopped after Chroma was written, with more evidences than the store knows,
+    is rewritten (without a repair first) and keeps none of the vectors the store never
+    recorded."""
+    embedder = HashEmbedder()
+    index = EvidenceIndex(settings, embedder)
+    index.index_pages([page(1), page(2)])
+    deletes = []
+    delete = index._collection.delete
+    index._collection.delete = lambda **kwargs: (deletes.append(kwargs), delete(**kwargs))[1]
+    index.index_pages([page(2, "Rewritten.", version=2)])  # as many evidences as before
+    assert deletes == []  # the upsert overwrites every vector
+    shorter = Page(id="2", space="S", title="Page 2", url="u2", body="<p>Short.</p>", version=3)
+    index.index_pages([shorter])
+    assert deletes and all("where" not in d for d in deletes)  # by id: no collection scan
+    assert_in_step(index)
+
+    sections = "".join(f"<h2>Part {i}</h2><p>Paragraph {i} on topic {i}.</p>" for i in range(12))
+    longer = Page(id="2", space="S", title="Page 2", url="u2", body=sections, version=3)
+    crashing = CrashingIndex(settings, embedder, step="vectors added")
+    with pytest.raises(Crash):
+        crashing.index_pages([longer])
+    crashing.close()
+    restarted = EvidenceIndex(settings, embedder)
+    assert restarted.dense_count() > restarted.count()  # vectors the store does not know
+    restarted.index_pages([page(2, "Short again.", version=4)])
+    assert restarted.consistency()["pending"] == 0
+    assert_in_step(restarted)
+
+
+def test_a_write_gives_way_while_searches_run(settings, monkeypatch):
+    """Embedded Chroma stops every thread while it writes: with no search around, a batch
+    is one write and the sync never pauses; after a search, vectors go in writes of
+    `FOREGROUND_CHUNK`, so a search never waits for a whole batch, and each write batch is
+    followed by a pause as long as it took; the index ends up the same."""
+    import core.index
+
+    monkeypatch.setattr(core.index, "FOREGROUND_CHUNK", 4)
+    index = EvidenceIndex(settings, HashEmbedder())
+    sizes, pauses = [], []
+    upsert = index._collection.upsert
+    index._collection.upsert = lambda **kw: (sizes.append(len(kw["ids"])), upsert(**kw))[1]
+    monkeypatch.setattr(core.index.time, "sleep", pauses.append)
+    many = [page(n, " ".join(["words"] * 300)) for n in range(1, 60)]  # over one batch
+    index.index_pages(many[:2])
+    assert len(sizes) == 1 and sizes[0] > 8 and pauses == []
+
+    sizes.clear()
+    index.lexical_search("topic1", k=3)
+    index.index_pages(many[2:])
+    written = sum(len(index.page_evidence_ids(p.id)) for p in many[2:])
+    assert sum(sizes) == written > 256 and max(sizes) == 4
+    assert pauses and all(p > 0 for p in pauses)
+    assert_in_step(index)
 
 
 def test_search_skips_ids_the_store_no_longer_holds_before_cutting_the_top_k(settings):

@@ -129,6 +129,10 @@ def test_page_catalog_has_titles_and_duplicate_signatures(index):
     index.delete_page("3")
     assert set(index.page_catalog()) == {"1", "2"}
     assert index.page("1") == dataclasses.replace(PAGES[0], body="")  # no signature in Page
+    renamed = dataclasses.replace(PAGES[1], title="Test matrix 2024", version=2)
+    index.index_pages([renamed])  # the unchanged records are reused, the changed one read
+    catalog = index.page_catalog()
+    assert catalog["2"].title == "Test matrix 2024" and catalog["1"].title == PAGES[0].title
 
 
 def test_searches_go_on_with_the_previous_catalog_while_one_reads_the_new(index, settings):

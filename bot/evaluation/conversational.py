@@ -24,13 +24,15 @@ def conversational_runner(settings: Settings, pages, langs, groups):
     upgrade(settings.sqlalchemy_url)
 
     def run(overrides: dict, conversations) -> list[dict]:
-        assistant = _assistant(settings.replace(**overrides), index, embedder)
+        assistant = evaluation_assistant(settings.replace(**overrides), index, embedder)
         return run_conversational(assistant, conversations, langs, groups)
 
     return run
 
 
-def _assistant(settings: Settings, index, embedder) -> Assistant:
+def evaluation_assistant(settings: Settings, index, embedder) -> Assistant:
+    """An Assistant over an evaluation index, with the settings' LLM (or the offline
+    answerer) and completer, and its turns in the settings' state database."""
     llm = make_llm(settings, index)
     return Assistant(
         settings,
@@ -46,7 +48,7 @@ def run_conversational_eval(settings: Settings, pages, conversations, langs, gro
     """Run the replay, print retrieval and answer figures per language, return them."""
     index, embedder, _ = benchmark_index(settings, pages)
     upgrade(settings.sqlalchemy_url)
-    assistant = _assistant(settings, index, embedder)
+    assistant = evaluation_assistant(settings, index, embedder)
     start = time.perf_counter()
     records = run_conversational(assistant, conversations, langs, groups)
     elapsed = time.perf_counter() - start

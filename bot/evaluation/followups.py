@@ -13,7 +13,7 @@ from __future__ import annotations
 import time
 from pathlib import Path
 
-from bot.evaluation.conversational import _assistant
+from bot.evaluation.conversational import evaluation_assistant
 from bot.evaluation.tables import format_table
 from core.db import upgrade
 from core.evaluation.benchmark import benchmark_index
@@ -49,7 +49,7 @@ def run_followups_eval(
         raise SystemExit(f"confbot eval: no out-of-scope follow-up file at {followups}")
     index, embedder, _ = benchmark_index(settings, pages)
     upgrade(settings.sqlalchemy_url)
-    assistant = _assistant(settings, index, embedder)
+    assistant = evaluation_assistant(settings, index, embedder)
     if not isinstance(assistant.llm, ExtractiveLLM):
         raise SettingsError("declines in conversations are measured for the offline answerer")
     start = time.perf_counter()

@@ -22,10 +22,14 @@ import numpy as np
 
 PERMUTATIONS = 64
 BANDS = 16
-_PRIME = (1 << 61) - 1
 _rng = np.random.default_rng(20240611)
-_A = _rng.integers(1, 1 << 32, PERMUTATIONS, dtype=np.uint64)
-_B = _rng.integers(0, 1 << 32, PERMUTATIONS, dtype=np.uint64)
+# Multiply-add-shift hashing of 32-bit shingle hashes (Dietzfelbinger, "Universal hashing
+# and k-wise independent random variables via integer arithmetic without primes", 1996):
+# h(x) = ((a x + b) mod 2^64) >> 32 with random 64-bit a (odd) and b; uint64 arithmetic
+# wraps mod 2^64 by itself.
+_A = _rng.integers(0, 1 << 64, PERMUTATIONS, dtype=np.uint64, endpoint=False) | np.uint64(1)
+_B = _rng.integers(0, 1 << 64, PERMUTATIONS, dtype=np.uint64, endpoint=False)
+_SHIFT = np.uint64(32)
 _WORD = re.compile(r"\w+", re.UNICODE)
 
 # Title words that mark a page as a copy or an older state of another one.
@@ -53,8 +57,10 @@ def signature(texts: Iterable[str], shingle: int = 3) -> list[int]:
         dtype=np.uint64,
         count=len(grams),
     )
-    # (a * x + b) mod p for every permutation and shingle: x, a, b < 2^32, so a * x fits.
-    values = (np.outer(_A, hashes) % _PRIME + _B[:, None]) % _PRIME
+    # One hash per permutation and shingle. (Until index format 5 this was (a x + b) mod
+    # 2^61-1 with a, b < 2^32: a x + b never wrapped, so every "permutation" ordered the
+    # shingles alike and a shingle with a small x was the minimum in most of them at once.)
+    values = (np.multiply.outer(_A, hashes) + _B[:, None]) >> _SHIFT
     return [int(v) for v in values.min(axis=1)]
 
 

@@ -49,8 +49,9 @@ from core.translate import TermTranslator, query_words, split_compound
 
 log = logging.getLogger(__name__)
 
-# Bumped whenever the text that is embedded or tokenized for an evidence changes.
-INDEX_FORMAT = 4
+# Bumped whenever the text that is embedded or tokenized for an evidence, or a page's
+# duplicate signature, changes (5: the MinHash family of core.duplicates).
+INDEX_FORMAT = 5
 
 FOREGROUND_CHUNK = 32
 """Vectors per embedded Chroma write while searches are running (about 50 ms each at 20,000

@@ -28,6 +28,30 @@ def test_copies_are_grouped_and_different_pages_are_not():
     assert signatures["4"] == []
 
 
+def test_estimated_similarity_follows_the_true_jaccard_similarity():
+    """On 200 random pairs of texts (one with words inserted), the MinHash estimate is
+    within the error 64 hashes allow of the true Jaccard similarity of word 3-shingles.
+    (The hash family before index format 5 was off by 0.13 on average, 0.54 at worst.)"""
+    import random
+
+    rng = random.Random(7)
+    vocabulary = [f"w{i}" for i in range(400)]
+
+    def shingles(words):
+        return {" ".join(words[i : i + 3]) for i in range(len(words) - 2)}
+
+    errors = []
+    for _ in range(200):
+        base = [rng.choice(vocabulary) for _ in range(rng.randint(30, 120))]
+        other = list(base)
+        for _ in range(rng.randint(1, 25)):
+            other.insert(rng.randrange(len(other)), rng.choice(vocabulary))
+        a, b = shingles(base), shingles(other)
+        estimate = similarity(signature([" ".join(base)]), signature([" ".join(other)]))
+        errors.append(abs(estimate - len(a & b) / len(a | b)))
+    assert sum(errors) / len(errors) < 0.07 and max(errors) < 0.25
+
+
 def test_grouping_is_transitive_and_keyed_by_the_smallest_id():
     sig = signature([BODY])
     groups = near_duplicate_groups({"9": sig, "5": sig, "7": sig}, 0.8)

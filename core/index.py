@@ -484,9 +484,15 @@ class EvidenceIndex:
 
     def translator(self) -> TermTranslator:
         """The query translator over the store's current vocabulary (reloaded when the store
-        changed, keeping the vectors already computed)."""
+        changed, keeping the vectors already computed). While one thread reloads it, the
+        others go on with the previous one."""
         generation = self.store.generation()
-        with self._translator_lock:
+        current = self._translator
+        if current is not None and self._translator_generation == generation:
+            return current
+        if not self._translator_lock.acquire(blocking=current is None):
+            return current  # being reloaded by another search
+        try:
             if self._translator is None or self._translator_generation != generation:
                 previous = self._translator.computed_vectors() if self._translator else {}
                 self._translator = TermTranslator(
@@ -496,6 +502,8 @@ class EvidenceIndex:
                 )
                 self._translator_generation = generation
             return self._translator
+        finally:
+            self._translator_lock.release()
 
     def _vocabulary_vectors(self, words: Sequence[str], known: dict[str, np.ndarray]) -> np.ndarray:
         """Vectors of the vocabulary: known in this process, else stored, else embedded now

@@ -155,6 +155,18 @@ def test_searches_go_on_with_the_previous_catalog_while_one_reads_the_new(index,
     assert [p.title for p in fresh[0].also_in] == ["Copy of Test matrix"]
 
 
+def test_the_query_translator_is_reloaded_by_one_search_at_a_time(index):
+    """After a write the translator is reloaded with the new vocabulary; a search that
+    comes while another reloads it uses the previous one instead of waiting."""
+    before = index.translator()
+    extra = Page(id="8", space="ENG", title="Zebra", url="u8", body="<p>quagga okapi</p>")
+    index.index_pages([extra])
+    with index._translator_lock:  # another search is reloading it
+        assert index.translator() is before
+    after = index.translator()
+    assert after is not before and "quagga" in after.known and "quagga" not in before.known
+
+
 def test_index_counts_are_consistent(index):
     assert index.count() == index.dense_count() > 0
     assert index.page_ids() == {"1", "2", "3"}

@@ -26,9 +26,9 @@ import dataclasses
 import hashlib
 import json
 import logging
+import operator
 import shutil
 import sqlite3
-import threading
 import time
 from collections.abc import Collection, Iterable, Sequence
 from dataclasses import dataclass
@@ -43,6 +43,7 @@ from core.embeddings import Embedder
 from core.lexical import ENGLISH_STOPWORDS, GERMAN_STOPWORDS, tokenize
 from core.pages import Evidence, Page
 from core.redact import redact_url
+from core.refresh import Refreshed
 from core.settings import Settings, SettingsError
 from core.store import EvidenceStore, PageEntry, page_from_record
 from core.translate import TermTranslator, query_words, split_compound
@@ -141,11 +142,9 @@ class EvidenceIndex:
         self._max_batch = getattr(client, "get_max_batch_size", lambda: 5000)()
         self._embedded_chroma = not settings.chroma_url
         self._last_search = float("-inf")  # time.monotonic() of the latest search
-        self._translator: TermTranslator | None = None
-        self._translator_generation = -1
-        self._translator_lock = threading.Lock()
-        self._catalog_lock = threading.Lock()
-        self._catalog: tuple[int, dict[str, PageEntry]] | None = None
+        # Both are derived from the store and keyed by its generation.
+        self._translator: Refreshed[int, TermTranslator] = Refreshed(operator.eq)
+        self._catalog: Refreshed[int, dict[str, PageEntry]] = Refreshed(operator.eq)
         self._import_previous_store()
 
     def _import_previous_store(self) -> None:
@@ -364,7 +363,7 @@ class EvidenceIndex:
         evidences (and so its duplicate signature) alone: for a page that moved, or got a new
         version with the same content."""
         self.store.update_page_record(page)
-        self._catalog = None
+        self._catalog.clear()
 
     def fingerprint(self, options: ContextOptions) -> str:
         """What a page's evidences depend on besides the page: `INDEX_FORMAT`, the embedder
@@ -391,20 +390,7 @@ class EvidenceIndex:
         """Page id to title, space and duplicate signature of every indexed page; read
         again after the index changed, by one thread: while it reads, concurrent searches
         go on with the previous catalog (a sync changes it with every write)."""
-        generation = self.store.generation()
-        catalog = self._catalog
-        if catalog is not None and catalog[0] == generation:
-            return catalog[1]
-        if not self._catalog_lock.acquire(blocking=catalog is None):
-            return catalog[1]  # being read again by another search
-        try:
-            catalog = self._catalog
-            if catalog is None or catalog[0] != generation:
-                catalog = (generation, self.store.page_entries())
-                self._catalog = catalog
-            return catalog[1]
-        finally:
-            self._catalog_lock.release()
+        return self._catalog.get(self.store.generation(), lambda _: self.store.page_entries())
 
     def spaces(self) -> set[str]:
         """The spaces that have indexed pages."""
@@ -486,24 +472,16 @@ class EvidenceIndex:
         """The query translator over the store's current vocabulary (reloaded when the store
         changed, keeping the vectors already computed). While one thread reloads it, the
         others go on with the previous one."""
-        generation = self.store.generation()
-        current = self._translator
-        if current is not None and self._translator_generation == generation:
-            return current
-        if not self._translator_lock.acquire(blocking=current is None):
-            return current  # being reloaded by another search
-        try:
-            if self._translator is None or self._translator_generation != generation:
-                previous = self._translator.computed_vectors() if self._translator else {}
-                self._translator = TermTranslator(
-                    self.store.vocabulary(),
-                    self.embedder,
-                    lambda words: self._vocabulary_vectors(words, previous),
-                )
-                self._translator_generation = generation
-            return self._translator
-        finally:
-            self._translator_lock.release()
+
+        def load(previous: TermTranslator | None) -> TermTranslator:
+            known = previous.computed_vectors() if previous else {}
+            return TermTranslator(
+                self.store.vocabulary(),
+                self.embedder,
+                lambda words: self._vocabulary_vectors(words, known),
+            )
+
+        return self._translator.get(self.store.generation(), load)
 
     def _vocabulary_vectors(self, words: Sequence[str], known: dict[str, np.ndarray]) -> np.ndarray:
         """Vectors of the vocabulary: known in this process, else stored, else embedded now

@@ -15,7 +15,6 @@ top k are cut.
 from __future__ import annotations
 
 import logging
-import threading
 import time
 from collections.abc import Collection, Sequence
 from dataclasses import dataclass, field
@@ -29,6 +28,7 @@ from core.index import EvidenceIndex, PageEntry
 from core.lexical import detect_language
 from core.page_ranking import PageWeights, TitleField, rank_pages
 from core.pages import Evidence
+from core.refresh import Refreshed
 from core.settings import Settings, SettingsError
 
 log = logging.getLogger(__name__)
@@ -149,8 +149,10 @@ class Retriever:
         self.embedder = embedder
         self.settings = settings
         self.reranker = reranker
-        self._fields: tuple[dict, float, dict[str, str], TitleField] | None = None
-        self._fields_lock = threading.Lock()
+        # Keyed by (page catalog, duplicate threshold): the catalog is a new dict after a write.
+        self._fields: Refreshed[tuple[dict, float], tuple[dict[str, str], TitleField]] = Refreshed(
+            lambda old, new: old[0] is new[0] and old[1] == new[1]
+        )
 
     @classmethod
     def from_settings(cls, index: EvidenceIndex, embedder: Embedder, settings: Settings):
@@ -272,18 +274,9 @@ class Retriever:
         when the page catalog changed, by one thread: while it computes, concurrent searches
         go on with the previous ones (each write of a sync changes the catalog)."""
         threshold = self.settings.duplicate_threshold
-        cached = self._fields
-        if cached is not None and cached[0] is pages and cached[1] == threshold:
-            return cached[2], cached[3]
-        if not self._fields_lock.acquire(blocking=cached is None or cached[1] != threshold):
-            return cached[2], cached[3]  # being computed by another search
-        try:
-            cached = self._fields
-            if cached is None or cached[0] is not pages or cached[1] != threshold:
-                signatures = {p: entry.signature for p, entry in pages.items()}
-                groups = near_duplicate_groups(signatures, threshold)
-                cached = (pages, threshold, groups, TitleField.of(pages))
-                self._fields = cached
-            return cached[2], cached[3]
-        finally:
-            self._fields_lock.release()
+
+        def compute(_) -> tuple[dict[str, str], TitleField]:
+            signatures = {p: entry.signature for p, entry in pages.items()}
+            return near_duplicate_groups(signatures, threshold), TitleField.of(pages)
+
+        return self._fields.get((pages, threshold), compute)

@@ -145,7 +145,7 @@ def test_searches_go_on_with_the_previous_catalog_while_one_reads_the_new(index,
     before = index.page_catalog()
     copy = dataclasses.replace(PAGES[1], id="9", title="Copy of Test matrix", url="u9")
     index.index_pages([copy])
-    with index._catalog_lock, retriever._fields_lock:  # another search is at work
+    with index._catalog.lock, retriever._fields.lock:  # another search is at work
         assert index.page_catalog() is before
         stale = retriever.search("Dell Optiplex 7040 TPM").results
         assert not any(r.also_in for r in stale)  # the copy is not known as one yet
@@ -161,7 +161,7 @@ def test_the_query_translator_is_reloaded_by_one_search_at_a_time(index):
     before = index.translator()
     extra = Page(id="8", space="ENG", title="Zebra", url="u8", body="<p>quagga okapi</p>")
     index.index_pages([extra])
-    with index._translator_lock:  # another search is reloading it
+    with index._translator.lock:  # another search is reloading it
         assert index.translator() is before
     after = index.translator()
     assert after is not before and "quagga" in after.known and "quagga" not in before.known

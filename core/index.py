@@ -45,7 +45,7 @@ from core.pages import Evidence, Page
 from core.redact import redact_url
 from core.refresh import Refreshed
 from core.settings import Settings, SettingsError
-from core.store import EvidenceStore, PageEntry, page_from_record
+from core.store import EvidenceStore, PageEntry, PendingMark, page_from_record
 from core.translate import TermTranslator, query_words, split_compound
 
 log = logging.getLogger(__name__)
@@ -273,12 +273,10 @@ class EvidenceIndex:
         evidences = [e for _, page_evidences in items for e in page_evidences]
         if vectors is None:
             vectors = self.embedder.embed([dense_text(e, self.options) for e in evidences])
-        page_ids = [page.id for page, _ in items]
-        unfinished = self.store.pending_among(page_ids)
-        known = self._mark_pending(page_ids)
-        if known:  # new pages have no vectors to remove
+        mark = self._mark_pending([page.id for page, _ in items])
+        if mark.known:  # new pages have no vectors to remove
             kept = {e.id for e in evidences}  # overwritten by the upsert below
-            self._delete_vectors(known, unfinished, kept)
+            self._delete_vectors(mark.known, mark.unfinished, kept)
         self._add_vectors(evidences, vectors)
         self.store.replace_pages(
             items, {page.id: signature(e.text for e in evs) for page, evs in items}
@@ -309,8 +307,8 @@ class EvidenceIndex:
             log.warning("repaired the vectors of %d page(s) left pending", len(pending))
         return len(pending)
 
-    def _mark_pending(self, page_ids: Sequence[str]) -> list[str]:
-        """Mark pages as being written; returns those whose vectors may exist."""
+    def _mark_pending(self, page_ids: Sequence[str]) -> PendingMark:
+        """Mark pages as being written; returns which were indexed or marked before."""
         return self.store.mark_pending(page_ids)
 
     def _delete_vectors(

@@ -190,6 +190,21 @@ class PageEntry:
     signature: tuple[int, ...]
 
 
+@dataclasses.dataclass(frozen=True)
+class PendingMark:
+    """What marking pages as being written found: the pages indexed before, and those
+    already marked (an earlier write of theirs did not finish, so Chroma may hold vectors
+    of theirs that the store does not know)."""
+
+    indexed: frozenset[str]
+    unfinished: frozenset[str]
+
+    @property
+    def known(self) -> list[str]:
+        """The pages whose vectors may exist and must be replaced, sorted."""
+        return sorted(self.indexed | self.unfinished)
+
+
 def page_record(page: Page, signature: Sequence[int] = ()) -> str:
     """A page's stored record: its metadata as JSON, without the body, with the MinHash
     signature of its evidence text (core.duplicates) under `signature`."""
@@ -249,26 +264,35 @@ class EvidenceStore:
             ).scalar_one()
 
     # ------------------------------------------------------------------ writing
-    def mark_pending(self, page_ids: Sequence[str]) -> list[str]:
-        """Mark pages as being written; returns those already indexed or pending (whose
-        vectors may exist and must be replaced)."""
+    def mark_pending(self, page_ids: Sequence[str]) -> PendingMark:
+        """Mark pages as being written; returns which of them were indexed and which were
+        marked already, read in the same transaction."""
         c = self.collection_id
         with self.engine.begin() as db:
-            known: set[str] = set()
-            for chunk in _chunks(list(page_ids)):
-                for table in (pages, pending):
-                    known.update(
-                        db.execute(
-                            select(table.c.page_id).where(
-                                table.c.collection_id == c, table.c.page_id.in_(chunk)
-                            )
-                        ).scalars()
-                    )
+            indexed = self._of_pages(db, [pages.c.page_id], page_ids)
+            unfinished = self._of_pages(db, [pending.c.page_id], page_ids)
             db.execute(
                 self._insert(pending).on_conflict_do_nothing(),
                 [{"collection_id": c, "page_id": i} for i in page_ids],
             )
-        return sorted(known)
+        return PendingMark(
+            frozenset(r.page_id for r in indexed), frozenset(r.page_id for r in unfinished)
+        )
+
+    def _of_pages(self, db: Connection, columns: Sequence[Column], page_ids: Sequence[str]):
+        """The `columns` of this collection's rows in their table whose page is one of
+        `page_ids`, selected `_CHUNK` ids at a time."""
+        table = columns[0].table
+        rows = []
+        for chunk in _chunks(list(page_ids)):
+            rows.extend(
+                db.execute(
+                    select(*columns).where(
+                        table.c.collection_id == self.collection_id, table.c.page_id.in_(chunk)
+                    )
+                ).all()
+            )
+        return rows
 
     def replace_pages(
         self,
@@ -330,35 +354,11 @@ class EvidenceStore:
             ).scalars()
             return sorted(ids)
 
-    def pending_among(self, page_ids: Sequence[str]) -> set[str]:
-        """Those of these pages that are marked pending (an earlier write did not finish)."""
-        c = self.collection_id
-        found: set[str] = set()
-        with self.engine.connect() as db:
-            for chunk in _chunks(list(page_ids)):
-                found.update(
-                    db.execute(
-                        select(pending.c.page_id).where(
-                            pending.c.collection_id == c, pending.c.page_id.in_(chunk)
-                        )
-                    ).scalars()
-                )
-        return found
-
     def evidence_ids_of(self, page_ids: Sequence[str]) -> list[str]:
         """Ids of the evidences of these pages, sorted."""
-        c = self.collection_id
-        found: list[str] = []
         with self.engine.connect() as db:
-            for chunk in _chunks(list(page_ids)):
-                found.extend(
-                    db.execute(
-                        select(evidences.c.evidence_id).where(
-                            evidences.c.collection_id == c, evidences.c.page_id.in_(chunk)
-                        )
-                    ).scalars()
-                )
-        return sorted(found)
+            rows = self._of_pages(db, [evidences.c.evidence_id], page_ids)
+        return sorted(r.evidence_id for r in rows)
 
     def clear_pending(self, page_ids: Sequence[str]) -> None:
         """Clear the pending marks of these pages (their vectors were repaired)."""
@@ -416,16 +416,9 @@ class EvidenceStore:
     def _remove_evidences(self, db: Connection, page_ids: Sequence[str]) -> tuple[int, int]:
         """Delete the pages' evidences with their postings, term and word counts; returns
         (evidences removed, their tokens)."""
-        c = self.collection_id
-        old = []
-        for chunk in _chunks(list(page_ids)):
-            old.extend(
-                db.execute(
-                    select(evidences.c.doc, evidences.c.length, evidences.c.record).where(
-                        evidences.c.collection_id == c, evidences.c.page_id.in_(chunk)
-                    )
-                ).all()
-            )
+        old = self._of_pages(
+            db, [evidences.c.doc, evidences.c.length, evidences.c.record], page_ids
+        )
         if not old:
             return 0, 0
         docs = [row.doc for row in old]

@@ -77,6 +77,14 @@
     return Object.assign({ conversation: scope.conversation, space: scope.space, page: scope.page }, extra);
   }
 
+  // A query string of `params` with the page's space and page, when it has them.
+  function scopedQuery(params) {
+    const query = new URLSearchParams(params);
+    if (scope.space) query.set("space", scope.space);
+    if (scope.page) query.set("page", scope.page);
+    return query.toString();
+  }
+
   // ------------------------------------------------------------------ rendering
   function appendSegments(node, segments, byNumber) {
     for (const segment of segments) {
@@ -300,11 +308,9 @@
     trace.addEventListener("toggle", async () => {
       if (!trace.open || loaded) return;
       loaded = true;
-      const query = new URLSearchParams({ conversation: scope.conversation });
-      if (scope.space) query.set("space", scope.space);
-      if (scope.page) query.set("page", scope.page);
       try {
-        renderTrace(traceBox, await api("api/turns/" + turn.turn + "?" + query.toString()));
+        const query = scopedQuery({ conversation: scope.conversation });
+        renderTrace(traceBox, await api("api/turns/" + turn.turn + "?" + query));
       } catch (error) {
         loaded = false;
         traceBox.replaceChildren(el("p", { className: "error", text: "Could not load the trace: " + error.message }));
@@ -317,11 +323,9 @@
   // Suggestions computed after the answer (they cost searches): asked for once the answer
   // is shown and put before the trace; a failure only means no suggestions.
   async function loadSuggestions(node, turn) {
-    const query = new URLSearchParams({ conversation: scope.conversation });
-    if (scope.space) query.set("space", scope.space);
-    if (scope.page) query.set("page", scope.page);
     try {
-      const found = await api("api/turns/" + turn.turn + "/suggestions?" + query.toString());
+      const query = scopedQuery({ conversation: scope.conversation });
+      const found = await api("api/turns/" + turn.turn + "/suggestions?" + query);
       if (found.suggestions && found.suggestions.length) {
         node.insertBefore(renderSuggestions(found.suggestions), node.querySelector(".trace"));
       }
@@ -335,10 +339,7 @@
   function renderSuggestions(suggestions) {
     const list = el("ul", { className: "suggestions" });
     for (const question of suggestions) {
-      const query = new URLSearchParams({ q: question });
-      if (scope.space) query.set("space", scope.space);
-      if (scope.page) query.set("page", scope.page);
-      const a = link("ask?" + query.toString(), question, "suggestion");
+      const a = link("ask?" + scopedQuery({ q: question }), question, "suggestion");
       a.addEventListener("click", (event) => {
         event.preventDefault();
         ask(question);

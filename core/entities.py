@@ -53,6 +53,8 @@ _DATE_PATTERNS = (
     # August 2017 / Dezember 2016
     (re.compile(rf"\b({_WORD})\.?,?\s+{_YEAR}\b"), ("month", "y")),
 )
+_ANY_YEAR = re.compile(r"(?:19|20)\d{2}")
+_ANY_DIGIT = re.compile(r"\d")
 _YEAR_ALONE = re.compile(r"(?<![\d.\-/])((?:19|20)\d{2})(?![\d.\-/])")
 _RC = re.compile(r"\brc\s?(\d{1,2})\b", re.IGNORECASE)
 _VERSION = re.compile(r"(?<![\w.])v?(\d{1,3}(?:\.\d{1,3}){1,3})(?![\w]|\.\d)")
@@ -91,8 +93,12 @@ def month_number(word: str) -> int | None:
 def entities(text: str) -> set[Entity]:
     """The dates, release candidates and dotted versions in `text`, normalized."""
     found: set[Entity] = set()
+    if not _ANY_DIGIT.search(text):
+        return found  # every kind has digits
     taken: list[tuple[int, int]] = []
-    for pattern, roles in _DATE_PATTERNS:
+    # Each date pattern has a year: most texts have none and skip the slow word patterns.
+    date_patterns = _DATE_PATTERNS if _ANY_YEAR.search(text) else ()
+    for pattern, roles in date_patterns:
         for match in pattern.finditer(text):
             if any(start < match.end() and match.start() < end for start, end in taken):
                 continue

@@ -77,21 +77,37 @@ def detect_language(text: str) -> str:
     return "de" if german > english else "en"
 
 
+# Distinct words whose index form is remembered: a wiki's vocabulary is Zipfian, so most
+# words of a page were seen before and tokenizing costs a dictionary look-up per word.
+WORD_CACHE = 1 << 17
+
+
+@lru_cache(maxsize=WORD_CACHE)
+def _stem(word: str) -> str:
+    """A lower-cased word stemmed (English Snowball)."""
+    return _stemmer().stemWord(word)
+
+
+@lru_cache(maxsize=WORD_CACHE)
+def _word_form(token: str) -> str:
+    """A lower-cased token without joiners as indexed: kept whole when it has a digit."""
+    return token if any(c.isdigit() for c in token) else _stem(token)
+
+
 def tokenize(text: str, language: str = "en") -> list[str]:
     """Tokens of `text` for BM25: compounds with digits or joiners kept whole plus their parts,
     stopwords of `language` removed, words stemmed (English Snowball), then the normalized
     tokens of the dates it names."""
     stop = GERMAN_STOPWORDS | ENGLISH_STOPWORDS if language == "de" else ENGLISH_STOPWORDS
-    stemmer = _stemmer()
     out: list[str] = []
     for match in _TOKEN.findall(text):
         token = match.lower()
         if _SPLIT.search(token):
             out.append(token)
             parts = [p for p in _SPLIT.split(token) if p and p not in stop]
-            out.extend(p if p.isdigit() else stemmer.stemWord(p) for p in parts)
+            out.extend(p if p.isdigit() else _stem(p) for p in parts)
         elif token not in stop:
-            out.append(token if any(c.isdigit() for c in token) else stemmer.stemWord(token))
+            out.append(_word_form(token))
     out.extend(date_tokens(text))
     return out
 

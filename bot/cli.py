@@ -211,7 +211,7 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--lang", choices=("en", "de", "both"), default="both")
     p.add_argument(
         "--ablation",
-        choices=("context", "linearizer", "indexing", "retriever"),
+        choices=("context", "linearizer", "indexing", "retriever", "redundancy"),
         help="print one ablation table instead of the sliced figures",
     )
     p.add_argument(

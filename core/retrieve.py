@@ -9,7 +9,8 @@ Fusion methods (choose with the `fusion` setting):
 
 The fused scores are then adjusted by what each evidence's page says as a whole (its other
 hits, its title's dates and versions, its near-duplicates: core.page_ranking) before the
-top k are cut.
+top k are cut, leaving out evidences that repeat a better-ranked one of their page
+(core.redundancy).
 """
 
 from __future__ import annotations
@@ -28,6 +29,7 @@ from core.index import EvidenceIndex, PageEntry
 from core.lexical import detect_language
 from core.page_ranking import PageWeights, TitleField, rank_pages
 from core.pages import Evidence
+from core.redundancy import NoveltyFilter
 from core.refresh import Refreshed
 from core.settings import Settings, SettingsError
 
@@ -227,7 +229,7 @@ class Retriever:
         ranks = {n: {i: r for r, (i, _) in enumerate(p, start=1)} for n, p in scored.items()}
         raw = {n: dict(p) for n, p in scored.items()}
         depth = s.rerank_k if self.reranker else k
-        evidences, stale = self._stored(order, depth)
+        evidences, stale = self._stored(order, depth, NoveltyFilter(s.redundancy_threshold, groups))
         results = [
             ScoredEvidence(
                 evidence=e,
@@ -255,16 +257,20 @@ class Retriever:
         timings["total_ms"] = sum(timings.values())
         return Retrieval(query, candidates.language, results, timings, stale)
 
-    def _stored(self, order: Sequence[str], depth: int) -> tuple[list[Evidence], int]:
-        """The first `depth` ids of `order` that the evidence store holds, and how many ids
-        before them it does not (logged: the index and the store disagree)."""
+    def _stored(
+        self, order: Sequence[str], depth: int, novelty: NoveltyFilter
+    ) -> tuple[list[Evidence], int]:
+        """The first `depth` evidences of `order` that the evidence store holds and that
+        `novelty` admits, and how many ids the store did not hold (logged: the index and
+        the store disagree)."""
         found: list[Evidence] = []
-        position = 0
+        position = stale = 0
         while len(found) < depth and position < len(order):
             ids = order[position : position + depth - len(found)]
             position += len(ids)
-            found += self.index.get(ids)
-        stale = position - len(found)
+            stored = self.index.get(ids)
+            stale += len(ids) - len(stored)
+            found += [e for e in stored if novelty.admit(e)]
         if stale:
             log.warning("search skipped %d evidence id(s) no longer in the store", stale)
         return found, stale

@@ -120,6 +120,12 @@ class Settings:
         "Estimated Jaccard similarity of their word 3-shingles (MinHash) from which two pages"
         " count as near-duplicates.",
     )
+    redundancy_threshold: float = setting(
+        0.4,
+        "Share of an evidence's words above which it counts as saying what a better-ranked"
+        " evidence of the same page (or near-duplicate group) says, and is left out of the"
+        " top k; 1 keeps every evidence.",
+    )
     reranker_model_path: str = setting(
         "", "Local folder of a BGE cross-encoder re-ranker; empty disables re-ranking."
     )

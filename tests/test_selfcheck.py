@@ -109,7 +109,10 @@ def wiki(tmp_path_factory) -> Wiki:
 
 
 def test_the_assistant_answers_from_the_evidences_the_model_kept(wiki, tmp_path, server):
-    server.push("1: yes" + "".join(f"\n{n}: no" for n in range(2, 11)), "BIOS 1.14.0 [1]")
+    retrieved = len(wiki[2].search(QUESTION).results)
+    assert retrieved > 1
+    judgment = "1: yes" + "".join(f"\n{n}: no" for n in range(2, retrieved + 1))
+    server.push(judgment, "BIOS 1.14.0 [1]")
     assistant = assistant_with(wiki, tmp_path, model(server), self_check=True)
     turn = assistant.ask(KEY, QUESTION)
     judge, answer = server.chat_requests

@@ -91,7 +91,7 @@ def run(args: argparse.Namespace, settings: Settings) -> int:
 def _cross_validate(args, settings: Settings, pages, conversations, langs, groups) -> dict:
     """`--folds K`: the tuning grid (or the ablation's rows) cross-validated by conversation."""
     from bot.evaluation.folds import run_folds_eval
-    from core.evaluation.ablations import ablation_rows
+    from core.evaluation.ablations import OBJECTIVES, ablation_rows
     from core.evaluation.tuning import candidates
 
     if args.attribution:
@@ -121,4 +121,5 @@ def _cross_validate(args, settings: Settings, pages, conversations, langs, group
     if args.ablation:
         title += f", ablation {args.ablation}"
     first = grid[0][0] if args.ablation else "default"
-    return run_folds_eval(args.folds, grid, run, langs, title, first=first)
+    metric = OBJECTIVES.get(args.ablation, "p_at_1")
+    return run_folds_eval(args.folds, grid, run, langs, title, first=first, metric=metric)

@@ -26,16 +26,17 @@ def run_folds_eval(
     title: str,
     seed: int = 0,
     first: str = "default",
+    metric: str = "p_at_1",
 ) -> dict:
     """Run every candidate (`run_candidate(label, overrides)` gives per-question records),
-    cross-validate the choice among them over `k` folds of conversations, print the tables
-    and return the figures (`cross_validated`, `default`, `chosen`, `candidates`). `first`
-    names the first candidate in the summary (the default settings, or an ablation's first
-    row)."""
+    cross-validate the choice among them over `k` folds of conversations by `metric`, print
+    the tables and return the figures (`cross_validated`, `default`, `chosen`,
+    `candidates`). `first` names the first candidate in the summary (the default settings,
+    or an ablation's first row)."""
     outcomes = {label: run_candidate(label, overrides) for label, overrides in candidates}
     default = candidates[0][0]
     folds = assign_folds([r["conv_id"] for r in outcomes[default]], k, seed)
-    result = cross_validate(outcomes, objective, folds)
+    result = cross_validate(outcomes, lambda records: objective(records, metric), folds)
 
     figures = {label: _by_language(records, langs) for label, records in outcomes.items()}
     validated = _by_language(result.records, langs)

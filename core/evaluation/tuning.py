@@ -38,7 +38,7 @@ def candidates(settings: Settings, grid: Mapping[str, Sequence] = GRID) -> list[
     return out
 
 
-def objective(records: Sequence[dict]) -> float:
-    """What tuning maximizes: strict page P@1 over the records (both languages at once,
-    since one setting serves both)."""
-    return mean([r["p_at_1"] for r in records])
+def objective(records: Sequence[dict], metric: str = "p_at_1") -> float:
+    """What tuning maximizes: strict page P@1 (or another per-question `metric`) over the
+    records, both languages at once, since one setting serves both."""
+    return mean([r[metric] for r in records])

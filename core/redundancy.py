@@ -1,0 +1,45 @@
+"""Redundant evidences: what a better-ranked evidence of the same page already says.
+
+A page's table and each of its rows are separate evidences, and a near-duplicate page
+("Copy of X", a draft) repeats X's passages; both often rank next to each other, so a few
+facts fill several of the top-k slots that the answer and its sources are drawn from.
+An evidence is redundant when more than `threshold` of its distinct words are inside one
+evidence ranked above it from the same page or the same near-duplicate group; dropping it
+lets the next distinct evidence in. This is maximal marginal relevance with a hard novelty
+floor instead of a weighted trade-off (Carbonell and Goldstein, "The Use of MMR,
+Diversity-Based Reranking for Reordering Documents and Producing Summaries", SIGIR 1998),
+and it never drops the best-ranked evidence, nor anything from another page.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+
+from core.lexical import tokenize
+from core.pages import Evidence
+
+
+class NoveltyFilter:
+    """Admits evidences in rank order, refusing those redundant with one admitted before.
+
+    `groups` maps a page id to its near-duplicate group (pages missing from it are groups
+    of their own); a `threshold` of 1 or more admits everything.
+    """
+
+    def __init__(self, threshold: float, groups: Mapping[str, str]):
+        self.threshold = threshold
+        self.groups = groups
+        self._admitted: dict[str, list[frozenset[str]]] = {}
+
+    def admit(self, evidence: Evidence) -> bool:
+        """True (and remembered) when `evidence` says something the admitted ones of its
+        page or group do not."""
+        if self.threshold >= 1.0:
+            return True
+        words = frozenset(tokenize(evidence.text))
+        group = self.groups.get(evidence.page_id, evidence.page_id)
+        seen = self._admitted.setdefault(group, [])
+        if words and any(len(words & other) > self.threshold * len(words) for other in seen):
+            return False
+        seen.append(words)
+        return True

@@ -1,0 +1,119 @@
+"""Redundant evidences (core.redundancy): what a better-ranked evidence of its page says."""
+
+from __future__ import annotations
+
+import dataclasses
+
+import pytest
+
+from core.index import EvidenceIndex
+from core.lexical import tokenize
+from core.pages import Page
+from core.redundancy import NoveltyFilter
+from core.retrieve import Retriever
+from tests.fakes.evidence import make_evidence
+from tests.fakes.hash_embedder import HashEmbedder
+
+TABLE = "Machine BIOS TPM Dell Optiplex 7040 1.14.0 2.0 HP 8300 2.1 1.2"
+ROW = "Row 1 in Table 1: Machine is Dell Optiplex 7040, BIOS is 1.14.0, and TPM is 2.0"
+
+
+def on_page(number: int, text: str, page_id: str):
+    return dataclasses.replace(make_evidence(number, text), page_id=page_id)
+
+
+def test_a_row_after_its_table_is_redundant_and_the_first_evidence_always_stays():
+    novelty = NoveltyFilter(0.4, {})
+    assert novelty.admit(on_page(1, TABLE, "p"))
+    assert not novelty.admit(on_page(2, ROW, "p"))
+    assert novelty.admit(on_page(3, "Hotels are booked by the office", "p"))
+
+
+def test_the_same_words_on_another_page_are_kept_unless_it_is_a_near_duplicate():
+    novelty = NoveltyFilter(0.4, {"copy": "p", "p": "p"})
+    assert novelty.admit(on_page(1, TABLE, "p"))
+    assert novelty.admit(on_page(2, TABLE, "other"))
+    assert not novelty.admit(on_page(3, TABLE, "copy"))
+
+
+def test_the_share_of_words_must_exceed_the_threshold():
+    first = "alpha beta gamma delta"
+    second = "alpha beta epsilon zeta"  # half of its words are in the first
+    assert NoveltyFilter(0.4, {}).admit(on_page(1, first, "p"))
+    novelty = NoveltyFilter(0.4, {})
+    novelty.admit(on_page(1, first, "p"))
+    assert not novelty.admit(on_page(2, second, "p"))
+    novelty = NoveltyFilter(0.5, {})
+    novelty.admit(on_page(1, first, "p"))
+    assert novelty.admit(on_page(2, second, "p"))
+    assert len(set(tokenize(second)) & set(tokenize(first))) == 2
+
+
+def test_a_threshold_of_one_keeps_every_evidence():
+    novelty = NoveltyFilter(1.0, {})
+    assert all(novelty.admit(on_page(n, TABLE, "p")) for n in range(3))
+
+
+def test_an_evidence_without_words_is_kept():
+    novelty = NoveltyFilter(0.4, {})
+    assert novelty.admit(on_page(1, TABLE, "p"))
+    assert novelty.admit(on_page(2, "", "p"))
+
+
+MATRIX = Page(
+    id="2",
+    space="ENG",
+    title="Test matrix",
+    url="https://wiki.example/spaces/ENG/pages/2/Test+matrix",
+    body="<table><tr><th>Machine</th><th>BIOS</th><th>TPM</th></tr>"
+    "<tr><td>Dell Optiplex 7040</td><td>1.14.0</td><td>2.0</td></tr>"
+    "<tr><td>HP 8300</td><td>2.1</td><td>1.2</td></tr></table>"
+    "<p>The Dell Optiplex 7040 was flashed to BIOS 1.14.0 before the TPM tests.</p>"
+    "<p>Measured launch was checked on every machine with the TPM enabled.</p>",
+)
+
+
+@pytest.fixture
+def index(settings):
+    index = EvidenceIndex(settings, HashEmbedder())
+    index.index_pages([MATRIX])
+    yield index
+    index.close()
+
+
+def words(result) -> list[tuple[str, set[str]]]:
+    return [(r.evidence.page_id, set(tokenize(r.evidence.text))) for r in result.results]
+
+
+def test_search_leaves_out_evidences_that_repeat_a_better_ranked_one(index, settings):
+    query = "Which TPM and BIOS does the Dell Optiplex 7040 have?"
+    everything = Retriever(index, index.embedder, settings.replace(redundancy_threshold=1.0))
+    distinct = Retriever(index, index.embedder, settings.replace(redundancy_threshold=0.4))
+    all_results = everything.search(query, k=10)
+    kept = distinct.search(query, k=10)
+
+    assert kept.results[0].evidence.id == all_results.results[0].evidence.id
+    assert len(kept.results) < len(all_results.results)
+    seen: list[set[str]] = []
+    for _, tokens in words(kept):
+        assert not any(len(tokens & other) > 0.4 * len(tokens) for other in seen)
+        seen.append(tokens)
+    # What is left keeps its order from the full ranking, ranks renumbered.
+    order = [r.evidence.id for r in all_results.results]
+    ids = [r.evidence.id for r in kept.results]
+    assert ids == sorted(ids, key=order.index)
+    assert [r.rank for r in kept.results] == list(range(1, len(ids) + 1))
+
+
+def test_search_fills_k_with_the_next_distinct_evidences(index, settings):
+    query = "Which TPM and BIOS does the Dell Optiplex 7040 have?"
+    everything = Retriever(index, index.embedder, settings.replace(redundancy_threshold=1.0))
+    distinct = Retriever(index, index.embedder, settings.replace(redundancy_threshold=0.4))
+    total = len(distinct.search(query, k=10).results)
+    assert total >= 2
+    two = distinct.search(query, k=2).results
+    assert len(two) == 2
+    assert [r.evidence.id for r in two] == [
+        r.evidence.id for r in distinct.search(query, k=10).results[:2]
+    ]
+    assert len(everything.search(query, k=10).results) > total

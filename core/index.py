@@ -110,6 +110,40 @@ def _chroma_client(settings: Settings, folder: Path):
     return chromadb.PersistentClient(path=str(folder / "chroma"), settings=chroma_settings)
 
 
+# The HNSW graph of a new collection (Chroma's defaults: 16, 100). Fixed when a collection
+# is created; see _vector_collection.
+HNSW_NEIGHBORS = 32
+HNSW_BUILD_EF = 200
+
+
+def _vector_collection(client, name: str, settings: Settings):
+    """The named Chroma collection (cosine space), searched with the settings' `ef_search`.
+
+    Sentence-embedding similarities are close together, and Chroma's default graph search
+    (`ef_search` 100, the number of candidates we ask for, over a graph of 16 neighbours
+    per vector) misses about a tenth of the true top 100, up to half for some queries,
+    more as the wiki grows, and which ones differs each time the index is loaded
+    (docs/benchmarks.md, "Vector search recall"). A new collection gets a denser graph (an
+    existing one keeps its own); `ef_search` is set on every open, new or not (Chroma
+    reads it when it loads the index)."""
+    ef = max(settings.dense_search_ef, settings.candidates_k)
+    # The graph is set through the metadata keys Chroma still reads at creation: a
+    # `configuration` with no embedding function is stored as a "legacy" one, which every
+    # later read of the configuration warns about.
+    collection = client.get_or_create_collection(
+        name=name,
+        metadata={
+            "hnsw:space": "cosine",
+            "hnsw:M": HNSW_NEIGHBORS,
+            "hnsw:construction_ef": HNSW_BUILD_EF,
+        },
+        embedding_function=None,
+    )
+    if (collection.configuration_json or {}).get("hnsw", {}).get("ef_search") != ef:
+        collection.modify(configuration={"hnsw": {"ef_search": ef}})
+    return collection
+
+
 class EvidenceIndex:
     """Persistent hybrid index of evidences. Thread-safe; writers in any number of threads
     and processes take turns in the store."""
@@ -127,10 +161,8 @@ class EvidenceIndex:
         )
         try:
             client = _chroma_client(settings, self.folder)
-            self._collection = client.get_or_create_collection(
-                name=f"{settings.collection}-{_safe(embedder.name)}",
-                metadata={"hnsw:space": "cosine"},
-                embedding_function=None,
+            self._collection = _vector_collection(
+                client, f"{settings.collection}-{_safe(embedder.name)}", settings
             )
         except Exception as exc:  # whatever Chroma raises, say which setting to check
             where = (

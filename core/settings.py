@@ -90,6 +90,12 @@ class Settings:
     )
     top_k: int = setting(10, "Evidences returned per question.")
     candidates_k: int = setting(100, "Candidates taken from each retriever before fusion.")
+    dense_search_ef: int = setting(
+        400,
+        "Candidates the vector index (Chroma's HNSW graph) explores per dense search"
+        " (`ef_search`): more finds more of the true nearest neighbours and costs time;"
+        " at least candidates_k.",
+    )
     fusion: str = setting("zscore", "How lexical and dense results are fused: zscore or rrf.")
     rrf_k: int = setting(60, "The k constant of reciprocal rank fusion (Cormack et al., 2009).")
     dense_weight: float = setting(

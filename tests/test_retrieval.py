@@ -6,7 +6,7 @@ import dataclasses
 
 import pytest
 
-from core.index import EvidenceIndex
+from core.index import HNSW_NEIGHBORS, EvidenceIndex
 from core.lexical import detect_language, tokenize
 from core.pages import Page
 from core.retrieve import Retriever, rrf, zscore_fusion
@@ -238,6 +238,27 @@ def test_index_persists_across_instances(settings):
     assert second.page_ids() == {"1", "2", "3"}
     assert second.lexical_search("OXT-1654", k=1)
     second.close()
+
+
+def ef_search(index: EvidenceIndex) -> int:
+    return index._collection.configuration_json["hnsw"]["ef_search"]
+
+
+def test_the_vector_index_explores_the_configured_candidates(settings):
+    """`dense_search_ef` is Chroma's `ef_search`, on a new collection and on one made with
+    another value; never fewer than the candidates asked for."""
+    first = EvidenceIndex(settings.replace(dense_search_ef=300), HashEmbedder())
+    first.index_pages(PAGES)
+    assert ef_search(first) == 300
+    assert first._collection.configuration_json["hnsw"]["max_neighbors"] == HNSW_NEIGHBORS
+    first.close()
+    second = EvidenceIndex(settings.replace(dense_search_ef=500), HashEmbedder())
+    assert ef_search(second) == 500 and second.page_ids() == {"1", "2", "3"}
+    assert second.dense_count() == second.count()
+    second.close()
+    third = EvidenceIndex(settings.replace(dense_search_ef=10, candidates_k=150), HashEmbedder())
+    assert ef_search(third) == 150
+    third.close()
 
 
 def test_malformed_page_is_indexed_as_far_as_readable(index):

@@ -141,6 +141,47 @@ def test_offline_same_topic_when_title_words_were_already_named():
     assert "What does BATS stand for?" in completion.query
 
 
+def test_offline_new_topic_when_question_names_a_sibling_release_or_date():
+    history = [
+        Exchange(
+            "What was the hardware in the Stable-9 rc2 Test Matrix?",
+            "What was the hardware in the Stable-9 rc2 Test Matrix?",
+        ),
+        ex("Was a performance test run for these configs?"),
+    ]
+    search = search_returning("Stable-9 rc2 Test Matrix results")  # the old page, alone
+    completion = OfflineCompleter().complete(
+        "Which guest VMs were used in the rc1 Test results?", history, search
+    )
+    assert completion.query == "Which guest VMs were used in the rc1 Test results?"
+    assert completion.notes == {"method": "offline", "new_topic": True, "switched": ["rc1"]}
+    assert search.calls == []  # the entities decide it without a search
+    call = "Who attended the call on July 23, 2015?"
+    meeting = [Exchange(call, call)]
+    completion = OfflineCompleter().complete("And on August 20, 2015?", meeting)
+    assert completion.notes["switched"] == ["2015-08-20"]
+
+
+@pytest.mark.parametrize(
+    "question",
+    [
+        "Did the rc2 build pass?",  # the same release candidate
+        "Which TPM 2.0 tests failed?",  # versions of different things are not siblings
+        "Which BIOS did it have?",  # nothing named
+    ],
+)
+def test_offline_same_topic_without_a_sibling_entity(question):
+    history = [
+        Exchange(
+            "What was the hardware in the Stable-9 rc2 Test Matrix with Debian 9.9?",
+            "What was the hardware in the Stable-9 rc2 Test Matrix with Debian 9.9?",
+        )
+    ]
+    completion = OfflineCompleter().complete(question, history)
+    assert completion.notes["new_topic"] is False
+    assert "Stable-9 rc2 Test Matrix" in completion.query
+
+
 def test_make_completer(tmp_path):
     settings = Settings.load(environ={"CONFBOT_DATA_DIR": str(tmp_path)})
     assert isinstance(make_completer(settings, None), OfflineCompleter)

@@ -29,7 +29,7 @@ docs: $(STAMP)
 # Optional BGE-M3 / BGE reranker support. FlagEmbedding asks for an unpinned torch, so torch
 # is pinned in the same command (a CPU build of 2.13.0; any other request pulls CUDA wheels).
 bge: $(STAMP)
-	$(BIN)/pip install --quiet "torch==2.13.0" "FlagEmbedding>=1.3"
+	$(BIN)/pip install --quiet "torch==2.13.0" -e ".[bge]"
 
 test-bge: bge
 	$(BIN)/pytest -q -m bge

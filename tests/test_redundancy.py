@@ -8,11 +8,11 @@ import pytest
 
 from core.index import EvidenceIndex
 from core.lexical import tokenize
-from core.pages import Page
 from core.redundancy import NoveltyFilter
 from core.retrieve import Retriever
 from tests.fakes.evidence import make_evidence
 from tests.fakes.hash_embedder import HashEmbedder
+from tests.test_retrieval import PAGES
 
 TABLE = "Machine BIOS TPM Dell Optiplex 7040 1.14.0 2.0 HP 8300 2.1 1.2"
 ROW = "Row 1 in Table 1: Machine is Dell Optiplex 7040, BIOS is 1.14.0, and TPM is 2.0"
@@ -60,15 +60,11 @@ def test_an_evidence_without_words_is_kept():
     assert novelty.admit(on_page(2, "", "p"))
 
 
-MATRIX = Page(
-    id="2",
-    space="ENG",
-    title="Test matrix",
-    url="https://wiki.example/spaces/ENG/pages/2/Test+matrix",
-    body="<table><tr><th>Machine</th><th>BIOS</th><th>TPM</th></tr>"
-    "<tr><td>Dell Optiplex 7040</td><td>1.14.0</td><td>2.0</td></tr>"
-    "<tr><td>HP 8300</td><td>2.1</td><td>1.2</td></tr></table>"
-    "<p>The Dell Optiplex 7040 was flashed to BIOS 1.14.0 before the TPM tests.</p>"
+# The test matrix page of the retrieval tests, with two passages that repeat its first row.
+MATRIX = dataclasses.replace(
+    PAGES[1],
+    body=PAGES[1].body
+    + "<p>The Dell Optiplex 7040 was flashed to BIOS 1.14.0 before the TPM tests.</p>"
     "<p>Measured launch was checked on every machine with the TPM enabled.</p>",
 )
 
@@ -109,11 +105,9 @@ def test_search_fills_k_with_the_next_distinct_evidences(index, settings):
     query = "Which TPM and BIOS does the Dell Optiplex 7040 have?"
     everything = Retriever(index, index.embedder, settings.replace(redundancy_threshold=1.0))
     distinct = Retriever(index, index.embedder, settings.replace(redundancy_threshold=0.4))
-    total = len(distinct.search(query, k=10).results)
-    assert total >= 2
+    ten = distinct.search(query, k=10).results
+    assert len(ten) >= 2
     two = distinct.search(query, k=2).results
     assert len(two) == 2
-    assert [r.evidence.id for r in two] == [
-        r.evidence.id for r in distinct.search(query, k=10).results[:2]
-    ]
-    assert len(everything.search(query, k=10).results) > total
+    assert [r.evidence.id for r in two] == [r.evidence.id for r in ten[:2]]
+    assert len(everything.search(query, k=10).results) > len(ten)

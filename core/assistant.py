@@ -295,7 +295,6 @@ class Assistant:
             self.llm,
             question,
             [r.evidence for r in results],
-            self.settings.self_check_min_support,
             self.settings.self_check_min_ratio,
         )
         return [results[i] for i in check.kept], check

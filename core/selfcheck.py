@@ -9,14 +9,21 @@ none helps, the answer is given no sources and declines.
 The judge is the answerer's own reader:
 
 - offline (`core.extractive.ExtractiveLLM`): each evidence's helpfulness is the support of
-  its best answer span (`core.spans`: the share of the question's terms the span covers),
-  the score the offline answerer declines on; an evidence is kept when its support is at
-  least `self_check_min_support` and at least `self_check_min_ratio` times the best one;
+  its best answer span (`core.spans`: the share of the question's terms the span covers,
+  as `ExtractiveLLM.support` weighs it for a follow-up), the score the offline answerer
+  declines on; an evidence is kept when its support reaches the answerer's own decline
+  threshold for the question (its language, and whether it is a follow-up) and at least
+  `self_check_min_ratio` times the best one. The floor is the answerer's threshold, not a
+  number of its own: a higher floor would decline questions the answerer can answer (a
+  German question's support over an English wiki is lower), a lower one would keep
+  evidences the answerer itself would not answer from. So the offline check never changes
+  whether a question is declined, only which evidences the answer and its sources list
+  are given;
 - with a model: one batched call (`core.answer.build_judgment_messages`) answers `n: yes`
   or `n: no` for every source; a reply that does not judge every source exactly once is
   malformed, logged, and keeps every evidence (a failed check must not lose sources).
 
-Both thresholds are chosen by cross-validation over conversations
+The ratio is chosen by cross-validation over conversations
 (`confbot eval --answers --self-check --folds 5`).
 """
 
@@ -59,11 +66,11 @@ class SelfCheck:
 
 def span_support(llm: ExtractiveLLM, question: str, evidences: Sequence[Evidence]) -> list[float]:
     """The support of each evidence's best answer span (0 where it has none), as the
-    offline answerer scores it."""
+    offline answerer holds it against its decline threshold."""
     sources = [(n, source_header(e), e.text) for n, e in enumerate(evidences, start=1)]
     support = [0.0] * len(evidences)
     for number, span in llm.spans(question, sources):
-        support[number - 1] = max(support[number - 1], span.support)
+        support[number - 1] = max(support[number - 1], llm.support(question, span))
     return support
 
 
@@ -101,7 +108,6 @@ def self_check(
     llm: LLM,
     question: str,
     evidences: Sequence[Evidence],
-    min_support: float,
     min_ratio: float,
 ) -> SelfCheck:
     """Judge which `evidences` help answer `question` (see the module docstring)."""
@@ -109,7 +115,8 @@ def self_check(
         return SelfCheck([], [], "none")
     if isinstance(llm, ExtractiveLLM):
         scores = span_support(llm, question, evidences)
-        return SelfCheck(scores, kept_positions(scores, min_support, min_ratio), "extractive")
+        kept = kept_positions(scores, llm.threshold(question), min_ratio)
+        return SelfCheck(scores, kept, "extractive")
     judged = model_judgment(llm, question, evidences)
     if judged is None:
         log.warning(

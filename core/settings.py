@@ -267,16 +267,11 @@ class Settings:
         "Before answering, drop the retrieved evidences that do not help answer the question"
         " (core.selfcheck; measured by confbot eval --answers --self-check --folds 5).",
     )
-    self_check_min_support: float = setting(
-        0.4,
-        "Self-check, offline answerer: keep an evidence when its best answer span covers at"
-        " least this share of the question's terms (cross-validated: confbot eval --answers"
-        " --self-check --folds 5).",
-    )
     self_check_min_ratio: float = setting(
         1.0,
-        "Self-check, offline answerer: keep an evidence when its best span's support is at"
-        " least this fraction of the best evidence's (cross-validated, as above).",
+        "Self-check, offline answerer: keep an evidence when its best span's support reaches"
+        " the answerer's decline threshold and at least this fraction of the best evidence's"
+        " (cross-validated: confbot eval --answers --self-check --folds 5).",
     )
 
     # --- explanations (counterfactual attribution) -------------------------------------

@@ -25,15 +25,28 @@ CHIPSET = make_evidence(3, "The Dell Optiplex 7040 uses the Intel Q170 chipset."
 
 
 def test_an_unhelpful_evidence_is_dropped_and_a_helpful_one_kept():
-    check = self_check(ExtractiveLLM(), QUESTION, [CANTEEN, BIOS], 0.2, 0.0)
+    check = self_check(ExtractiveLLM({"en": 0.2}), QUESTION, [CANTEEN, BIOS], 0.0)
     assert check.kept == [1] and check.judge == "extractive"
     assert check.scores[0] < 0.2 <= check.scores[1]
+
+
+def test_the_floor_is_the_answerers_decline_threshold_of_the_questions_language():
+    german = "Welche BIOS Version läuft auf dem Dell Optiplex 7040 im Labor?"
+    support = self_check(ExtractiveLLM(), german, [BIOS], 0.0).scores[0]
+    assert 0 < support < 1
+    strict_german = ExtractiveLLM({"en": 0.0, "de": support + 0.01})
+    lenient_german = ExtractiveLLM({"en": 1.0, "de": support})
+    assert self_check(strict_german, german, [BIOS], 0.0).kept == []
+    assert self_check(lenient_german, german, [BIOS], 0.0).kept == [0]
+    # Whatever it keeps, the answerer answers from it: the check never adds a decline.
+    (answer,) = generate(lenient_german, german, [BIOS])
+    assert not answer.out_of_scope and "1.14.0" in answer.text
 
 
 def test_nothing_dropped_leaves_the_answer_unchanged():
     llm = ExtractiveLLM()
     evidences = [BIOS, CHIPSET]
-    check = self_check(llm, QUESTION, evidences, 0.0, 0.0)
+    check = self_check(llm, QUESTION, evidences, 0.0)
     assert check.kept == [0, 1]
     kept = [evidences[i] for i in check.kept]
     (before,) = generate(llm, QUESTION, evidences)
@@ -41,12 +54,14 @@ def test_nothing_dropped_leaves_the_answer_unchanged():
     assert after.text == before.text and after.messages == before.messages
 
 
-def test_when_no_evidence_helps_the_answer_declines():
-    llm = ExtractiveLLM()
-    check = self_check(llm, QUESTION, [CANTEEN], 0.2, 0.0)
+def test_when_no_evidence_helps_the_answer_declines_as_it_would_without_the_check():
+    llm = ExtractiveLLM({"en": 0.2})
+    check = self_check(llm, QUESTION, [CANTEEN], 0.0)
     assert check.kept == []
     (answer,) = generate(llm, QUESTION, [])
     assert answer.out_of_scope and answer.citations == []
+    (unchecked,) = generate(llm, QUESTION, [CANTEEN])
+    assert unchecked.out_of_scope
 
 
 def test_a_ratio_keeps_only_evidences_close_to_the_best():
@@ -85,7 +100,7 @@ def model(server: FakeOpenAI) -> OpenAILLM:
 
 def test_the_model_judges_all_evidences_in_one_call(server):
     server.push("1: no\n2: yes\n3: yes")
-    check = self_check(model(server), QUESTION, [CANTEEN, BIOS, CHIPSET], 0.9, 0.9)
+    check = self_check(model(server), QUESTION, [CANTEEN, BIOS, CHIPSET], 0.9)
     assert check.kept == [1, 2] and check.judge == "llm"
     (request,) = server.chat_requests
     system, user = request.json["messages"]
@@ -98,7 +113,7 @@ def test_the_model_judges_all_evidences_in_one_call(server):
 def test_a_malformed_judgment_keeps_every_evidence_and_is_logged(server, caplog):
     server.push("Both look relevant to me.")
     with caplog.at_level(logging.WARNING, logger="core.selfcheck"):
-        check = self_check(model(server), QUESTION, [CANTEEN, BIOS], 0.0, 0.0)
+        check = self_check(model(server), QUESTION, [CANTEEN, BIOS], 0.0)
     assert check.kept == [0, 1] and check.judge == "malformed"
     assert "malformed" in caplog.text and len(server.chat_requests) == 1
 
@@ -129,9 +144,7 @@ def test_explain_attributes_over_the_evidences_the_answer_was_given(wiki, tmp_pa
     (tmp_path / "off").mkdir()
     (tmp_path / "on").mkdir()
     plain = assistant_with(wiki, tmp_path / "off", ExtractiveLLM())
-    checked = assistant_with(
-        wiki, tmp_path / "on", ExtractiveLLM(), self_check=True, self_check_min_support=0.3
-    )
+    checked = assistant_with(wiki, tmp_path / "on", ExtractiveLLM({"en": 0.3}), self_check=True)
     everything = plain.ask(KEY, QUESTION)
     turn = checked.ask(KEY, QUESTION)
     assert 0 < len(turn.evidences) < len(everything.evidences)
@@ -147,9 +160,7 @@ def test_explain_attributes_over_the_evidences_the_answer_was_given(wiki, tmp_pa
 
 
 def test_when_the_check_drops_everything_the_decline_keeps_the_closest_pages(wiki, tmp_path):
-    assistant = assistant_with(
-        wiki, tmp_path, ExtractiveLLM(), self_check=True, self_check_min_support=1.01
-    )
+    assistant = assistant_with(wiki, tmp_path, ExtractiveLLM({"en": 1.01}), self_check=True)
     turn = assistant.ask(KEY, QUESTION)
     assert turn.out_of_scope and turn.citations == []
     assert turn.evidences and turn.messages["self_check"]["kept"] == []
@@ -169,15 +180,15 @@ def test_cross_validation_takes_the_most_precise_thresholds_that_keep_f1():
 
     outcomes = {
         None: records(0.8, 0.30),
-        (0.5, 0.0): records(1.0, 0.29),  # more precise, but F1 lower: never chosen
-        (0.2, 0.5): records(0.9, 0.30),
-        (0.0, 0.5): records(0.85, 0.31),
+        1.0: records(1.0, 0.29),  # more precise, but F1 lower: never chosen
+        0.7: records(0.9, 0.30),
+        0.0: records(0.85, 0.31),
     }
     choice = choose(outcomes, k=5)
-    assert choice.chosen == [(0.2, 0.5)] * 5
+    assert choice.chosen == [0.7] * 5
     assert {r["citation_precision"] for r in choice.records} == {0.9}
-    outcomes[(0.2, 0.5)] = records(0.9, 0.2)
-    outcomes[(0.0, 0.5)] = records(0.8, 0.2)
+    outcomes[0.7] = records(0.9, 0.2)
+    outcomes[0.0] = records(0.8, 0.2)
     assert choose(outcomes, k=5).chosen == [None] * 5  # nothing keeps F1: the check stays off
 
 
@@ -204,7 +215,7 @@ def test_the_self_check_eval_scores_citation_precision_on_the_tiny_wiki(wiki):
     retrieved = retrieve_all(retriever, items)
     llm = ExtractiveLLM()
     off = answer_with_self_check(llm, items, retrieved, None)
-    strict = answer_with_self_check(llm, items, retrieved, (1.01, 0.0))
+    strict = answer_with_self_check(ExtractiveLLM({"en": 1.01}), items, retrieved, 0.0)
     assert off[0]["citation_precision"] > 0 and off[0]["kept"] == len(retrieved[0])
     assert [r["kept"] for r in strict] == [0, 0] and all(r["declined"] for r in strict)
     assert [r["citation_precision"] for r in strict] == [None, None]

@@ -1,9 +1,9 @@
 """`confbot eval --answers --self-check`: answer F1 and citation precision with the evidence
 self-check off and on (`core.evaluation.selfcheck`).
 
-With `--folds K` the self-check thresholds are chosen by K-fold cross-validation over
+With `--folds K` the self-check ratio is chosen by K-fold cross-validation over
 conversations and the "on" row is held-out; each fold's choice is printed. Without it, the
-configured `self_check_min_support` and `self_check_min_ratio` are used.
+configured `self_check_min_ratio` is used.
 """
 
 from __future__ import annotations
@@ -60,12 +60,12 @@ def run_self_check_eval(
         on = choice.records
         output["chosen"] = choice.chosen
         output["default"] = Counter(choice.chosen).most_common(1)[0][0]
-        note = f"thresholds chosen by {folds}-fold cross-validation, held-out figures"
+        note = f"min_ratio chosen by {folds}-fold cross-validation, held-out figures"
     else:
-        configured = (settings.self_check_min_support, settings.self_check_min_ratio)
+        configured = settings.self_check_min_ratio
         on = answer_with_self_check(llm, items, retrieved, configured)
-        output["thresholds"] = configured
-        note = f"configured thresholds (min_support, min_ratio) = {configured}"
+        output["min_ratio"] = configured
+        note = f"configured min_ratio = {configured}"
     elapsed = time.perf_counter() - start
     rows = [("self-check off", figures(off)), ("self-check on", figures(on))]
     for lang in langs:
@@ -73,7 +73,7 @@ def run_self_check_eval(
         rows.append((f"on, lang={lang}", figures([r for r in on if r["lang"] == lang])))
     print(format_table(f"Evidence self-check ({llm.name}; {note})", rows, COLUMNS, 20))
     if folds:
-        print(f"\nthresholds (min_support, min_ratio) per fold: {output['chosen']}")
+        print(f"\nmin_ratio per fold: {output['chosen']}")
         print(f"most frequent: {output['default']}")
     print(f"\n{len(items)} questions in {elapsed:.1f} s")
     return {**output, "self_check": dict(rows), "records_off": off, "records_on": on}

@@ -1,13 +1,14 @@
 """Does the evidence self-check help? Citation precision and answer F1 with and without it.
 
 Every question is retrieved once (top 10; `core.evaluation.answers.retrieve_all`) and
-answered once per candidate self-check thresholds (`GRID`: `None` is the self-check off,
+answered once per candidate self-check ratio (`GRID`: `None` is the self-check off,
 listed first so that ties keep it), each from the evidences that candidate keeps
-(`core.selfcheck`). A record is `core.evaluation.answers.answer_record`'s (token F1 and
-the rest; a decline scores 0) plus `citation_precision` (cited pages that are gold pages,
+(`core.selfcheck`; offline, the support floor is the answerer's own decline threshold).
+A record is `core.evaluation.answers.answer_record`'s (token F1 and the rest; a decline
+scores 0) plus `citation_precision` (cited pages that are gold pages,
 `core.evaluation.attribution.citation_scores`; None when nothing is cited) and `kept`.
 
-`choose` picks the thresholds by cross-validation over conversations
+`choose` picks the ratio by cross-validation over conversations
 (`core.evaluation.folds`): on the K-1 training folds, the candidate with the best citation
 precision among those whose answer F1 is not below the self-check off's on the same
 questions (the issue's target: precision up, F1 not lower), scored on the held-out fold.
@@ -28,30 +29,23 @@ from core.llm import LLM
 from core.pages import Evidence
 from core.selfcheck import self_check
 
-# (min_support, min_ratio) candidates; None: no self-check.
-GRID: tuple[tuple[float, float] | None, ...] = (
-    None,
-    *(
-        (support, ratio)
-        for support in (0.0, 0.2, 0.3, 0.4, 0.5)
-        for ratio in (0.0, 0.5, 0.7, 0.85, 1.0)
-    ),
-)
+# min_ratio candidates; None: no self-check.
+GRID: tuple[float | None, ...] = (None, 0.0, 0.5, 0.7, 0.85, 1.0)
 
 
 def answer_with_self_check(
     llm: LLM,
     items: Sequence[Question],
     retrieved: Sequence[Sequence[Evidence]],
-    thresholds: tuple[float, float] | None,
+    min_ratio: float | None,
 ) -> list[dict]:
     """Answer and score every question from the evidences the self-check with these
-    `thresholds` keeps (all of them when None)."""
+    `min_ratio` keeps (all of them when None)."""
     records = []
     for question, evidences in zip(items, retrieved, strict=True):
         given = list(evidences)
-        if thresholds is not None:
-            check = self_check(llm, question.text, evidences, *thresholds)
+        if min_ratio is not None:
+            check = self_check(llm, question.text, evidences, min_ratio)
             given = [evidences[i] for i in check.kept]
         (answer,) = generate(llm, question.text, given)
         top_text = given[0].text if given else ""
@@ -78,10 +72,10 @@ def answer_f1(records: Sequence[dict]) -> float:
 
 @dataclass
 class SelfCheckChoice:
-    """Cross-validated self-check thresholds: the held-out records and each fold's choice."""
+    """The cross-validated self-check ratio: the held-out records and each fold's choice."""
 
     records: list[dict]
-    chosen: list[tuple[float, float] | None]
+    chosen: list[float | None]
 
 
 def choose(outcomes: Mapping[Hashable, Sequence[dict]], k: int, seed: int = 0) -> SelfCheckChoice:

@@ -70,6 +70,8 @@ _TYPE_PATTERNS: tuple[tuple[str, re.Pattern], ...] = tuple(
     )
 )
 
+# German "Was ..." asks what; the yes/no pattern would read it as the English "was".
+_GERMAN_WHAT = re.compile(r"^\W*was\b", re.IGNORECASE)
 # The context an offline-completed question carries (`core.rephrase.OfflineCompleter`).
 _CONTEXT = re.compile(r"\((?:context|following up on):([^()]*)\)", re.IGNORECASE)
 _GENERIC_COLUMN = re.compile(r"^Column \d+$")
@@ -268,12 +270,15 @@ def _is_entity(word: str) -> bool:
 
 def question_type(text: str) -> str:
     """The type of a question (one of `QUESTION_TYPES`) from its wording; `what` when no
-    pattern fits."""
+    pattern fits. A German question opening with "Was" asks what, not yes or no (the
+    English auxiliary "was" is spelt the same)."""
     asked = _CONTEXT.sub(" ", text).strip()
     if _REQUEST.search(asked):
         return "what"
     for name, pattern in _TYPE_PATTERNS:
         if pattern.search(asked):
+            if name == "yesno" and _GERMAN_WHAT.match(asked) and question_language(text) == "de":
+                return "what"
             return name
     return "what"
 

@@ -55,6 +55,9 @@ def answer(question: str, text: str, header: str = "Page") -> str:
         ("Wie viele Teilnehmer waren dabei?", "count"),
         ("Did the Dell Optiplex 7060 pass the UEFI OTA upgrade?", "yesno"),
         ("Ist BATS mit TAP kompatibel?", "yesno"),
+        ("Was the BIOS updated before the test?", "yesno"),
+        ("Was war das Ziel der Forward Seal Tests?", "what"),  # German "was" asks what
+        ("Was hatte Eric auf der Tagesordnung?", "what"),
         ("How is BATS enabled in the build?", "howto"),
         ("Why was BATS used?", "why"),
         ("Where is the variable declared?", "where"),

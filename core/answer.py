@@ -60,6 +60,9 @@ QUESTION_PREFIX = "Question: "
 NO_SOURCES = "(no sources were found)"
 
 _BLANK_LINES = re.compile(r"\n\s*\n+")
+# A list item marker at the start of a flattened `after` context, and before each item.
+_LIST_START = re.compile(r"^(?:[-*•]|\d+[.)])\s")
+_ITEM_BREAK = re.compile(r"\s+(?=(?:[-*•]|\d+[.)])\s)")
 _SOURCE_START = re.compile(r"\[(\d+)\] ?(.*)", re.DOTALL)
 
 
@@ -75,6 +78,19 @@ def _one_paragraph(text: str) -> str:
     return _BLANK_LINES.sub("\n", text.strip())
 
 
+def source_text(evidence: Evidence) -> str:
+    """The text of a source as the answer prompt gives it: the evidence's text, and when
+    that ends announcing a list ("The following items are measured:"), the start of the
+    list it announces (its `after` context, the list's first `context_words` words, one
+    item a line). A page's list is an evidence of its own, so without this the sentence
+    that says what the list is about would reach the reader without the list."""
+    text = _one_paragraph(evidence.text)
+    after = " ".join(evidence.after.split())
+    if not text.endswith(":") or not _LIST_START.match(after):
+        return text
+    return f"{text}\n{_ITEM_BREAK.sub(chr(10), after)}"
+
+
 def build_messages(
     question: str, evidences: Sequence[Evidence], numbers: Sequence[int] | None = None
 ) -> list[dict]:
@@ -86,7 +102,7 @@ def build_messages(
     """
     numbers = range(1, len(evidences) + 1) if numbers is None else numbers
     blocks = [
-        f"[{number}] {source_header(e)}\n{_one_paragraph(e.text)}"
+        f"[{number}] {source_header(e)}\n{source_text(e)}"
         for number, e in zip(numbers, evidences, strict=True)
     ]
     sources = "\n\n".join(blocks) if blocks else NO_SOURCES

@@ -34,7 +34,7 @@ import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from core.answer import build_judgment_messages, source_header
+from core.answer import build_judgment_messages, source_header, source_text
 from core.extractive import ExtractiveLLM
 from core.llm import LLM
 from core.pages import Evidence
@@ -67,7 +67,7 @@ class SelfCheck:
 def span_support(llm: ExtractiveLLM, question: str, evidences: Sequence[Evidence]) -> list[float]:
     """The support of each evidence's best answer span (0 where it has none), as the
     offline answerer holds it against its decline threshold."""
-    sources = [(n, source_header(e), e.text) for n, e in enumerate(evidences, start=1)]
+    sources = [(n, source_header(e), source_text(e)) for n, e in enumerate(evidences, start=1)]
     support = [0.0] * len(evidences)
     for number, span in llm.spans(question, sources):
         support[number - 1] = max(support[number - 1], llm.support(question, span))

@@ -29,6 +29,7 @@ import re
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from functools import lru_cache
+from itertools import takewhile
 
 from core.lexical import ENGLISH_STOPWORDS, GERMAN_STOPWORDS, detect_language, tokenize
 
@@ -507,6 +508,24 @@ def counted_items(list_text: str) -> str:
     return f"{len(items)}: {list_text}"
 
 
+def _announced_items(
+    profile: QuestionProfile, found: Sequence[Unit], position: int, words: int
+) -> str:
+    """The items that the sentence at `position` announces with a closing colon ("The
+    basic approaches are:"), as the answer (counted for "how many"); "" when it is no such
+    sentence, no items follow it, or the question asks yes or no."""
+    unit = found[position]
+    if unit.kind != "sentence" or not unit.text.endswith(":") or profile.qtype == "yesno":
+        return ""
+    items = [u.text for u in takewhile(lambda u: u.kind == "item", found[position + 1 :])]
+    if not items:
+        return ""
+    listed = "; ".join(items)
+    if _COUNTS_ITEMS.search(profile.text):
+        listed = counted_items(listed)
+    return clip_words(listed, words)
+
+
 def _unit_answer(profile: QuestionProfile, unit: Unit, words: int) -> str:
     """The short answer inside a unit, by question type."""
     if unit.kind == "row":
@@ -581,8 +600,9 @@ def best_span(
     header_terms = _header_terms(header)
     wanted = profile.terms.keys() | profile.context | profile.aliases.keys()
     titled = bool(header_terms & wanted)
-    best: tuple[float, float, Unit] | None = None
-    for unit in units(text):
+    best: tuple[float, float, Unit, int] | None = None
+    found = units(text)
+    for position, unit in enumerate(found):
         # A unit must share a term with the question (a whole list may share it through
         # its heading: "Preconditions:" over its items) and, unless the question asks yes
         # or no, say something the question does not.
@@ -592,14 +612,15 @@ def best_span(
             continue
         score, covered = score_unit(profile, header_terms, unit, weights)
         if best is None or score > best[0]:
-            best = (score, covered, unit)
+            best = (score, covered, unit, position)
     if best is None:
         return None
-    score, covered, unit = best
+    score, covered, unit, position = best
     carried = profile.context
     topic = len(carried & (unit.stems | header_terms)) / len(carried) if carried else 0.0
     return Span(
-        answer=_unit_answer(profile, unit, weights.answer_words),
+        answer=_announced_items(profile, found, position, weights.answer_words)
+        or _unit_answer(profile, unit, weights.answer_words),
         unit=clip_words(unit.text, SUPPORT_WORDS),
         score=score / (1 + weights.rank_prior * (number - 1)),
         support=covered,

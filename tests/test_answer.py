@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import dataclasses
+
 import pytest
 
 from core.answer import (
@@ -13,6 +15,7 @@ from core.answer import (
     is_out_of_scope,
     parse_citations,
     parse_prompt,
+    source_text,
     split_follow_ups,
 )
 from core.pages import Evidence
@@ -190,3 +193,29 @@ def test_the_prompt_asks_for_follow_ups_and_generate_cuts_them_off():
     assert [c.number for c in answer.citations] == [1]  # the block's [2] is not a citation
     assert declined.out_of_scope and declined.text == OUT_OF_SCOPE
     assert declined.suggestions == []
+
+
+MEASURED = "The following items are measured:"
+ITEMS_AFTER = "- Device firmware - BIOS configuration - grub2 bootloader and boot config file"
+
+
+def test_a_source_that_announces_a_list_continues_with_the_list():
+    evidence = dataclasses.replace(ev(1, f"TPM is required.\n{MEASURED}"), after=ITEMS_AFTER)
+    assert source_text(evidence) == (
+        f"TPM is required.\n{MEASURED}\n- Device firmware\n- BIOS configuration"
+        "\n- grub2 bootloader and boot config file"
+    )
+    (message,) = [m for m in build_messages("What is measured?", [evidence]) if m["role"] == "user"]
+    _, (source,) = parse_prompt([message])
+    assert source.text.endswith("- grub2 bootloader and boot config file")
+
+
+@pytest.mark.parametrize(
+    "text, after",
+    [
+        ("TPM is required.", ITEMS_AFTER),  # announces nothing
+        (MEASURED, "Device firmware and the BIOS configuration."),  # a passage follows
+    ],
+)
+def test_other_sources_are_their_text_alone(text, after):
+    assert source_text(dataclasses.replace(ev(1, text), after=after)) == text

@@ -173,3 +173,29 @@ def test_support_separates_a_supporting_evidence_from_an_unrelated_one():
     assert relevant >= 0.6 and unrelated == 0.0
     partial = support("How many weeks of parental leave were discussed in the call?", "", MINUTES)
     assert 0.0 < partial < 0.5 and support("Parental leave?", "Calls", MINUTES) == 0.0
+
+
+ANNOUNCED = (
+    "Enabling Argo transport will address three critical requirements:\n"
+    "- Preserve strong isolation between both ends\n"
+    "- Enforce mandatory access control over the endpoints\n"
+    "- Enable Argo support in the mainline Linux kernel\n"
+    "Work starts in July."
+)
+
+
+def test_a_sentence_announcing_a_list_is_answered_with_the_list():
+    assert answer("Which critical requirements will Argo transport address?", ANNOUNCED) == (
+        "Preserve strong isolation between both ends; Enforce mandatory"
+        " access control over the endpoints; Enable Argo support in the mainline Linux kernel"
+    )
+    assert answer("How many critical requirements will Argo transport address?", ANNOUNCED) == (
+        "3: Preserve strong isolation between both ends; Enforce mandatory"
+        " access control over the endpoints; Enable Argo support in the mainline Linux kernel"
+    )
+
+
+def test_an_item_that_answers_is_answered_alone():
+    assert answer("Which kernel gets Argo support?", ANNOUNCED) == (
+        "Enable Argo support in the mainline Linux kernel"
+    )

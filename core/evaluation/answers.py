@@ -35,7 +35,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
-from core.answer import CITATION, generate, source_header, split_answer
+from core.answer import CITATION, generate, source_header, source_text, split_answer
 from core.evaluation.benchmark import Question, question_fields
 from core.evaluation.folds import assign_folds, cross_validate
 from core.evaluation.metrics import content_tokens, mean
@@ -179,7 +179,9 @@ def answer_all(
             any(contains_gold(question.answer, e.text) for e in evidences)
         )
         if offline:
-            sources = [(n, source_header(e), e.text) for n, e in enumerate(evidences, start=1)]
+            sources = [
+                (n, source_header(e), source_text(e)) for n, e in enumerate(evidences, start=1)
+            ]
             spans = llm.spans(question.text, sources)
             record["support"] = spans[0][1].support if spans else 0.0
             record["no_span"] = answer.out_of_scope

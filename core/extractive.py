@@ -25,12 +25,14 @@ The thresholds are settings chosen by cross-validation over conversations
 by language because the support of a German question over an English wiki is lower: its own
 words rarely occur in the pages, only its names and technical terms do.
 
-A span's score depends on its own source alone (and that source's number), as a model's
-reading of a source does not depend on which unrelated sources sit beside it: leaving a
-source out of the prompt (counterfactual attribution) changes the answer only when that
+A span's score and support depend on its own source alone (and that source's number), as
+a model's reading of a source does not depend on which unrelated sources sit beside it; the
+answer is the best-scored of the best-supported spans (`core.spans.best_spans`), so leaving
+a source out of the prompt (counterfactual attribution) changes the answer only when that
 source supplied it. Deterministic at temperature 0; at T > 0 the answer span is drawn by
-the Gumbel-max trick over log-scores / T (Gumbel 1954; Kool, van Hoof and Welling, ICML
-2019), so n samples vary and Monte-Carlo attribution sees a distribution.
+the Gumbel-max trick over -rank / T, the rank in that order (Gumbel 1954; Kool, van Hoof and
+Welling, ICML 2019): the first span is the most likely at every T, each next one e^(1/T)
+times less likely, so n samples vary and Monte-Carlo attribution sees a distribution.
 """
 
 from __future__ import annotations
@@ -129,8 +131,8 @@ class ExtractiveLLM:
         out = []
         for uniforms in draws:
             keys = [
-                math.log(max(span.score, 1e-9)) / temperature - math.log(-math.log(u))
-                for (_, span), u in zip(spans, _open_unit(uniforms), strict=True)
+                -rank / temperature - math.log(-math.log(u))
+                for rank, u in enumerate(_open_unit(uniforms))
             ]
             out.append(render(spans, max(range(len(spans)), key=keys.__getitem__)))
         return out

@@ -643,12 +643,23 @@ def best_spans(
     weights: SpanWeights = DEFAULT_WEIGHTS,
 ) -> list[tuple[int, Span]]:
     """(source number, span) for every source `(number, header, text)` that has a span, best
-    first (ties keep the better-ranked source)."""
+    first: the best-supported spans first (those covering most of the question), the
+    best-scored among them, ties kept in source order. Support first, because a span that
+    scores well on a few heavy words (a name, a version) while missing what the question
+    asks about is the commonest wrong answer (cross-validated: answer F1 0.269 -> 0.284 EN,
+    0.192 -> 0.204 DE against score first). Leaving a source out still changes the first
+    span only when that source supplied it: the best support drops only when the source
+    that held it alone goes."""
     profile = profile_question(question, translations)
     found = []
     for number, header, text in sources:
         span = best_span(profile, header, text, number, weights)
         if span is not None:
             found.append((number, span))
-    found.sort(key=lambda pair: (-pair[1].score, pair[0]))
+    found.sort(key=lambda pair: (-_tier(pair[1].support), -pair[1].score, pair[0]))
     return found
+
+
+def _tier(support: float) -> float:
+    """A support value rounded so that equal coverage computed by different sums ties."""
+    return round(support, 9)

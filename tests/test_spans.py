@@ -199,3 +199,21 @@ def test_an_item_that_answers_is_answered_alone():
     assert answer("Which kernel gets Argo support?", ANNOUNCED) == (
         "Enable Argo support in the mainline Linux kernel"
     )
+
+
+def test_the_best_supported_span_answers_before_a_higher_scored_one():
+    question = "Which graphics card failed the GPU passthrough test on the HP 8300?"
+    names_only = (1, "GPU Testing", "The HP 8300 GPU test ran Xen 4.4.0 with the 3.13 kernel.")
+    answers = (
+        2,
+        "HP GPU Testing — Results",
+        "On every machine the Radeon HD 7750 graphics card failed the passthrough test, as a"
+        " long run of stress tests that also covered other hardware showed after several"
+        " weeks of work.",
+    )
+    (first, top), (second, other) = best_spans(question, [names_only, answers])
+    assert (first, second) == (2, 1)
+    assert top.support > other.support and top.score < other.score
+    assert "Radeon HD 7750" in top.answer
+    # Leaving the other source out leaves the answer as it was.
+    assert best_spans(question, [answers])[0][1].answer == top.answer

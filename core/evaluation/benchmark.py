@@ -27,7 +27,7 @@ from core.evaluation.metrics import (
     slices,
     summarize,
 )
-from core.index import INDEX_FORMAT, EvidenceIndex
+from core.index import HNSW_BUILD_EF, HNSW_NEIGHBORS, INDEX_FORMAT, EvidenceIndex
 from core.pages import Page
 from core.retrieve import Candidates, Retriever
 from core.settings import Settings
@@ -135,12 +135,14 @@ def score_ranking(
 
 
 def content_key(pages: Sequence[Page], options: ContextOptions, embedder_name: str) -> str:
-    """A hash of the pages' content, the indexing options and the embedder."""
+    """A hash of the pages' content, the indexing options, the embedder and the vector
+    graph's build parameters (an evaluation index built with another graph is not reused:
+    its search recall differs)."""
     digest = hashlib.sha256()
     for page in sorted(pages, key=lambda p: p.id):
         digest.update(f"{page.id}\0{page.title}\0{page.url}\0{page.body}\0".encode())
     digest.update(json.dumps(asdict(options), sort_keys=True).encode())
-    digest.update(f"{embedder_name}\0{INDEX_FORMAT}".encode())
+    digest.update(f"{embedder_name}\0{INDEX_FORMAT}\0{HNSW_NEIGHBORS}\0{HNSW_BUILD_EF}".encode())
     return digest.hexdigest()[:16]
 
 

@@ -16,9 +16,11 @@ The judge is the answerer's own reader:
   `self_check_min_ratio` times the best one. The floor is the answerer's threshold, not a
   number of its own: a higher floor would decline questions the answerer can answer (a
   German question's support over an English wiki is lower), a lower one would keep
-  evidences the answerer itself would not answer from. So the offline check never changes
-  whether a question is declined, only which evidences the answer and its sources list
-  are given;
+  evidences the answerer itself would not answer from. So the offline check does not
+  change whether a question is declined (the answerer answers from its best-supported
+  span, and declines exactly when no evidence reaches the threshold), only which evidences
+  the answer and its sources list are given; a follow-up, whose spans are ordered by
+  their own terms' support but judged with the carried topic's, may rarely differ;
 - with a model: one batched call (`core.answer.build_judgment_messages`) answers `n: yes`
   or `n: no` for every source; a reply that does not judge every source exactly once is
   malformed, logged, and keeps every evidence (a failed check must not lose sources).

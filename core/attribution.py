@@ -40,6 +40,7 @@ from core.answer import (
     cited_numbers,
     parse_prompt,
     source_header,
+    source_text,
     split_follow_ups,
 )
 from core.embeddings import Embedder, normalize
@@ -161,7 +162,7 @@ def cluster_evidences(vectors: np.ndarray, eps: float, min_samples: int) -> list
 
 def evidence_text(evidence: Evidence) -> str:
     """An evidence as the answer prompt shows it: `Title — heading` and its text."""
-    return f"{source_header(evidence)}\n{evidence.text.strip()}"
+    return f"{source_header(evidence)}\n{source_text(evidence)}"
 
 
 def without_markers(text: str) -> str:

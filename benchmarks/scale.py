@@ -22,7 +22,9 @@ process (as `confbot serve` runs its worker); and the peak resident memory of th
 and of each watched server process (and its children).
 
 `--reuse` (embedded mode, with `--folder`) skips the build when the folder already holds an
-index of that many pages from an earlier run, and measures the rest on it.
+index of that many pages from an earlier run, and measures the rest on it; with
+`--collection scale100000 --pages 70000` it measures the first 70,000 pages of a
+100,000-page build that was stopped after them.
 """
 
 from __future__ import annotations
@@ -222,9 +224,15 @@ def main() -> None:
     parser.add_argument(
         "--reuse", action="store_true", help="keep the index an earlier run left in --folder"
     )
+    parser.add_argument(
+        "--collection",
+        help="collection name (default scale<pages>); with --reuse, measure the index of a run"
+        " that was stopped before it reached its page count",
+    )
     args = parser.parse_args()
     folder = Path(args.folder or tempfile.mkdtemp(prefix="confbot-scale-"))
-    environ = {"CONFBOT_DATA_DIR": str(folder), "CONFBOT_COLLECTION": f"scale{args.pages}"}
+    collection = args.collection or f"scale{args.pages}"
+    environ = {"CONFBOT_DATA_DIR": str(folder), "CONFBOT_COLLECTION": collection}
     if args.server:
         for name in ("CONFBOT_DATABASE_URL", "CONFBOT_CHROMA_URL"):
             if not os.environ.get(name):

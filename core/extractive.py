@@ -188,7 +188,7 @@ def render(spans: Sequence[tuple[int, Span]], chosen: int) -> str:
     """The answer text for the chosen span: `answer [n]`, then one `Related:` line: the
     unit the span was cut from, or, when the span is that whole unit, the next span."""
     number, span = spans[chosen]
-    lines = [f"{span.answer} [{number}]"]
+    lines = [f"{span.answer} [{number}]" + "".join(f"; {v} [{n}]" for n, v in span.parts)]
     if _plain(span.unit) != _plain(span.answer):
         lines.append(f"{RELATED} {span.unit} [{number}]")
     else:

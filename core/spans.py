@@ -26,10 +26,11 @@ from __future__ import annotations
 
 import math
 import re
-from collections.abc import Sequence
-from dataclasses import dataclass, field
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field, replace
 from functools import lru_cache
 from itertools import takewhile
+from typing import NamedTuple
 
 from core.lexical import ENGLISH_STOPWORDS, GERMAN_STOPWORDS, detect_language, tokenize
 
@@ -84,7 +85,7 @@ _REQUEST = re.compile(
 )
 _TOKEN = re.compile(r"[^\W_]+(?:[.\-_/+][^\W_]+)*", re.UNICODE)
 _JOINER = re.compile(r"[.\-_/+]")
-_ROW = re.compile(r"^Row \d+ in Table \d+:\s*(.*)$")
+_ROW = re.compile(r"^Row \d+ in Table (\d+):\s*(.*)$")
 _TABLE_HEAD = re.compile(r"^Table \d+:")
 _LIST_MARKER = re.compile(r"^\s*(?:[-*•]|\d+[.)])\s+(?:\[[ x]\]\s+)?")
 # A sentence ends at . ! or ? before a capital, but not after an ordinal ("am 24. Dezember").
@@ -150,6 +151,8 @@ TRANSLATION_CREDIT = 0.5
 SUPPORT_WORDS = 25
 LIST_ITEMS = 12
 TYPED_VALUES = ("who", "when", "version", "count")
+FOCUS_WEIGHT = 1.0
+HEADER_CREDIT = 0.0
 
 
 @dataclass(frozen=True)
@@ -186,6 +189,9 @@ class QuestionProfile:
     context: frozenset[str]
     words: frozenset[str]
     aliases: dict[str, str] = field(default_factory=dict)
+    focus: frozenset[str] = frozenset()
+    plural: bool = False
+    fact: str = ""
 
     @property
     def weight(self) -> float:
@@ -201,14 +207,16 @@ class QuestionProfile:
 
 @dataclass(frozen=True)
 class Unit:
-    """One answerable unit of an evidence: `kind` row (with its `pairs`), item, list (the
-    items of a short list) or sentence; `stems` are its terms."""
+    """One answerable unit of an evidence: `kind` row (with its `pairs` and the number of its
+    `table` on the page), item, list (the items of a short list) or sentence; `stems` are its
+    terms."""
 
     kind: str
     text: str
     stems: frozenset[str]
     words: int
     pairs: tuple[tuple[str, str], ...] = ()
+    table: int = 0
 
 
 @dataclass(frozen=True)
@@ -217,7 +225,9 @@ class Span:
     item or sentence it came from: the supporting line), `score` (how well it answers,
     comparable across the evidences of one question), `support` in [0, 1] and the unit's
     `kind`; `topic` in [0, 1], the share of the carried context's terms (an offline-completed
-    follow-up's "(context: ...)") that the unit and its header contain (0 without context)."""
+    follow-up's "(context: ...)") that the unit and its header contain (0 without context);
+    `parts`, more values of the answer from other rows of the same table that answer the
+    question as well (source number, value), in source order."""
 
     answer: str
     unit: str
@@ -225,6 +235,7 @@ class Span:
     support: float
     kind: str
     topic: float = 0.0
+    parts: tuple[tuple[int, str], ...] = ()
 
 
 # --------------------------------------------------------------------------- terms
@@ -299,6 +310,61 @@ def question_language(text: str) -> str:
     return own if own == "de" else detect_language(text)
 
 
+# "Which X" / "what X" (and "what was the X"): the noun phrase after it names what is asked
+# for, the column of a table row or the kind of value (`question_focus`).
+_FOCUS = re.compile(
+    r"\b(?:which|what|welche[rsmn]?|was für(?: eine?[rnms]?)?)\s+"
+    r"(?:(?:was|were|is|are|war|waren|ist|sind)\s+)?"
+    r"(?:(?:the|der|die|das|den|dem|des)\s+)?(?P<phrase>[^?,;]*)",
+    re.IGNORECASE,
+)
+_FOCUS_JOINERS = frozenset("and und / & or oder".split())
+FOCUS_WORDS = 4
+
+
+def question_focus(text: str) -> tuple[tuple[str, ...], bool]:
+    """The words of the noun phrase a which/what question asks for ("Which Dell Latitude
+    model resulted in ..." → Dell, Latitude, model), at most `FOCUS_WORDS`, ended by a
+    function word or an English past participle; and whether it asks for more than one
+    thing (a plural noun: "Which machines", "card(s)"; a plural verb after it: "were",
+    "wurden"; or two nouns: "BIOS and Build versions")."""
+    match = _FOCUS.search(_CONTEXT.sub(" ", text))
+    if not match:
+        return (), False
+    words: list[str] = []
+    marked = False
+    following = ""
+    for raw in match.group("phrase").split():
+        word = raw.strip(".:!\"'")
+        if word.lower().endswith(("(s)", "(n)")):
+            word = word[:-3]
+            marked = marked or word.lower() not in _STOP
+        lower = word.lower()
+        if lower in _FOCUS_JOINERS and words:
+            words.append(lower)
+            continue
+        if (
+            lower in _STOP
+            or (lower.endswith("ed") and len(lower) > 4 and not word[:1].isupper())
+            or len(words) >= FOCUS_WORDS
+        ):
+            following = lower
+            break
+        words.append(word)
+    while words and words[-1].lower() in _FOCUS_JOINERS:
+        words.pop()
+    if not words:
+        return (), False
+    head = words[-1].lower()
+    plural = (
+        marked
+        or (head.endswith("s") and not head.endswith("ss") and len(head) > 3 and not head.isupper())
+        or following in ("were", "are", "wurden", "sind", "waren", "haben", "hatten")
+        or any(w in ("and", "und") for w in words)
+    )
+    return tuple(words), plural
+
+
 Translations = tuple[tuple[str, tuple[str, ...]], ...]
 
 
@@ -326,13 +392,98 @@ def profile_question(text: str, translations: Translations = ()) -> QuestionProf
                     aliases.setdefault(stem, own[0])
     context = frozenset(terms(" ".join(_CONTEXT.findall(text)), stopwords)) - set(weights)
     words = frozenset(w.lower() for w in _TOKEN.findall(text))
-    return QuestionProfile(text, question_type(text), language, weights, context, words, aliases)
+    phrase, plural = question_focus(text)
+    focus = frozenset(terms(" ".join(phrase), stopwords)) & weights.keys()
+    return QuestionProfile(
+        text,
+        question_type(text),
+        language,
+        weights,
+        context,
+        words,
+        aliases,
+        focus,
+        plural,
+        page_fact(text),
+    )
 
 
 # --------------------------------------------------------------------------- units
 def is_metadata(line: str) -> bool:
     """Whether a line is page furniture (byline, copyright, licence), never an answer."""
     return _METADATA.search(line) is not None
+
+
+# A Confluence byline: "Owned by A Last updated: May 06, 2016 by B" (ConfQuestions, Cloud's
+# page header), "Created by A, last modified by B on Jun 27, 2017" (Data Center).
+_OWNED = re.compile(r"\b(?:owned|created) by (.+?)(?=,|\s+last (?:updated|modified)\b|$)", re.I)
+_UPDATED_ON = re.compile(
+    r"\blast (?:updated|modified):?\s+(?:on\s+)?(.+?)\s+by\s+(.+?)\s*$"
+    r"|\blast (?:updated|modified) by (.+?) on (.+?)\s*$"
+    r"|\blast (?:updated|modified):?\s+(?:on\s+)?(.+?)\s*$",
+    re.I,
+)
+PAGE_FACTS = ("owner", "updated", "updated_by")
+# What a question about the page itself asks: who owns or wrote it, when it was last
+# changed and by whom (English and German).
+_ASKS_OWNER = re.compile(
+    r"\b(own(?:s|ed|er)?|author(?:ed)?|creat(?:ed|or)|wrote|written|eigentümer|besitzer"
+    r"|autor|verfasst|erstellt|geschrieben|gehört)\b",
+    re.I,
+)
+_ASKS_UPDATE = re.compile(
+    r"\b(updated|modified|changed|edited|aktualisiert|geändert|bearbeitet)\b", re.I
+)
+_BY_WHOM = re.compile(r"\b(by whom|who|wer|von wem)\b", re.I)
+
+
+def byline_facts(line: str) -> tuple[tuple[str, str], ...]:
+    """The facts of a page byline as (`PAGE_FACTS` name, value) pairs: its owner (or
+    creator), when it was last updated and by whom; () for another line."""
+    facts = []
+    owned = _OWNED.search(line)
+    if owned:
+        facts.append(("owner", owned.group(1).strip(" .")))
+    updated = _UPDATED_ON.search(line)
+    if updated:
+        when = updated.group(1) or updated.group(4) or updated.group(5)
+        by = updated.group(2) or updated.group(3)
+        facts.append(("updated", when.strip(" .,")))
+        if by:
+            facts.append(("updated_by", by.strip(" .")))
+    return tuple(facts)
+
+
+# The words a question about a page uses for the page and its byline ("Who owns the
+# Confluence page on ...", "Wer ist der Autor der Seite ..."), which a byline stands for.
+_BYLINE_WORDS = (
+    "page document confluence wiki information owner own owns owned author authored"
+    " created creator wrote written updated last modified changed edited seite dokument"
+    " informationen eigentümer besitzer autor verfasst erstellt geschrieben gehört"
+    " aktualisiert zuletzt geändert bearbeitet"
+)
+
+
+@lru_cache(maxsize=1024)
+def _byline_stems(line: str) -> frozenset[str]:
+    """A byline's terms with the words questions about a page use (`_BYLINE_WORDS`)."""
+    return frozenset(terms(line)) | frozenset(terms(_BYLINE_WORDS, _STOP))
+
+
+def page_fact(text: str) -> str:
+    """The `PAGE_FACTS` name a question asks for when it asks about a page itself ("Who
+    owns the page on ...?", "When was ... last updated?"), else ""."""
+    asked = _CONTEXT.sub(" ", text)
+    qtype = question_type(text)
+    if _ASKS_UPDATE.search(asked):
+        if qtype == "when":
+            return "updated"
+        if _BY_WHOM.search(asked):
+            return "updated_by"
+        return ""
+    if _ASKS_OWNER.search(asked) and qtype == "who":
+        return "owner"
+    return ""
 
 
 def row_pairs(row: str) -> tuple[tuple[str, str], ...]:
@@ -348,15 +499,17 @@ def row_pairs(row: str) -> tuple[tuple[str, str], ...]:
     return tuple(pairs)
 
 
-def _unit(kind: str, text: str, pairs: tuple[tuple[str, str], ...] = ()) -> Unit:
-    return Unit(kind, text, frozenset(terms(text)), len(text.split()), pairs)
+def _unit(kind: str, text: str, pairs: tuple[tuple[str, str], ...] = (), table: int = 0) -> Unit:
+    return Unit(kind, text, frozenset(terms(text)), len(text.split()), pairs, table)
 
 
 @lru_cache(maxsize=8192)
 def units(text: str) -> tuple[Unit, ...]:
     """The answerable units of an evidence text, in order: verbalized table rows (with
     their pairs), list items and, for a list of at most `LIST_ITEMS` items, the whole list;
-    the sentences of other lines. Metadata lines are left out."""
+    the sentences of other lines. A byline is a `byline` unit with its facts as pairs
+    (`byline_facts`), which only answers a question about the page itself; other metadata
+    lines are left out."""
     out: list[Unit] = []
     items: list[str] = []
 
@@ -367,7 +520,12 @@ def units(text: str) -> tuple[Unit, ...]:
 
     for raw in text.split("\n"):
         line = " ".join(raw.split())
-        if not line or _TABLE_HEAD.match(line) or is_metadata(line):
+        if not line or _TABLE_HEAD.match(line):
+            continue
+        if is_metadata(line):
+            facts = byline_facts(line)
+            if facts:
+                out.append(Unit("byline", line, _byline_stems(line), len(line.split()), facts))
             continue
         row = _ROW.match(line)
         if _LIST_MARKER.match(line) and not row:
@@ -378,9 +536,9 @@ def units(text: str) -> tuple[Unit, ...]:
             continue
         close_list()
         if row:
-            pairs = row_pairs(row.group(1))
-            body = "; ".join(_cell(n, v) for n, v in pairs) or row.group(1)
-            out.append(_unit("row", body, pairs))
+            pairs = row_pairs(row.group(2))
+            body = "; ".join(_cell(n, v) for n, v in pairs) or row.group(2)
+            out.append(_unit("row", body, pairs, int(row.group(1))))
         else:
             out.extend(_unit("sentence", s.strip()) for s in _SENTENCE_END.split(line) if s.strip())
     close_list()
@@ -460,10 +618,11 @@ def _cell_verdict(value: str) -> str | None:
     return None
 
 
-def _row_answer(profile: QuestionProfile, unit: Unit, words: int) -> str:
-    """The cell(s) of a row that answer the question: the columns whose names carry asked
-    terms the row's values do not (the row's values say which row is meant), `Column:
-    value`; Yes or No for a pass/fail cell asked about by a yes/no question."""
+def _row_cells(profile: QuestionProfile, unit: Unit) -> list[tuple[str, str]]:
+    """The cells of a row that answer the question, best first (at most three): the
+    columns whose names carry asked terms the row's values do not (the row's values say
+    which row is meant), the cell the question's "which X" names, a value of the asked type;
+    [] when no cell stands out (the whole row answers)."""
     value_terms: set[str] = set()
     for _, value in unit.pairs:
         value_terms.update(terms(value))
@@ -476,20 +635,37 @@ def _row_answer(profile: QuestionProfile, unit: Unit, words: int) -> str:
             frozenset(value_terms - name_terms)
         )
         score = _weight(profile, hits)
+        # The cell the question's "which X" names: X in its column or, with more, its value.
+        named = profile.asked_in(frozenset(name_terms)) & profile.focus
+        if _new(value, profile):
+            named |= profile.asked_in(frozenset(terms(value))) & profile.focus
+        score += FOCUS_WEIGHT * _weight(profile, named)
         if profile.qtype in TYPED_VALUES and typed_values(profile.qtype, value, profile):
             score += TYPE_BONUS
         if profile.qtype == "yesno" and _cell_verdict(value) is not None:
             score += TYPE_BONUS
         if not _new(value, profile):
             score -= 1.0
-        scored.append((score, -position, name, value))
+        scored.append((score, bool(named), -position, name, value))
     if not scored:
-        return clip_words(unit.text, words)
+        return []
+    # Once a cell is the one the question names, the others only say which row is meant.
+    if any(named for _, named, *_ in scored):
+        scored = [cell for cell in scored if cell[1]]
     scored.sort(reverse=True)
     best = scored[0][0]
     if best <= TYPE_BONUS:
+        return []
+    return [(n, v) for s, _, _, n, v in scored if s >= best * 0.75][:3]
+
+
+def _row_answer(profile: QuestionProfile, unit: Unit, words: int) -> str:
+    """The cell(s) of a row that answer the question (`_row_cells`), `Column: value`; Yes or
+    No for a pass/fail cell asked about by a yes/no question; the whole row when no cell
+    stands out."""
+    chosen = _row_cells(profile, unit)
+    if not chosen:
         return clip_words(unit.text, words)
-    chosen = [(n, v) for s, _, n, v in scored if s >= best * 0.75][:3]
     if profile.qtype == "yesno":
         verdict = _cell_verdict(chosen[0][1])
         if verdict:
@@ -528,6 +704,8 @@ def _announced_items(
 
 def _unit_answer(profile: QuestionProfile, unit: Unit, words: int) -> str:
     """The short answer inside a unit, by question type."""
+    if unit.kind == "byline":
+        return dict(unit.pairs)[profile.fact]
     if unit.kind == "row":
         return _row_answer(profile, unit, words)
     labelled = _LABELLED.match(unit.text)
@@ -577,6 +755,8 @@ def score_unit(
         score += TYPE_BONUS
     if unit.kind == "list" and counting and in_header:
         score += TYPE_BONUS  # "how many" over a list under a matching heading: count it
+    if unit.kind == "byline":
+        score += TYPE_BONUS  # it holds the page fact asked for (`scored_units`)
     score /= 1 + weights.length_penalty * math.log2(1 + unit.words / 16)
     total = profile.weight
     found = own | header_only
@@ -585,41 +765,65 @@ def score_unit(
     return score, credit / total if total else 0.0
 
 
+class Scored(NamedTuple):
+    """A unit of an evidence as a candidate answer: its `score` and `support`
+    (`score_unit`) and its `position` among the evidence's units."""
+
+    score: float
+    support: float
+    unit: Unit
+    position: int
+
+
+def scored_units(
+    profile: QuestionProfile, header: str, text: str, weights: SpanWeights = DEFAULT_WEIGHTS
+) -> list[Scored]:
+    """(score, support, unit, position) of every unit of an evidence that may answer the
+    question: it shares a term with the question (a whole list may share it through its
+    heading: "Preconditions:" over its items) and, unless the question asks yes or no, says
+    something the question does not."""
+    header_terms = _header_terms(header)
+    wanted = profile.terms.keys() | profile.context | profile.aliases.keys()
+    titled = bool(header_terms & wanted)
+    out = []
+    for position, unit in enumerate(units(text)):
+        if unit.kind == "byline" and profile.fact not in dict(unit.pairs):
+            continue  # a byline answers only a question about the page itself
+        if profile.qtype != "yesno" and unit.stems <= wanted:
+            continue
+        if not (unit.stems & wanted or (titled and unit.kind == "list")):
+            continue
+        score, covered = score_unit(profile, header_terms, unit, weights)
+        out.append(Scored(score, covered, unit, position))
+    return out
+
+
 def best_span(
     profile: QuestionProfile,
     header: str,
     text: str,
     number: int = 1,
     weights: SpanWeights = DEFAULT_WEIGHTS,
+    scored: Sequence[Scored] | None = None,
 ) -> Span | None:
     """The best answer span of one evidence (`header`: its title and heading; `number`: its
     rank among the sources, 1 = best), or None when no unit shares a term with the
-    question. The score carries a mild prior for better-ranked sources,
-    1 / (1 + `weights.rank_prior` (number - 1)); it depends on this source alone, so leaving
-    another source out never changes it."""
-    header_terms = _header_terms(header)
-    wanted = profile.terms.keys() | profile.context | profile.aliases.keys()
-    titled = bool(header_terms & wanted)
-    best: tuple[float, float, Unit, int] | None = None
-    found = units(text)
-    for position, unit in enumerate(found):
-        # A unit must share a term with the question (a whole list may share it through
-        # its heading: "Preconditions:" over its items) and, unless the question asks yes
-        # or no, say something the question does not.
-        if profile.qtype != "yesno" and unit.stems <= wanted:
-            continue
-        if not (unit.stems & wanted or (titled and unit.kind == "list")):
-            continue
-        score, covered = score_unit(profile, header_terms, unit, weights)
-        if best is None or score > best[0]:
-            best = (score, covered, unit, position)
+    question (`scored`: its `scored_units`, when already computed). The score carries a
+    mild prior for better-ranked sources, 1 / (1 + `weights.rank_prior` (number - 1)); it
+    depends on this source alone, so leaving another source out never changes it."""
+    scored = scored_units(profile, header, text, weights) if scored is None else scored
+    best: Scored | None = None
+    for candidate in scored:
+        if best is None or candidate.score > best.score:
+            best = candidate
     if best is None:
         return None
     score, covered, unit, position = best
     carried = profile.context
+    header_terms = _header_terms(header)
     topic = len(carried & (unit.stems | header_terms)) / len(carried) if carried else 0.0
     return Span(
-        answer=_announced_items(profile, found, position, weights.answer_words)
+        answer=_announced_items(profile, units(text), position, weights.answer_words)
         or _unit_answer(profile, unit, weights.answer_words),
         unit=clip_words(unit.text, SUPPORT_WORDS),
         score=score / (1 + weights.rank_prior * (number - 1)),
@@ -649,15 +853,99 @@ def best_spans(
     asks about is the commonest wrong answer (cross-validated: answer F1 0.269 -> 0.284 EN,
     0.192 -> 0.204 DE against score first). Leaving a source out still changes the first
     span only when that source supplied it: the best support drops only when the source
-    that held it alone goes."""
+    that held it alone goes. The first span gathers the other rows of its table that answer
+    as well (`gather_rows`)."""
     profile = profile_question(question, translations)
     found = []
+    scored: dict[int, tuple[str, list[Scored]]] = {}
     for number, header, text in sources:
-        span = best_span(profile, header, text, number, weights)
+        units_of = scored_units(profile, header, text, weights)
+        scored[number] = (header, units_of)
+        span = best_span(profile, header, text, number, weights, units_of)
         if span is not None:
             found.append((number, span))
     found.sort(key=lambda pair: (-_tier(pair[1].support), -pair[1].score, pair[0]))
+    if found:
+        number, span = found[0]
+        parts = gather_rows(profile, number, span, scored)
+        if parts:
+            found[0] = (number, replace(span, parts=parts))
     return found
+
+
+GATHERED = 5
+# Cells that hold no value ("n/a", "-", "?", "TBD").
+_EMPTY_CELL = re.compile(r"^\W*(n/?a|none|tbd|tba|unknown|-+|\?+)?\W*$", re.IGNORECASE)
+
+
+def gather_rows(
+    profile: QuestionProfile,
+    number: int,
+    span: Span,
+    scored: Mapping[int, tuple[str, Sequence[Scored]]],
+) -> tuple[tuple[int, str], ...]:
+    """More values for an answer cut from a table row: the same columns of the other rows
+    of that table (any source with the same title and heading) that meet every condition
+    the answer's row meets (the asked terms in its other cells: "Which machines ... fail"
+    → the rows whose cells say it fails) and whose value names what the answer's names of
+    the question's "which X" ("Which Dell models": Dell ones), at most `GATHERED`, each
+    with its source number."""
+    if span.kind != "row" or profile.qtype in ("yesno", "count"):
+        return ()
+    header, units_of = scored[number]
+    first = next(
+        (c.unit for c in units_of if clip_words(c.unit.text, SUPPORT_WORDS) == span.unit), None
+    )
+    if first is None:
+        return ()
+    columns = [name for name, _ in _row_cells(profile, first)]
+    if not columns:
+        return ()
+    header_asked = profile.asked_in(_header_terms(header))
+    conditions = _row_conditions(profile, first, columns) - header_asked
+    needed = _weight(profile, conditions)
+    if not needed:
+        return ()
+    answer = _row_value(first, columns)
+    named = profile.asked_in(frozenset(terms(answer))) & profile.focus
+    values = {answer}
+    parts: list[tuple[int, str]] = []
+    for other, (other_header, others) in sorted(scored.items()):
+        if other_header != header:
+            continue
+        for candidate in others:
+            unit = candidate.unit
+            if unit.kind != "row" or unit.table != first.table:
+                continue
+            met = _row_conditions(profile, unit, columns) & conditions
+            value = _row_value(unit, columns)
+            if not value or value in values or _weight(profile, met) < needed - 1e-9:
+                continue
+            if not named <= profile.asked_in(frozenset(terms(value))):
+                continue
+            values.add(value)
+            parts.append((other, value))
+    return tuple(parts[:GATHERED])
+
+
+def _row_conditions(profile: QuestionProfile, unit: Unit, columns: Sequence[str]) -> set[str]:
+    """The asked terms a row's cells hold outside `columns` (what makes it the row meant)."""
+    stems: set[str] = set()
+    for name, value in unit.pairs:
+        if name not in columns:
+            stems.update(terms(f"{name} {value}"))
+    return profile.asked_in(frozenset(stems))
+
+
+def _row_value(unit: Unit, columns: Sequence[str]) -> str:
+    """The values of a row under `columns` ("" when it lacks one): `value`, or `Column:
+    value; ...` for more than one column."""
+    cells = dict(unit.pairs)
+    if not all(cells.get(c) and not _EMPTY_CELL.match(cells[c]) for c in columns):
+        return ""
+    if len(columns) == 1:
+        return cells[columns[0]]
+    return "; ".join(_cell(c, cells[c]) for c in columns)
 
 
 def _tier(support: float) -> float:

@@ -56,8 +56,11 @@ def test_a_sentence_answer_is_related_to_the_next_best_span():
     assert text.split("\n")[0] == "The XT shield turns green after a successful upgrade. [3]"
 
 
-def test_never_a_byline_as_the_answer():
-    text = ask("Who owns the measurement page, last updated by Ross Philipson?")
+def test_a_byline_answers_a_question_about_the_page_and_never_another():
+    first, related = ask("Who owns the measurement page?").split("\n")
+    assert first == "Ross Philipson [3]"
+    assert related.startswith("Related: Owned by Ross Philipson")
+    text = ask("What turns green after a successful upgrade, as per Ross Philipson?")
     assert "Owned by" not in text and "Last updated" not in text
 
 

@@ -8,9 +8,12 @@ import pytest
 from core.spans import (
     best_span,
     best_spans,
+    byline_facts,
     counted_items,
     is_metadata,
+    page_fact,
     profile_question,
+    question_focus,
     question_type,
     row_pairs,
     support,
@@ -122,12 +125,112 @@ def test_labelled_line_gives_its_value():
     assert answer("What was the action item for Phil?", text) == "change the call times"
 
 
-def test_bylines_are_never_units():
+def test_a_byline_answers_only_questions_about_the_page_itself():
     assert is_metadata("Owned by Rich Persaud Last updated: Oct 02, 2016 by Rich Persaud")
     assert is_metadata("Copyright 2016 by Assured Information Security, Inc.")
     assert not is_metadata("The community call was held on 17 November 2016.")
-    assert all("Owned by" not in u.text for u in units(MINUTES))
-    assert answer("Who updated the page on Oct 02, 2016?", MINUTES) != "Rich Persaud"
+    assert [u.kind for u in units(MINUTES)][0] == "byline"
+    assert all("Copyright" not in u.text for u in units("Copyright 2016 by AIS, Inc."))
+    assert answer("Who owns the page on the community call?", MINUTES) == "Rich Persaud"
+    assert answer("When was this page last updated?", MINUTES) == "Oct 02, 2016"
+    assert answer("Wer hat die Seite zuletzt geändert?", MINUTES) == "Rich Persaud"
+    assert answer("Who presented the Argo design?", MINUTES) == "Christopher Clark"
+    assert answer("When was the community call held?", MINUTES) == "17 November 2016"
+
+
+@pytest.mark.parametrize(
+    "line, facts",
+    [
+        (
+            "Owned by Rich Persaud Last updated: Oct 02, 2016 by Eric Chanudet",
+            {"owner": "Rich Persaud", "updated": "Oct 02, 2016", "updated_by": "Eric Chanudet"},
+        ),
+        (
+            "Created by Alice Smith, last modified by Bob Jones on Jun 27, 2017",
+            {"owner": "Alice Smith", "updated": "Jun 27, 2017", "updated_by": "Bob Jones"},
+        ),
+        (
+            "Created by Alice Smith, last modified on Jun 27, 2017",
+            {"owner": "Alice Smith", "updated": "Jun 27, 2017"},
+        ),
+        ("Copyright 2016 by AIS, Inc.", {}),
+    ],
+)
+def test_byline_facts(line, facts):
+    assert dict(byline_facts(line)) == facts
+
+
+@pytest.mark.parametrize(
+    "question, fact",
+    [
+        ("Who owns the Confluence page on Forward Seal Test Procedures?", "owner"),
+        ("Wer ist der Autor der Confluence-Seite zu den Forward Seal Tests?", "owner"),
+        ("When was the page on OpenXT 7.x builds last updated?", "updated"),
+        ("Wann wurde die Seite zuletzt aktualisiert?", "updated"),
+        ("By whom was the build page last updated?", "updated_by"),
+        ("Von wem wurde die Seite zuletzt aktualisiert?", "updated_by"),
+        ("Who presented the Argo design?", ""),
+        ("When was the BIOS updated to 1.14.0?", "updated"),
+        ("What was updated in the BIOS?", ""),
+    ],
+)
+def test_page_fact(question, fact):
+    assert page_fact(question) == fact
+
+
+@pytest.mark.parametrize(
+    "question, words, plural",
+    [
+        (
+            "Which Dell Latitude model resulted in a black screen?",
+            ("Dell", "Latitude", "model"),
+            False,
+        ),
+        (
+            "Which AMD graphics card(s) was checked with the HP 8300?",
+            ("AMD", "graphics", "card"),
+            True,
+        ),
+        (
+            "What was the BIOS and Build versions used for the 7040?",
+            ("BIOS", "and", "Build", "versions"),
+            True,
+        ),
+        ("For which machines is it known that passthrough fails?", ("machines",), True),
+        ("Welche Ubuntu Versionen wurden verwendet?", ("Ubuntu", "Versionen"), True),
+        ("What does BATS stand for?", (), False),
+        ("Who presented the Argo design?", (), False),
+    ],
+)
+def test_question_focus(question, words, plural):
+    assert question_focus(question) == (words, plural)
+
+
+def test_the_cell_a_which_question_names_answers():
+    assert answer("Which Dell Optiplex model failed the UEFI OTA upgrade?", TABLE) == (
+        "Platform: Dell Optiplex 7060"
+    )
+
+
+MACHINES = (
+    "Table 1: Machine, Graphics card, Notes\n"
+    "Row 1 in Table 1: Machine is Dell 9020, Graphics card is HD7750, and Notes is PCI"
+    " passthrough fails\n"
+    "Row 2 in Table 1: Machine is HP 8300, Graphics card is W600, and Notes is PCI"
+    " passthrough fails\n"
+    "Row 3 in Table 1: Machine is Dell 7040, Graphics card is K2000, and Notes is works"
+)
+
+
+def test_rows_that_meet_the_same_conditions_add_their_values():
+    question = "For which machines does PCI passthrough fail?"
+    row_1 = MACHINES.split("\n")[1]
+    sources = [(1, "GPU tests", row_1), (2, "GPU tests", MACHINES), (3, "Other page", MACHINES)]
+    (number, span), *_ = best_spans(question, sources)
+    assert (number, span.answer, span.parts) == (1, "Machine: Dell 9020", ((2, "HP 8300"),))
+    # The row alone answers alone; a yes/no question gathers nothing.
+    assert best_spans(question, sources[:1])[0][1].parts == ()
+    assert best_spans("Does PCI passthrough fail on the HP 8300?", sources)[0][1].parts == ()
 
 
 def test_units_of_a_table_list_and_passage():

@@ -188,7 +188,7 @@ def render(spans: Sequence[tuple[int, Span]], chosen: int) -> str:
     """The answer text for the chosen span: `answer [n]`, then one `Related:` line: the
     unit the span was cut from, or, when the span is that whole unit, the next span."""
     number, span = spans[chosen]
-    lines = [f"{span.answer} [{number}]" + "".join(f"; {v} [{n}]" for n, v in span.parts)]
+    lines = [_cited([(number, span.answer), *span.parts])]
     if _plain(span.unit) != _plain(span.answer):
         lines.append(f"{RELATED} {span.unit} [{number}]")
     else:
@@ -197,6 +197,16 @@ def render(spans: Sequence[tuple[int, Span]], chosen: int) -> str:
             other_number, other = others[0]
             lines.append(f"{RELATED} {other.unit} [{other_number}]")
     return "\n".join(lines)
+
+
+def _cited(values: Sequence[tuple[int, str]]) -> str:
+    """Values joined by "; ", each run of values from one source followed by its citation:
+    `a; b [1]; c [3]`."""
+    out = []
+    for position, (number, value) in enumerate(values):
+        last = position + 1 == len(values) or values[position + 1][0] != number
+        out.append(f"{value} [{number}]" if last else value)
+    return "; ".join(out)
 
 
 def _plain(text: str) -> str:

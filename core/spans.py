@@ -207,16 +207,16 @@ class QuestionProfile:
 
 @dataclass(frozen=True)
 class Unit:
-    """One answerable unit of an evidence: `kind` row (with its `pairs` and the number of its
-    `table` on the page), item, list (the items of a short list) or sentence; `stems` are its
-    terms."""
+    """One answerable unit of an evidence: `kind` row (with its `pairs`), item, list (the
+    items of a short list), sentence or byline; `stems` are its terms; `group` tells which
+    table of the page a row is in (its number) or which list of the evidence an item is in."""
 
     kind: str
     text: str
     stems: frozenset[str]
     words: int
     pairs: tuple[tuple[str, str], ...] = ()
-    table: int = 0
+    group: int = 0
 
 
 @dataclass(frozen=True)
@@ -314,12 +314,13 @@ def question_language(text: str) -> str:
 # for, the column of a table row or the kind of value (`question_focus`).
 _FOCUS = re.compile(
     r"\b(?:which|what|welche[rsmn]?|was für(?: eine?[rnms]?)?)\s+"
-    r"(?:(?:was|were|is|are|war|waren|ist|sind)\s+)?"
+    r"(?:(?P<aux>was|were|is|are|war|waren|ist|sind)\s+)?"
     r"(?:(?:the|der|die|das|den|dem|des)\s+)?(?P<phrase>[^?,;]*)",
     re.IGNORECASE,
 )
 _FOCUS_JOINERS = frozenset("and und / & or oder".split())
 FOCUS_WORDS = 4
+_PLURAL_VERBS = frozenset("were are wurden sind waren haben hatten".split())
 
 
 def question_focus(text: str) -> tuple[tuple[str, ...], bool]:
@@ -358,8 +359,9 @@ def question_focus(text: str) -> tuple[tuple[str, ...], bool]:
     head = words[-1].lower()
     plural = (
         marked
+        or (match.group("aux") or "").lower() in _PLURAL_VERBS
         or (head.endswith("s") and not head.endswith("ss") and len(head) > 3 and not head.isupper())
-        or following in ("were", "are", "wurden", "sind", "waren", "haben", "hatten")
+        or following in _PLURAL_VERBS
         or any(w in ("and", "und") for w in words)
     )
     return tuple(words), plural
@@ -499,8 +501,8 @@ def row_pairs(row: str) -> tuple[tuple[str, str], ...]:
     return tuple(pairs)
 
 
-def _unit(kind: str, text: str, pairs: tuple[tuple[str, str], ...] = (), table: int = 0) -> Unit:
-    return Unit(kind, text, frozenset(terms(text)), len(text.split()), pairs, table)
+def _unit(kind: str, text: str, pairs: tuple[tuple[str, str], ...] = (), group: int = 0) -> Unit:
+    return Unit(kind, text, frozenset(terms(text)), len(text.split()), pairs, group)
 
 
 @lru_cache(maxsize=8192)
@@ -512,10 +514,14 @@ def units(text: str) -> tuple[Unit, ...]:
     lines are left out."""
     out: list[Unit] = []
     items: list[str] = []
+    lists = 0
 
     def close_list() -> None:
+        nonlocal lists
         if 1 < len(items) <= LIST_ITEMS:
-            out.append(_unit("list", "; ".join(items)))
+            out.append(_unit("list", "; ".join(items), group=lists))
+        if items:
+            lists += 1
         items.clear()
 
     for raw in text.split("\n"):
@@ -532,7 +538,7 @@ def units(text: str) -> tuple[Unit, ...]:
             item = _LIST_MARKER.sub("", line, count=1).strip()
             if item:
                 items.append(item)
-                out.append(_unit("item", item))
+                out.append(_unit("item", item, group=lists))
             continue
         close_list()
         if row:
@@ -867,7 +873,9 @@ def best_spans(
     found.sort(key=lambda pair: (-_tier(pair[1].support), -pair[1].score, pair[0]))
     if found:
         number, span = found[0]
-        parts = gather_rows(profile, number, span, scored)
+        parts = gather_rows(profile, number, span, scored) or gather_items(
+            profile, number, span, scored
+        )
         if parts:
             found[0] = (number, replace(span, parts=parts))
     return found
@@ -915,7 +923,7 @@ def gather_rows(
             continue
         for candidate in others:
             unit = candidate.unit
-            if unit.kind != "row" or unit.table != first.table:
+            if unit.kind != "row" or unit.group != first.group:
                 continue
             met = _row_conditions(profile, unit, columns) & conditions
             value = _row_value(unit, columns)
@@ -925,6 +933,42 @@ def gather_rows(
                 continue
             values.add(value)
             parts.append((other, value))
+    return tuple(parts[:GATHERED])
+
+
+def gather_items(
+    profile: QuestionProfile,
+    number: int,
+    span: Span,
+    scored: Mapping[int, tuple[str, Sequence[Scored]]],
+) -> tuple[tuple[int, str], ...]:
+    """More items for an answer that is one item of a list, when the question asks for
+    several things ("What are the compatibility properties?"): the other items of that
+    list that are as well supported and hold the question's "which X" words the answer
+    holds, at most `GATHERED`."""
+    if span.kind != "item" or not profile.plural or profile.qtype in ("yesno", "count"):
+        return ()
+    _, units_of = scored[number]
+    first = next(
+        (
+            c
+            for c in units_of
+            if c.unit.kind == "item" and clip_words(c.unit.text, SUPPORT_WORDS) == span.unit
+        ),
+        None,
+    )
+    if first is None:
+        return ()
+    named = profile.asked_in(first.unit.stems) & profile.focus
+    parts = []
+    for candidate in units_of:
+        unit = candidate.unit
+        if unit.kind != "item" or unit.group != first.unit.group or unit.text == first.unit.text:
+            continue
+        if _tier(candidate.support) == _tier(first.support) and named <= profile.asked_in(
+            unit.stems
+        ):
+            parts.append((number, unit.text))
     return tuple(parts[:GATHERED])
 
 

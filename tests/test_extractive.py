@@ -124,3 +124,22 @@ def test_make_llm_picks_by_base_url(tmp_path):
     online = offline.replace(llm_base_url="http://127.0.0.1:9/v1", llm_model="m")
     llm = make_llm(online)
     assert isinstance(llm, OpenAILLM) and llm.name == "m"
+
+
+def test_values_gathered_from_several_sources_are_each_cited():
+    table = "Table 1: Machine, Notes\n"
+    rows = [
+        ev(1, "Row 1 in Table 1: Machine is Dell 9020, and Notes is PCI passthrough fails", "GPU"),
+        ev(
+            2,
+            table + "Row 2 in Table 1: Machine is HP 8300, and Notes is PCI passthrough fails",
+            "GPU",
+        ),
+        ev(
+            3,
+            table + "Row 3 in Table 1: Machine is HP 8200, and Notes is PCI passthrough fails",
+            "GPU",
+        ),
+    ]
+    first = ask("For which machines does PCI passthrough fail?", evidences=rows).split("\n")[0]
+    assert first == "Machine: Dell 9020 [1]; HP 8300 [2]; HP 8200 [3]"

@@ -320,3 +320,25 @@ def test_the_best_supported_span_answers_before_a_higher_scored_one():
     assert "Radeon HD 7750" in top.answer
     # Leaving the other source out leaves the answer as it was.
     assert best_spans(question, [answers])[0][1].answer == top.answer
+
+
+STEPS = (
+    "- Download an installer from the Fedora web site\n"
+    "- Create a new guest with minimal hardware for the installation\n"
+    "- Install Fedora and reboot at the end of the installation"
+)
+
+
+def test_a_question_for_several_things_gathers_the_items_of_its_list():
+    (_, span), *_ = best_spans(
+        "What are the steps of a guest installation?", [(1, "Guests", STEPS)]
+    )
+    assert [span.answer, *(value for _, value in span.parts)] == [
+        "Download an installer from the Fedora web site",
+        "Create a new guest with minimal hardware for the installation",
+        "Install Fedora and reboot at the end of the installation",
+    ]
+    (_, one), *_ = best_spans(
+        "Where is the Fedora installer downloaded from?", [(1, "Guests", STEPS)]
+    )
+    assert one.parts == ()

@@ -31,7 +31,6 @@ from core.answer import source_header, source_text  # noqa: E402
 from core.assistant import make_llm  # noqa: E402
 from core.evaluation.answers import token_scores  # noqa: E402
 from core.evaluation.benchmark import benchmark_index, load_conversations, questions  # noqa: E402
-from core.extractive import ExtractiveLLM  # noqa: E402
 from core.retrieve import Retriever  # noqa: E402
 from core.settings import Settings  # noqa: E402
 from core.spans import units  # noqa: E402
@@ -55,7 +54,7 @@ def main() -> None:
     index, embedder, _ = benchmark_index(settings, benchmark_pages())
     retriever = Retriever.from_settings(index, embedder, settings)
     served = make_llm(settings, index)
-    llm = ExtractiveLLM({}, served.translate, weights=served.weights)
+    llm = served.unthresholded()
     items = questions(load_conversations(DATA / "conversations.json"), "completed", ("en", "de"))
     rows: dict[str, list[tuple[float, float, float]]] = {}
     outcomes: dict[str, Counter] = {}

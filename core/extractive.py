@@ -43,6 +43,8 @@ import threading
 from collections.abc import Callable, Mapping, Sequence
 
 from core.answer import OUT_OF_SCOPE, RELATED, parse_prompt
+from core.glossary import glossary_words
+from core.lexical import GERMAN_STOPWORDS
 from core.settings import Settings
 from core.spans import (
     DEFAULT_WEIGHTS,
@@ -52,6 +54,7 @@ from core.spans import (
     is_followup,
     question_language,
 )
+from core.translate import query_words
 
 # Translate: a non-English question → each of its words the wiki lacks → the wiki's words
 # nearest to it (`core.index.EvidenceIndex.translations`).
@@ -66,7 +69,8 @@ class ExtractiveLLM:
     follow-ups, whose support is `followup_support` with `topic_weight`; without it,
     follow-ups are judged like questions (on their own terms' support). `translate`
     (optional) supplies the wiki's words for a non-English question's words, so its spans
-    can match an English wiki. `weights` are the span scorer's tuned weights
+    can match an English wiki; `glossary` adds the German-English glossary's words
+    (`core.glossary`). `weights` are the span scorer's tuned weights
     (`core.spans.SpanWeights`).
     """
 
@@ -80,8 +84,10 @@ class ExtractiveLLM:
         weights: SpanWeights = DEFAULT_WEIGHTS,
         followup_min_support: Mapping[str, float] | None = None,
         topic_weight: float = 0.0,
+        glossary: bool = False,
     ):
         self.min_support = dict(min_support or {"en": 0.0})
+        self.glossary = glossary
         self.followup_min_support = dict(followup_min_support or {})
         self.topic_weight = topic_weight
         self.translate = translate
@@ -94,7 +100,7 @@ class ExtractiveLLM:
         """The answerer with the decline thresholds of `answer_min_support` (English
         questions) and `answer_min_support_de` (German ones), and for follow-ups
         `answer_min_support_followup` and `answer_min_support_followup_de` with
-        `answer_topic_weight`."""
+        `answer_topic_weight`, and the glossary when `answer_glossary` is on."""
         thresholds = {"en": settings.answer_min_support, "de": settings.answer_min_support_de}
         followups = {
             "en": settings.answer_min_support_followup,
@@ -105,6 +111,15 @@ class ExtractiveLLM:
             translate,
             followup_min_support=followups,
             topic_weight=settings.answer_topic_weight,
+            glossary=settings.answer_glossary,
+        )
+
+    def unthresholded(self, weights: SpanWeights | None = None) -> ExtractiveLLM:
+        """The same answerer (translations, glossary) without any decline threshold, with
+        these span `weights` (default: its own): evaluation answers every question and
+        applies thresholds afterwards."""
+        return ExtractiveLLM(
+            {}, self.translate, weights=weights or self.weights, glossary=self.glossary
         )
 
     def complete(
@@ -138,11 +153,19 @@ class ExtractiveLLM:
         return out
 
     def spans(self, question: str, sources: Sequence[tuple[int, str, str]]):
-        """(source number, span) of every source with a span, best first."""
-        translations: tuple[tuple[str, tuple[str, ...]], ...] = ()
-        if self.translate is not None and question_language(question) != "en":
-            found = self.translate(question)
-            translations = tuple((word, tuple(found[word])) for word in sorted(found))
+        """(source number, span) of every source with a span, best first. A German
+        question's words are read through the index's translations and, with `glossary`,
+        the German-English glossary (`core.glossary`)."""
+        found: dict[str, list[str]] = {}
+        if question_language(question) != "en":
+            if self.translate is not None:
+                found = {word: list(words) for word, words in self.translate(question).items()}
+            if self.glossary:
+                for word in query_words(question):
+                    english = glossary_words(word)
+                    if english and word not in GERMAN_STOPWORDS:
+                        found[word] = list(dict.fromkeys([*english, *found.get(word, [])]))
+        translations = tuple((word, tuple(found[word])) for word in sorted(found))
         return best_spans(question, sources, translations, self.weights)
 
     def threshold(self, question: str) -> float:

@@ -257,6 +257,12 @@ class Settings:
     answer_min_support_followup_de: float = setting(
         0.1, "Offline answerer: the same threshold for German follow-ups."
     )
+    answer_glossary: bool = setting(
+        True,
+        "Offline answerer: read a German question's words with the built-in German-English"
+        " glossary of everyday question words too (core.glossary: Eigentümer → owner);"
+        " retrieval does not use it (it lowered German P@1, docs/benchmarks.md).",
+    )
     answer_topic_weight: float = setting(
         2.0,
         "Offline answerer: weight of the carried topic's terms against the follow-up's own"

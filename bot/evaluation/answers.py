@@ -76,7 +76,7 @@ def run_answers_eval(
     output: dict = {"answerer": llm.name}
     if isinstance(llm, ExtractiveLLM) and folds:
         outcomes = {
-            weights: answer_all(ExtractiveLLM({}, llm.translate, weights=weights), items, retrieved)
+            weights: answer_all(llm.unthresholded(weights), items, retrieved)
             for weights in WEIGHT_GRID
         }
         calibration = calibrate(outcomes, folds)

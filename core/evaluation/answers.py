@@ -169,7 +169,7 @@ def answer_all(
     the best span's `support`, so thresholds are applied afterwards (`apply_thresholds`)."""
     offline = isinstance(llm, ExtractiveLLM)
     if offline:
-        llm = ExtractiveLLM({}, llm.translate, weights=llm.weights)
+        llm = llm.unthresholded()
     records = []
     for question, evidences in zip(items, retrieved, strict=True):
         (answer,) = generate(llm, question.text, evidences)

@@ -97,7 +97,7 @@ def replay(assistant: Assistant, conversations: Sequence[Conversation]) -> list[
     if not isinstance(assistant.llm, ExtractiveLLM):
         raise ValueError("follow-up declines are measured for the offline answerer only")
     llm = assistant.llm
-    assistant.llm = ExtractiveLLM({}, llm.translate, weights=llm.weights)
+    assistant.llm = llm.unthresholded()
     run_id = uuid.uuid4().hex[:12]
     records = []
     try:

@@ -1,0 +1,262 @@
+"""A German-English glossary of the words people use when they ask about a company wiki.
+
+Word translation by nearest neighbours in a multilingual sentence encoder (`core.translate`)
+finds many technical terms but misses the everyday words of questions: "Eigentümer" lands
+nowhere near "owner", "getestet" lands on "inet", "bestanden" on "files". Those words say
+what a question asks for (the owner, the steps, the reason), so the answerer cannot find
+the span without them. This glossary covers them: question nouns, verbs and adjectives of
+wikis about projects, meetings, processes, tests and systems, not the vocabulary of any one
+wiki (the encoder still handles the rest). Each German entry is matched by its Snowball
+stem, so inflected forms ("Voraussetzungen", "Voraussetzung") share one entry; an entry
+lists the English words a wiki may use for it, in several forms where English stems
+differ ("owner owned owns").
+
+Pure data and a lookup: no model, no I/O.
+"""
+
+from __future__ import annotations
+
+from functools import lru_cache
+
+import Stemmer
+
+# German word(s) = English words. Written for this module from general usage; sorted by
+# topic, not alphabetically.
+_ENTRIES = """
+# pages, documents and who is behind them
+seite, seiten = page pages
+dokument, dokumente, dokumentation = document documentation documented
+eigentümer, besitzer, inhaber = owner owned owns
+autor, verfasser = author authored
+verfasst, geschrieben = written wrote authored
+erstellt, angelegt = created creator
+verantwortlich, verantwortliche, zuständig = responsible owner owned
+gehört = belongs owned owner
+zuletzt = last latest
+aktualisiert, aktualisierung = updated update
+geändert, änderung, änderungen = changed change changes modified
+bearbeitet = edited modified
+abschnitt, kapitel = section chapter
+überschrift = heading title
+inhalt = content contents
+anhang = attachment appendix
+vorlage = template
+beispiel = example
+zusammenfassung = summary
+überblick = overview
+hintergrund = background
+beschreibung = description described
+bedeutet, bedeutung = means meaning mean
+steht = stands stand
+abkürzung = abbreviation acronym
+lesezeit = reading read
+# meetings and decisions
+besprechung, sitzung, treffen = meeting meetings
+telefonkonferenz = call conference
+teilnehmer, teilnehmende = attendees participants attended
+teilgenommen, anwesend = attended participated present
+tagesordnung = agenda
+protokoll = minutes notes log
+aktionspunkt, aktionspunkte, maßnahme = action item
+aufgabe, aufgaben = task tasks
+entscheidung, beschluss = decision decided
+entschieden, beschlossen = decided
+abstimmung, abstimmen = vote voting votes
+mehrheit = majority
+vorstand, beirat, gremium, ausschuss = board committee body
+mitglied, mitglieder = member members
+vorschlag, vorschläge = proposal proposed
+vorgeschlagen = proposed suggested
+besprochen, diskutiert = discussed
+erwähnt = mentioned
+geplant = planned scheduled
+stattgefunden = held
+# processes
+prozess, verfahren, ablauf = process procedure procedures
+schritt, schritte = step steps
+anleitung = instructions guide
+voraussetzung, voraussetzungen = preconditions prerequisites requirements
+anforderung, anforderungen = requirements required
+erforderlich, notwendig, benötigt, nötig = required needed necessary
+verpflichtend, obligatorisch = mandatory compulsory required
+optional, freiwillig = optional
+empfehlung, empfohlen = recommended recommendation
+grund, gründe = reason reasons
+ursache = cause caused
+ziel, ziele = objective goal goals
+zweck = purpose
+vorteil, vorteile = advantage benefit benefits
+nachteil, nachteile = disadvantage drawback
+risiko = risk
+lösung = solution solved
+richtlinie = policy guideline
+regel, regeln = rule rules
+genehmigung, genehmigt = approval approved
+abgelehnt = rejected
+angenommen, akzeptiert = accepted
+zugewiesen = assigned
+gemeldet, berichtet = reported
+behoben, gelöst = fixed resolved
+offen = open
+geschlossen = closed
+erledigt, fertig, abgeschlossen = done completed finished
+veröffentlicht, veröffentlichung = published release released
+freigabe, freigegeben = release released approved
+beitrag, beiträge = contribution contributions contributed
+änderungsantrag = request
+# tests and results
+test, tests, testlauf = test tests run
+testfall, testfälle = test case cases
+getestet, geprüft, überprüft = tested checked verified
+prüfung, überprüfung = check verification review
+ergebnis, ergebnisse = result results
+bestanden = passed pass
+fehlgeschlagen, gescheitert = failed fail
+erfolgreich = successful successfully
+fehler = error failure bug
+problem, probleme = problem issue issues
+fehlerbehebung = troubleshooting
+messung, gemessen = measurement measured
+zustand = state status
+# systems and hardware
+hersteller, anbieter = vendor manufacturer
+modell, modelle = model models
+gerät, geräte = device devices
+rechner, computer = computer machine
+maschine, maschinen = machine machines
+betriebssystem, betriebssysteme = operating system os
+arbeitsspeicher = memory ram
+speicher = memory storage
+festplatte = disk drive
+grafikkarte = graphics card
+prozessor, prozessoren = processor processors cpu
+bildschirm, anzeige = screen display
+tastatur = keyboard
+maus = mouse
+netzwerk = network
+verbindung = connection
+schnittstelle = interface
+treiber = driver drivers
+gast = guest
+plattform = platform
+architektur = architecture
+eigenschaft, eigenschaften = property properties
+funktion, funktionen = function feature features
+unterstützung, unterstützt = support supported supports
+kompatibel = compatible compatibility
+verfügbar = available
+sicherheit = security
+verschlüsselung = encryption
+schlüssel = key keys
+schutz, geschützt = protection protected
+berechtigung, berechtigungen, zugriff = permission permissions access
+benutzer, nutzer = user users
+einstellung, einstellungen = setting settings
+konfiguration, konfiguriert = configuration configured
+installation, installiert = installation installed install
+aktiviert, eingeschaltet = enabled activated
+deaktiviert, ausgeschaltet = disabled
+neustart = reboot restart
+start, gestartet = boot start started
+datei, dateien = file files
+verzeichnis, ordner = directory folder
+pfad = path
+befehl = command
+werkzeug, werkzeuge = tool tools
+quellcode = source code
+zweig = branch
+paket, pakete = package packages
+abhängigkeit, abhängigkeiten = dependency dependencies
+bibliothek = library
+ebene, schicht = layer level
+ereignis, ereignisse = event events
+nachricht = message
+eingabe = input
+ausgabe = output
+wert, werte = value values
+standard, standardwert = default
+variable, variablen = variable variables
+feld = field
+typ, art = type kind
+name = name
+nummer = number
+anzahl = number count
+liste = list
+tabelle = table
+spalte = column
+zeile = row
+eintrag = entry
+# people and places
+entwickler = developer developers
+gemeinschaft = community
+projekt = project
+unternehmen, firma = company
+kunde = customer
+standort, speicherort, ort = location place site
+raum = room
+webseite, website = website site web
+hauptseite = main
+# time
+datum = date
+termin = date
+jahr = year
+monat = month
+woche = week
+tag = day
+uhrzeit = time
+dauer = duration
+zeitplan = schedule
+erste, ersten = first
+letzte, letzten = last latest
+nächste = next
+vorherige = previous
+aktuell, aktuelle = current latest
+früher = earlier previous
+später = later
+# verbs of questions
+verwendet, genutzt, benutzt, eingesetzt = used use
+enthält, beinhaltet, umfasst = contains includes contain include
+betrifft = affects concerns
+verursacht = caused causes
+funktioniert = works
+läuft = runs running
+zeigt = shows displays
+erlaubt = allowed permitted
+möglich = possible
+bekannt = known
+neu, neue = new
+alt, alte = old
+öffentlich = public
+intern = internal
+extern = external
+entfernt, gelöscht = removed deleted
+hinzugefügt = added
+ersatz = replacement replacing
+schulden = debt
+"""
+
+_STEMMER = Stemmer.Stemmer("german")
+
+
+def _stem(word: str) -> str:
+    return _STEMMER.stemWord(word.lower())
+
+
+@lru_cache(maxsize=1)
+def _table() -> dict[str, tuple[str, ...]]:
+    """German stem → English words, from `_ENTRIES`."""
+    table: dict[str, tuple[str, ...]] = {}
+    for line in _ENTRIES.splitlines():
+        line = line.strip()
+        if not line or line.startswith("#"):
+            continue
+        german, english = line.split("=")
+        words = tuple(english.split())
+        for entry in german.split(","):
+            table.setdefault(_stem(entry.strip()), words)
+    return table
+
+
+def glossary_words(word: str) -> list[str]:
+    """The English words the glossary gives for a German word (any inflected form), or []."""
+    return list(_table().get(_stem(word), ()))

@@ -1,0 +1,62 @@
+"""The German-English glossary: inflected forms find their entry, and the offline answerer
+reads a German question through it (retrieval does not use it)."""
+
+from __future__ import annotations
+
+import pytest
+
+from core.answer import build_messages
+from core.extractive import ExtractiveLLM
+from core.glossary import glossary_words
+from tests.fakes.evidence import make_evidence
+
+
+@pytest.mark.parametrize(
+    "word, expected",
+    [
+        ("Eigentümer", "owner"),
+        ("Voraussetzungen", "preconditions"),
+        ("Voraussetzung", "preconditions"),
+        ("Schritte", "step"),
+        ("getestet", "tested"),
+        ("Betriebssystem", "operating"),
+    ],
+)
+def test_inflected_forms_find_their_entry(word, expected):
+    assert expected in glossary_words(word)
+
+
+def test_a_word_it_lacks_has_no_entry():
+    assert glossary_words("Donaudampfschiff") == []
+
+
+PAGE = make_evidence(
+    1,
+    "Owned by Rich Persaud Last updated: Oct 02, 2016 by Eric Chanudet\n"
+    "The preconditions are a configured TPM and a signed build.\n"
+    "The test plan lists three steps.",
+    "Forward Seal Test",
+)
+
+
+@pytest.mark.parametrize("glossary, expected", [(True, "a configured TPM"), (False, None)])
+def test_the_answerer_reads_german_words_through_the_glossary(glossary, expected):
+    llm = ExtractiveLLM({"en": 0.0}, glossary=glossary)
+    question = "Was sind die Voraussetzungen des Forward Seal Test?"
+    (text,) = llm.complete(build_messages(question, [PAGE]))
+    first = text.split("\n")[0]
+    if expected:
+        assert expected in first
+    else:
+        assert "preconditions" not in first
+
+
+def test_a_german_question_about_the_page_owner():
+    llm = ExtractiveLLM({"en": 0.0}, glossary=True)
+    (text,) = llm.complete(build_messages("Wer ist der Eigentümer der Seite?", [PAGE]))
+    assert text.split("\n")[0] == "Rich Persaud [1]"
+
+
+def test_unthresholded_keeps_translations_and_glossary():
+    llm = ExtractiveLLM({"en": 0.9}, glossary=True).unthresholded()
+    assert llm.glossary and llm.min_support == {"en": 0.0}

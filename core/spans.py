@@ -76,6 +76,14 @@ _TYPE_PATTERNS: tuple[tuple[str, re.Pattern], ...] = tuple(
 _GERMAN_WHAT = re.compile(r"^\W*was\b", re.IGNORECASE)
 # The context an offline-completed question carries (`core.rephrase.OfflineCompleter`).
 _CONTEXT = re.compile(r"\((?:context|following up on):([^()]*)\)", re.IGNORECASE)
+# "Is there any information on X?" asks for the information, not for yes or no.
+_ASKS_INFO = re.compile(
+    r"^\W*(?:is|are) there any (?:information|info|details|documentation)\b"
+    r"|^\W*is (?:anything|something) (?:documented|mentioned|said|written)\b"
+    r"|^\W*gibt es (?:irgendwelche |eine |etwas )?(?:informationen|angaben|dokumentation|hinweise)\b"
+    r"|^\W*(?:ist|wird) (?:etwas|irgendetwas) (?:dokumentiert|erwähnt|beschrieben)\b",
+    re.IGNORECASE,
+)
 _GENERIC_COLUMN = re.compile(r"^Column \d+$")
 _ISSUE_KEY = re.compile(r"\b[A-Z][A-Z0-9]+-\d+\b")
 _ASKS_KEY = re.compile(r"\b(issue|ticket|bug|jira|key)s?\b", re.IGNORECASE)
@@ -283,9 +291,10 @@ def _is_entity(word: str) -> bool:
 def question_type(text: str) -> str:
     """The type of a question (one of `QUESTION_TYPES`) from its wording; `what` when no
     pattern fits. A German question opening with "Was" asks what, not yes or no (the
-    English auxiliary "was" is spelt the same)."""
+    English auxiliary "was" is spelt the same); so does "Is there any information on ...?"
+    (it asks for the information)."""
     asked = _CONTEXT.sub(" ", text).strip()
-    if _REQUEST.search(asked):
+    if _REQUEST.search(asked) or _ASKS_INFO.search(asked):
         return "what"
     for name, pattern in _TYPE_PATTERNS:
         if pattern.search(asked):
@@ -315,7 +324,7 @@ def question_language(text: str) -> str:
 _FOCUS = re.compile(
     r"\b(?:which|what|welche[rsmn]?|was für(?: eine?[rnms]?)?)\s+"
     r"(?:(?P<aux>was|were|is|are|war|waren|ist|sind)\s+)?"
-    r"(?:(?:the|der|die|das|den|dem|des)\s+)?(?P<phrase>[^?,;]*)",
+    r"(?:(?:one of|of|von)\s+)?(?:(?:the|der|die|das|den|dem|des|diesen)\s+)?(?P<phrase>[^?,;]*)",
     re.IGNORECASE,
 )
 _FOCUS_JOINERS = frozenset("and und / & or oder".split())
@@ -731,7 +740,35 @@ def _unit_answer(profile: QuestionProfile, unit: Unit, words: int) -> str:
             return ", ".join(dict.fromkeys(keys))
     if profile.qtype == "yesno":
         return "No" if _NEGATION.search(unit.text) else "Yes"
-    return clip_words(unit.text, words)
+    return clip_words(without_echo(profile, unit.text), words)
+
+
+# Where a sentence splits into clauses: a comma, semicolon or dash before the next words.
+_CLAUSE = re.compile(r"\s*(?:[,;]|\s--?\s|--)\s+")
+ECHO_SHARE = 0.8
+
+
+def without_echo(profile: QuestionProfile, text: str) -> str:
+    """A sentence without the clauses at its start or end that only repeat the question
+    ("..., which is the recommended configuration for building OpenXT" after "What is the
+    recommended configuration for building OpenXT?"): a clause goes when at least
+    `ECHO_SHARE` of its terms are the question's and what stays says something new."""
+    clauses = [c for c in _CLAUSE.split(text) if c]
+    if len(clauses) < 2:
+        return text
+
+    def echo(clause: str) -> bool:
+        stems = frozenset(terms(clause))
+        asked = profile.asked_in(stems)
+        own = {s for s in stems if s in profile.terms or s in profile.aliases}
+        return bool(stems) and len(own) >= ECHO_SHARE * len(stems) and bool(asked)
+
+    while len(clauses) > 1 and echo(clauses[-1]):
+        clauses.pop()
+    while len(clauses) > 1 and echo(clauses[0]):
+        clauses.pop(0)
+    kept = ", ".join(clauses)
+    return kept if _new(kept, profile) else text
 
 
 def score_unit(

@@ -18,6 +18,7 @@ from core.spans import (
     row_pairs,
     support,
     units,
+    without_echo,
 )
 
 TABLE = (
@@ -342,3 +343,48 @@ def test_a_question_for_several_things_gathers_the_items_of_its_list():
         "Where is the Fedora installer downloaded from?", [(1, "Guests", STEPS)]
     )
     assert one.parts == ()
+
+
+@pytest.mark.parametrize(
+    "question, expected",
+    [
+        ("Is there any information on the isolation of display outputs?", "what"),
+        ("Is anything documented on reducing technical debt?", "what"),
+        ("Gibt es Informationen über die Isolierung von Anzeigeausgaben?", "what"),
+        ("Is there a GitHub repository for the website?", "yesno"),
+    ],
+)
+def test_asking_for_information_is_no_yes_no_question(question, expected):
+    assert question_type(question) == expected
+
+
+def test_which_of_the_x_names_x():
+    assert question_focus("For which of the platforms were two reboots needed?") == (
+        ("platforms",),
+        True,
+    )
+
+
+@pytest.mark.parametrize(
+    "question, sentence, expected",
+    [
+        (
+            "What is the recommended configuration for building OpenXT?",
+            "Let's assume you're running a 32bits installation of Debian Squeeze, which is the"
+            " recommended configuration for building OpenXT.",
+            "Let's assume you're running a 32bits installation of Debian Squeeze",
+        ),
+        (
+            "When did the community call on July 23, 2015 start?",
+            "The community call on July 23, 2015 -- at 1:00PM (EDT)",
+            "at 1:00PM (EDT)",
+        ),
+        (
+            "What will TBOOT trace to, if the target system has a serial port?",
+            "TBOOT will trace to serial output if the target system has a serial port.",
+            "TBOOT will trace to serial output if the target system has a serial port.",
+        ),
+    ],
+)
+def test_clauses_that_only_repeat_the_question_are_left_out(question, sentence, expected):
+    assert without_echo(profile_question(question), sentence) == expected

@@ -143,12 +143,13 @@ architektur = architecture
 eigenschaft, eigenschaften = property properties
 funktion, funktionen = function feature features
 unterstützung, unterstützt = support supported supports
-kompatibel = compatible compatibility
+kompatibel, kompatibilität = compatible compatibility
 verfügbar = available
 sicherheit = security
 verschlüsselung = encryption
 schlüssel = key keys
 schutz, geschützt = protection protected
+isolierung, isoliert, isolation = isolation isolated
 berechtigung, berechtigungen, zugriff = permission permissions access
 benutzer, nutzer = user users
 einstellung, einstellungen = setting settings
@@ -258,5 +259,24 @@ def _table() -> dict[str, tuple[str, ...]]:
 
 
 def glossary_words(word: str) -> list[str]:
-    """The English words the glossary gives for a German word (any inflected form), or []."""
-    return list(_table().get(_stem(word), ()))
+    """The English words the glossary gives for a German word (any inflected form), or [];
+    for a compound it lacks, the words of its two parts when it has both
+    ("Anzeigeausgaben" → display ... output ..., allowing a linking s or n)."""
+    table = _table()
+    found = table.get(_stem(word))
+    if found:
+        return list(found)
+    lower = word.lower()
+    for cut in range(SHORTEST_PART, len(lower) - SHORTEST_PART + 1):
+        left, head = lower[:cut], lower[cut:]
+        head_words = table.get(_stem(head))
+        if not head_words:
+            continue
+        for linked in (left, left[:-1] if left.endswith(("s", "n")) else ""):
+            left_words = table.get(_stem(linked)) if len(linked) >= SHORTEST_PART else None
+            if left_words:
+                return list(dict.fromkeys([*left_words, *head_words]))
+    return []
+
+
+SHORTEST_PART = 4

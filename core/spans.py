@@ -73,15 +73,16 @@ _TYPE_PATTERNS: tuple[tuple[str, re.Pattern], ...] = tuple(
 )
 
 # German "Was ..." asks what; the yes/no pattern would read it as the English "was".
-_GERMAN_WHAT = re.compile(r"^\W*was\b", re.IGNORECASE)
+_GERMAN_WHAT = re.compile(r"^\W*[Ww]as\s+(\w+)")
 # The context an offline-completed question carries (`core.rephrase.OfflineCompleter`).
 _CONTEXT = re.compile(r"\((?:context|following up on):([^()]*)\)", re.IGNORECASE)
 # "Is there any information on X?" asks for the information, not for yes or no.
 _ASKS_INFO = re.compile(
     r"^\W*(?:is|are) there any (?:information|info|details|documentation)\b"
     r"|^\W*is (?:anything|something) (?:documented|mentioned|said|written)\b"
-    r"|^\W*gibt es (?:irgendwelche |eine |etwas )?(?:informationen|angaben|dokumentation|hinweise)\b"
-    r"|^\W*(?:ist|wird) (?:etwas|irgendetwas) (?:dokumentiert|erwähnt|beschrieben)\b",
+    r"|^\W*gibt es (?:irgendwelche |eine |etwas )?"
+    r"(?:informationen|angaben|dokumentation|hinweise)\b"
+    r"|^\W*(?:ist|wird|wurde) (?:etwas|irgendetwas)\b.*\b(?:dokumentiert|erwähnt|beschrieben)\b",
     re.IGNORECASE,
 )
 _GENERIC_COLUMN = re.compile(r"^Column \d+$")
@@ -298,10 +299,27 @@ def question_type(text: str) -> str:
         return "what"
     for name, pattern in _TYPE_PATTERNS:
         if pattern.search(asked):
-            if name == "yesno" and _GERMAN_WHAT.match(asked) and question_language(text) == "de":
+            if name == "yesno" and _german_what(asked, text):
                 return "what"
             return name
     return "what"
+
+
+def _german_what(asked: str, text: str) -> bool:
+    """Whether a question opening with "Was" is German ("Was bedeutet TBOOT?"): its language
+    says so, or the word after "Was" is a German function word or a lower-case verb form
+    that is no English word ("bedeutet", "kennzeichnen"; not "the", "it", "not")."""
+    match = _GERMAN_WHAT.match(asked)
+    if not match:
+        return False
+    if question_language(text) == "de":
+        return True
+    following = match.group(1)
+    return following in GERMAN_STOPWORDS or (
+        following.islower()
+        and following.endswith(("et", "t", "en", "st"))
+        and following not in ENGLISH_STOPWORDS
+    )
 
 
 def is_followup(text: str) -> bool:
@@ -685,7 +703,19 @@ def _row_answer(profile: QuestionProfile, unit: Unit, words: int) -> str:
         verdict = _cell_verdict(chosen[0][1])
         if verdict:
             return verdict
+    if len(chosen) == 1 and _says_column(profile, *chosen[0]):
+        return clip_words(chosen[0][1], words)
     return clip_words("; ".join(_cell(n, v) for n, v in chosen), words)
+
+
+def _says_column(profile: QuestionProfile, name: str, value: str) -> bool:
+    """Whether the question already says what a cell's value is, so the answer needs no
+    column name: the question names the column ("Which TPM version ..." → TPM: 2.0) or the
+    value holds the question's "which X" words ("Which Dell model ..." → Dell Optiplex 7050)."""
+    name_terms = frozenset(terms(name))
+    if name_terms and len(profile.asked_in(name_terms)) == len(name_terms):
+        return True
+    return bool(profile.asked_in(frozenset(terms(value))) & profile.focus)
 
 
 def _cell(name: str, value: str) -> str:

@@ -137,6 +137,10 @@ _NAME = re.compile(r"\b[A-ZÄÖÜ][a-zäöüß'\-]+(?:\s+(?:[A-Z]\.\s*)?[A-ZÄÖ
 _NEGATION = re.compile(
     r"\b(not|never|cannot|nicht|nie|niemals|keine?n?)\b|n't\b|^\W*no\b", re.IGNORECASE
 )
+# A value that gives a reason or purpose ("To avoid loss of ...", "Because ...").
+_REASON = re.compile(
+    r"^\W*(to|because|since|so that|in order to|due to|um|weil|damit|da)\b", re.IGNORECASE
+)
 _POSITIVE_CELL = frozenset("pass passed ok yes y true supported works working done ✓ ✔ ja".split())
 _NEGATIVE_CELL = frozenset("fail failed failure no false unsupported broken ✗ ✘ nein".split())
 # Question words that are no terms of a question: "how many", and German question adverbs.
@@ -677,14 +681,19 @@ def _row_cells(profile: QuestionProfile, unit: Unit) -> list[tuple[str, str]]:
             score += TYPE_BONUS
         if profile.qtype == "yesno" and _cell_verdict(value) is not None:
             score += TYPE_BONUS
+        if profile.qtype == "why" and _REASON.match(value):
+            score += TYPE_BONUS
         if not _new(value, profile):
             score -= 1.0
         scored.append((score, bool(named), -position, name, value))
     if not scored:
         return []
-    # Once a cell is the one the question names, the others only say which row is meant.
+    # Once a cell is the one the question names, the others only say which row is meant;
+    # a "why" question is answered by the cells that give a reason, when some do.
     if any(named for _, named, *_ in scored):
         scored = [cell for cell in scored if cell[1]]
+    if profile.qtype == "why" and any(_REASON.match(cell[4]) for cell in scored):
+        return [(n, v) for _, _, _, n, v in sorted(scored, reverse=True) if _REASON.match(v)][:3]
     scored.sort(reverse=True)
     best = scored[0][0]
     if best <= TYPE_BONUS:
@@ -693,16 +702,16 @@ def _row_cells(profile: QuestionProfile, unit: Unit) -> list[tuple[str, str]]:
 
 
 def _row_answer(profile: QuestionProfile, unit: Unit, words: int) -> str:
-    """The cell(s) of a row that answer the question (`_row_cells`), `Column: value`; Yes or
-    No for a pass/fail cell asked about by a yes/no question; the whole row when no cell
-    stands out."""
+    """The cell(s) of a row that answer the question (`_row_cells`), `Column: value`; for a
+    yes/no question Yes or No by a pass/fail cell asked about, else Yes; the whole row
+    when no cell stands out."""
     chosen = _row_cells(profile, unit)
+    if profile.qtype == "yesno":
+        # A pass/fail cell under the asked column decides; otherwise the row, found for
+        # the question's terms, says yes (as a sentence without a negation does).
+        return (_cell_verdict(chosen[0][1]) if chosen else None) or "Yes"
     if not chosen:
         return clip_words(unit.text, words)
-    if profile.qtype == "yesno":
-        verdict = _cell_verdict(chosen[0][1])
-        if verdict:
-            return verdict
     if len(chosen) == 1 and _says_column(profile, *chosen[0]):
         return clip_words(chosen[0][1], words)
     return clip_words("; ".join(_cell(n, v) for n, v in chosen), words)

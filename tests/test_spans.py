@@ -392,3 +392,20 @@ def test_which_of_the_x_names_x():
 )
 def test_clauses_that_only_repeat_the_question_are_left_out(question, sentence, expected):
     assert without_echo(profile_question(question), sentence) == expected
+
+
+CHECKLIST = (
+    "Table 1: Item, Purpose\n"
+    "Row 1 in Table 1: Item is Release build archived to stable storage, and Purpose is To"
+    " avoid loss of the release materials\n"
+    "Row 2 in Table 1: Item is QA report published, and Purpose is Lists the test results"
+)
+
+
+def test_a_why_question_on_a_row_is_answered_by_the_reason():
+    question = "Why is the release build archived to stable storage?"
+    assert answer(question, CHECKLIST) == "Purpose: To avoid loss of the release materials"
+
+
+def test_a_yes_no_question_on_a_row_without_a_verdict_cell_says_yes():
+    assert answer("Was the QA report published?", CHECKLIST) == "Yes"

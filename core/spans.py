@@ -76,6 +76,17 @@ _TYPE_PATTERNS: tuple[tuple[str, re.Pattern], ...] = tuple(
 _GERMAN_WHAT = re.compile(r"^\W*[Ww]as\s+(\w+)")
 # The context an offline-completed question carries (`core.rephrase.OfflineCompleter`).
 _CONTEXT = re.compile(r"\((?:context|following up on):([^()]*)\)", re.IGNORECASE)
+# "What is X?" (X at most three words) asks for a definition, and "X is a ..." gives one.
+_ASKS_DEFINITION = re.compile(
+    r"^\W*(?:(?:what|was|wer|who) (?:is|are|ist|sind|bedeutet|bedeuten)"
+    r"|what does(?= \S+(?: \S+){0,2} mean\b)) (?:an? |the |der |die |das |eine? )?"
+    r"(?P<x>[^?\s]+(?: [^?\s]+){0,2}?)(?: mean)?"
+    r"(?: in (?:this|diesem) (?:context|zusammenhang))?\s*\?*\s*$",
+    re.IGNORECASE,
+)
+_DEFINITION = re.compile(
+    r"^\W*(.{1,40}?) (?:is|are|ist|sind) (?:an?|the|one|ein|eine|der|die|das)\b", re.IGNORECASE
+)
 # "Is there any information on X?" asks for the information, not for yes or no.
 _ASKS_INFO = re.compile(
     r"^\W*(?:is|are) there any (?:information|info|details|documentation)\b"
@@ -165,6 +176,9 @@ SUPPORT_WORDS = 25
 LIST_ITEMS = 12
 TYPED_VALUES = ("who", "when", "version", "count")
 FOCUS_WEIGHT = 1.0
+# A sentence that defines what "What is X?" asks about is the answer it asks for, as a date
+# is for "when": it outranks sentences that merely mention X.
+DEFINITION_BONUS = 2.0
 HEADER_CREDIT = 0.0
 
 
@@ -205,6 +219,7 @@ class QuestionProfile:
     focus: frozenset[str] = frozenset()
     plural: bool = False
     fact: str = ""
+    defines: frozenset[str] = frozenset()
 
     @property
     def weight(self) -> float:
@@ -438,7 +453,14 @@ def profile_question(text: str, translations: Translations = ()) -> QuestionProf
         focus,
         plural,
         page_fact(text),
+        _defined(text, stopwords),
     )
+
+
+def _defined(text: str, stopwords: frozenset[str]) -> frozenset[str]:
+    """The terms of X when the question asks "What is X?", else none."""
+    match = _ASKS_DEFINITION.match(_CONTEXT.sub(" ", text))
+    return frozenset(terms(match.group("x"), stopwords)) if match else frozenset()
 
 
 # --------------------------------------------------------------------------- units
@@ -868,16 +890,32 @@ def scored_units(
     wanted = profile.terms.keys() | profile.context | profile.aliases.keys()
     titled = bool(header_terms & wanted)
     out = []
+    # "What is TBOOT?" under a "TBOOT" heading: "It is the reference program ..." defines it.
+    defined = bool(profile.defines) and profile.defines <= header_terms
     for position, unit in enumerate(units(text)):
         if unit.kind == "byline" and profile.fact not in dict(unit.pairs):
             continue  # a byline answers only a question about the page itself
+        definition = unit.kind == "sentence" and _defines(profile, unit, defined)
         if profile.qtype != "yesno" and unit.stems <= wanted:
             continue
-        if not (unit.stems & wanted or (titled and unit.kind == "list")):
+        if not (unit.stems & wanted or (titled and unit.kind == "list") or definition):
             continue
         score, covered = score_unit(profile, header_terms, unit, weights)
+        if definition:
+            score += DEFINITION_BONUS
         out.append(Scored(score, covered, unit, position))
     return out
+
+
+def _defines(profile: QuestionProfile, unit: Unit, defined: bool) -> bool:
+    """Whether a sentence defines what a "What is X?" question asks about: "X is a ...", or
+    "It is a ..." / "This is ..." under a heading that names X."""
+    match = _DEFINITION.match(unit.text)
+    if not match or not profile.defines:
+        return False
+    if match.group(1).lower() in ("it", "this", "es", "dies"):
+        return defined
+    return profile.defines <= frozenset(terms(match.group(1)))
 
 
 def best_span(

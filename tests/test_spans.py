@@ -409,3 +409,16 @@ def test_a_why_question_on_a_row_is_answered_by_the_reason():
 
 def test_a_yes_no_question_on_a_row_without_a_verdict_cell_says_yes():
     assert answer("Was the QA report published?", CHECKLIST) == "Yes"
+
+
+def test_a_definition_question_is_answered_by_the_sentence_that_defines():
+    notes = (
+        "What is TBOOT? It is the reference program from Intel for driving TXT.\nIt lives on SF."
+    )
+    other = "Update TBOOT to the new release."
+    spans = best_spans("What is TBOOT?", [(1, "Work list", other), (2, "TBOOT Notes", notes)])
+    assert spans[0] == (2, spans[0][1])
+    assert spans[0][1].answer == "It is the reference program from Intel for driving TXT."
+    assert profile_question("Was bedeutet TBOOT?").defines == frozenset({"tboot"})
+    question = "What is the recommended configuration for building OpenXT?"
+    assert profile_question(question).defines == frozenset()

@@ -110,8 +110,9 @@ def test_answers_reach_the_f1_floor_with_cross_validated_declines(
     assert figures["answerer"] == "extractive"
     assert figures["answers"]["n"] == 2 * turns and figures["answers"]["n_out_of_scope"] >= 60
     english, german = figures["by_lang"]["lang=en"], figures["by_lang"]["lang=de"]
-    assert english["f1"] >= 0.22 and english["f1"] >= 1.3 * english["base_f1"]
-    assert german["f1"] >= 0.13
+    # Measured 0.388 / 0.341 on this subset (0.117 / 0.097 for the top-1 evidence).
+    assert english["f1"] >= 0.33 and english["f1"] >= 2 * english["base_f1"]
+    assert german["f1"] >= 0.28 and german["f1"] >= 2 * german["base_f1"]
     assert figures["answers"]["decline_recall"] >= 0.8 and figures["answers"]["byline"] == 0.0
     assert english["words"] <= 30
     cross_validation = figures["cross_validation"]

@@ -254,8 +254,9 @@ class Span:
     comparable across the evidences of one question), `support` in [0, 1] and the unit's
     `kind`; `topic` in [0, 1], the share of the carried context's terms (an offline-completed
     follow-up's "(context: ...)") that the unit and its header contain (0 without context);
-    `parts`, more values of the answer from other rows of the same table that answer the
-    question as well (source number, value), in source order."""
+    `parts`, more values of the answer from other rows of the same table (or items of the
+    same list) that answer the question as well (source number, value), in source order;
+    `position`, the unit's place among its evidence's units."""
 
     answer: str
     unit: str
@@ -264,6 +265,7 @@ class Span:
     kind: str
     topic: float = 0.0
     parts: tuple[tuple[int, str], ...] = ()
+    position: int = -1
 
 
 # --------------------------------------------------------------------------- terms
@@ -950,6 +952,7 @@ def best_span(
         support=covered,
         kind=unit.kind,
         topic=topic,
+        position=position,
     )
 
 
@@ -1015,9 +1018,7 @@ def gather_rows(
     if span.kind != "row" or profile.qtype in ("yesno", "count"):
         return ()
     header, units_of = scored[number]
-    first = next(
-        (c.unit for c in units_of if clip_words(c.unit.text, SUPPORT_WORDS) == span.unit), None
-    )
+    first = next((c.unit for c in units_of if c.position == span.position), None)
     if first is None:
         return ()
     columns = [name for name, _ in _row_cells(profile, first)]
@@ -1063,14 +1064,7 @@ def gather_items(
     if span.kind != "item" or not profile.plural or profile.qtype in ("yesno", "count"):
         return ()
     _, units_of = scored[number]
-    first = next(
-        (
-            c
-            for c in units_of
-            if c.unit.kind == "item" and clip_words(c.unit.text, SUPPORT_WORDS) == span.unit
-        ),
-        None,
-    )
+    first = next((c for c in units_of if c.position == span.position), None)
     if first is None:
         return ()
     named = profile.asked_in(first.unit.stems) & profile.focus

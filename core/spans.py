@@ -699,7 +699,10 @@ def _row_cells(profile: QuestionProfile, unit: Unit) -> list[tuple[str, str]]:
         # The cell the question's "which X" names: X in its column or, with more, its value.
         named = profile.asked_in(frozenset(name_terms)) & profile.focus
         if _new(value, profile):
-            named |= profile.asked_in(frozenset(terms(value))) & profile.focus
+            # A value names what is asked through the names in "which X" ("Which Dell
+            # model" → Dell Latitude E7490); plain words in a value ("Building opening
+            # hours") say which row is meant.
+            named |= _names_focus(profile, value)
         score += FOCUS_WEIGHT * _weight(profile, named)
         if profile.qtype in TYPED_VALUES and typed_values(profile.qtype, value, profile):
             score += TYPE_BONUS
@@ -725,6 +728,17 @@ def _row_cells(profile: QuestionProfile, unit: Unit) -> list[tuple[str, str]]:
     return [(n, v) for s, _, _, n, v in scored if s >= best * 0.75][:3]
 
 
+def _names_focus(profile: QuestionProfile, value: str) -> set[str]:
+    """The question's "which X" words a cell value holds when the value names a thing of
+    that kind: through a name of X ("Which Dell model" → Dell ..., weighted as a name) or
+    with a name or number of its own ("Dell Latitude E7490"). Plain words in a value
+    ("Building opening hours") only say which row is meant."""
+    found = profile.asked_in(frozenset(terms(value))) & profile.focus
+    names = {t for t in found if profile.terms.get(t, 0.0) >= ENTITY_WEIGHT}
+    own = [w for w in value.split() if w.lower().strip(".,;:()") not in profile.words]
+    return found if names or any(_is_entity(w) for w in own) else set()
+
+
 def _row_answer(profile: QuestionProfile, unit: Unit, words: int) -> str:
     """The cell(s) of a row that answer the question (`_row_cells`), `Column: value`; for a
     yes/no question Yes or No by a pass/fail cell asked about, else Yes; the whole row
@@ -748,7 +762,7 @@ def _says_column(profile: QuestionProfile, name: str, value: str) -> bool:
     name_terms = frozenset(terms(name))
     if name_terms and len(profile.asked_in(name_terms)) == len(name_terms):
         return True
-    return bool(profile.asked_in(frozenset(terms(value))) & profile.focus)
+    return bool(_names_focus(profile, value))
 
 
 def _cell(name: str, value: str) -> str:
@@ -780,6 +794,35 @@ def _announced_items(
     return clip_words(listed, words)
 
 
+# Words that answer a yes/no question about their opposite with no ("Is the office open on
+# 24 December?" → "the office is closed"), English and German.
+_OPPOSITES = tuple(
+    (frozenset(a.split()), frozenset(b.split()))
+    for a, b in (
+        ("open opened geöffnet offen", "closed geschlossen"),
+        ("pass passed passes bestanden", "fail failed fails failure gescheitert"),
+        ("enabled aktiviert", "disabled deaktiviert"),
+        ("allowed permitted erlaubt", "forbidden prohibited verboten"),
+        ("supported unterstützt", "unsupported"),
+        ("available verfügbar", "unavailable"),
+        ("required mandatory compulsory erforderlich", "optional"),
+        ("public öffentlich", "private internal privat intern"),
+    )
+)
+
+
+def _contradicts(profile: QuestionProfile, unit: Unit) -> bool:
+    """Whether a unit says the opposite of a word the question asks with (`_OPPOSITES`)
+    and not the word itself."""
+    asked = {w.lower() for w in profile.words}
+    said = {w.lower() for w in _TOKEN.findall(unit.text)}
+    for first, second in _OPPOSITES:
+        for word, opposite in ((first, second), (second, first)):
+            if asked & word and said & opposite and not said & word:
+                return True
+    return False
+
+
 def _unit_answer(profile: QuestionProfile, unit: Unit, words: int) -> str:
     """The short answer inside a unit, by question type."""
     if unit.kind == "byline":
@@ -802,7 +845,7 @@ def _unit_answer(profile: QuestionProfile, unit: Unit, words: int) -> str:
         if keys:
             return ", ".join(dict.fromkeys(keys))
     if profile.qtype == "yesno":
-        return "No" if _NEGATION.search(unit.text) else "Yes"
+        return "No" if _NEGATION.search(unit.text) or _contradicts(profile, unit) else "Yes"
     return clip_words(without_echo(profile, unit.text), words)
 
 

@@ -422,3 +422,30 @@ def test_a_definition_question_is_answered_by_the_sentence_that_defines():
     assert profile_question("Was bedeutet TBOOT?").defines == frozenset({"tboot"})
     question = "What is the recommended configuration for building OpenXT?"
     assert profile_question(question).defines == frozenset()
+
+
+@pytest.mark.parametrize(
+    "question, expected",
+    [
+        ("Ist das Büro am 24. Dezember geöffnet?", "No"),
+        ("Is the office closed on 24 December?", "Yes"),
+        ("Is the office open on 25 December?", "Yes"),
+    ],
+)
+def test_a_yes_no_question_answered_by_the_opposite_word_is_no(question, expected):
+    text = (
+        "Zwischen dem 24. Dezember und dem 1. Januar ist das Büro geschlossen.\n"
+        "The office is closed from 24 December.\n"
+        "On 25 December the office is open for deliveries."
+    )
+    assert answer(question, text) == expected
+
+
+def test_plain_words_of_which_x_in_a_row_label_do_not_make_it_the_answer():
+    hours = (
+        "Row 1 in Table 1: Column 1 is Building opening hours, Berlin is Mon–Fri 07:00–21:00,"
+        " and Bristol is Mon–Fri 08:00–19:00"
+    )
+    assert answer("What are the opening hours of the Bristol office?", hours) == (
+        "Mon–Fri 08:00–19:00"
+    )

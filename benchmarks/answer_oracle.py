@@ -27,10 +27,11 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from benchmarks._common import DATA, benchmark_pages  # noqa: E402
-from core.answer import source_header, source_text  # noqa: E402
+from core.answer import CITATION, source_header, source_text, split_answer  # noqa: E402
 from core.assistant import make_llm  # noqa: E402
 from core.evaluation.answers import token_scores  # noqa: E402
 from core.evaluation.benchmark import benchmark_index, load_conversations, questions  # noqa: E402
+from core.extractive import render  # noqa: E402
 from core.retrieve import Retriever  # noqa: E402
 from core.settings import Settings  # noqa: E402
 from core.spans import units  # noqa: E402
@@ -73,7 +74,8 @@ def main() -> None:
             count["no span"] += 1
             continue
         number, span = spans[0]
-        f1 = token_scores(item.answer, span.answer)[0]
+        shown = " ".join(CITATION.sub(" ", split_answer(render(spans, 0)).answer).split())
+        f1 = token_scores(item.answer, shown)[0]
         chosen = oracle_f1(item.answer, texts[number - 1])
         rows.setdefault(item.lang, []).append((f1, chosen, everywhere))
         if f1 >= GOOD:

@@ -45,15 +45,9 @@ from collections.abc import Callable, Mapping, Sequence
 from core.answer import OUT_OF_SCOPE, RELATED, parse_prompt
 from core.glossary import glossary_words
 from core.lexical import GERMAN_STOPWORDS
+from core.questions import is_followup, question_language
 from core.settings import Settings
-from core.spans import (
-    DEFAULT_WEIGHTS,
-    Span,
-    SpanWeights,
-    best_spans,
-    is_followup,
-    question_language,
-)
+from core.spans import DEFAULT_WEIGHTS, Span, SpanWeights, best_spans
 from core.translate import query_words
 
 # Translate: a non-English question → each of its words the wiki lacks → the wiki's words

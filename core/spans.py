@@ -5,13 +5,13 @@ Pure functions of strings (no index, no model), so anything that must judge an e
 against a question can call them: the offline answerer (`core.extractive`) and a
 self-check that drops unhelpful evidences.
 
-- `profile_question(text)`: the question's type (who, when, version, count, yesno, howto,
-  why, where, what) from its wording in English or German, and its weighted terms. The
-  context an offline-completed question carries, "(context: ...)", counts a quarter.
+What a question asks (`profile_question`: its type, terms and "which X") is
+`core.questions`; this module reads evidences against it:
+
 - `units(text)`: the answerable units of an evidence text: a verbalized table row as its
-  column → value pairs, a list item, a whole short list, a sentence of a passage. Metadata
-  lines (bylines such as "Owned by ... Last updated ...", copyright and licence lines) are
-  never units.
+  column → value pairs, a list item, a whole short list, a sentence of a passage, a page
+  byline (which answers only questions about the page itself). Other metadata lines
+  (copyright and licence lines) are never units.
 - `best_span(profile, header, text)`: the unit that best answers the question and the short
   answer inside it: the cell under the column the question asks for, the person, date,
   version or count the question's type asks for (the one nearest the question's words),
@@ -27,84 +27,28 @@ from __future__ import annotations
 import math
 import re
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, replace
 from functools import lru_cache
 from itertools import takewhile
 from typing import NamedTuple
 
-from core.lexical import ENGLISH_STOPWORDS, GERMAN_STOPWORDS, detect_language, tokenize
-
-QUESTION_TYPES = ("who", "when", "version", "count", "yesno", "howto", "why", "where", "what")
-
-# The wording that sets a question's type, English and German, tried in this order.
-_TYPE_PATTERNS: tuple[tuple[str, re.Pattern], ...] = tuple(
-    (name, re.compile(pattern, re.IGNORECASE))
-    for name, pattern in (
-        (
-            "count",
-            r"\b(how (many|much|tall|big|long|old|far|high|large|wide|heavy|often|fast)"
-            r"|number of|wie (viele?|groß|hoch|lang|alt|weit|schwer|oft|schnell)"
-            r"|wieviele?|anzahl)\b",
-        ),
-        ("version", r"\b(which|what|welche[rsmn]?|was für)\b[^?]*\bversions?\b"),
-        ("who", r"^\W*(who|whom|whose|wer|wem|wen|wessen)\b"),
-        (
-            "when",
-            r"^\W*(when|wann|seit wann|bis wann)\b|\b(what|which) (date|year|day|month)\b"
-            r"|\b(welche[mn]?|in welchem) (datum|jahr|tag|monat)\b",
-        ),
-        ("why", r"^\W*(why|warum|wieso|weshalb|weswegen)\b"),
-        ("where", r"^\W*(where|wo|wohin|woher)\b"),
-        (
-            "howto",
-            r"^\W*(how|wie)\b(?! (many|much|long|old|often|viele?|lange?|alt|hoch|oft)\b)",
-        ),
-        (
-            "yesno",
-            r"^\W*(is|are|was|were|do|does|did|can|could|should|shall|will|would|has|have|had"
-            r"|must|may|ist|sind|war|waren|hat|haben|hatte|hatten|kann|können|konnte|konnten"
-            r"|gibt|gab|wird|werden|wurde|wurden|muss|müssen|soll|sollte|sollen|darf|dürfen"
-            r"|unterstützt|funktioniert|braucht|benötigt|besitzt|gilt)\b",
-        ),
-        ("who", r"\b(who|wer)\b"),
-        ("why", r"\b(why|warum|wieso|weshalb)\b"),
-        ("when", r"\b(when|wann)\b"),
-    )
+from core.questions import (
+    ENTITY_WEIGHT,
+    STOPWORDS,
+    TOKEN,
+    QuestionProfile,
+    Translations,
+    is_entity,
+    profile_question,
+    terms,
 )
 
-# German "Was ..." asks what; the yes/no pattern would read it as the English "was".
-_GERMAN_WHAT = re.compile(r"^\W*[Ww]as\s+(\w+)")
-# The context an offline-completed question carries (`core.rephrase.OfflineCompleter`).
-_CONTEXT = re.compile(r"\((?:context|following up on):([^()]*)\)", re.IGNORECASE)
-# "What is X?" (X at most three words) asks for a definition, and "X is a ..." gives one.
-_ASKS_DEFINITION = re.compile(
-    r"^\W*(?:(?:what|was|wer|who) (?:is|are|ist|sind|bedeutet|bedeuten)"
-    r"|what does(?= \S+(?: \S+){0,2} mean\b)) (?:an? |the |der |die |das |eine? )?"
-    r"(?P<x>[^?\s]+(?: [^?\s]+){0,2}?)(?: mean)?"
-    r"(?: in (?:this|diesem) (?:context|zusammenhang))?\s*\?*\s*$",
-    re.IGNORECASE,
-)
 _DEFINITION = re.compile(
     r"^\W*(.{1,40}?) (?:is|are|ist|sind) (?:an?|the|one|ein|eine|der|die|das)\b", re.IGNORECASE
-)
-# "Is there any information on X?" asks for the information, not for yes or no.
-_ASKS_INFO = re.compile(
-    r"^\W*(?:is|are) there any (?:information|info|details|documentation)\b"
-    r"|^\W*is (?:anything|something) (?:documented|mentioned|said|written)\b"
-    r"|^\W*gibt es (?:irgendwelche |eine |etwas )?"
-    r"(?:informationen|angaben|dokumentation|hinweise)\b"
-    r"|^\W*(?:ist|wird|wurde) (?:etwas|irgendetwas)\b.*\b(?:dokumentiert|erwähnt|beschrieben)\b",
-    re.IGNORECASE,
 )
 _GENERIC_COLUMN = re.compile(r"^Column \d+$")
 _ISSUE_KEY = re.compile(r"\b[A-Z][A-Z0-9]+-\d+\b")
 _ASKS_KEY = re.compile(r"\b(issue|ticket|bug|jira|key)s?\b", re.IGNORECASE)
-_REQUEST = re.compile(
-    r"^\W*(could|can|would|will) you\b|^\W*(könnten|kannst|können|würden) (sie|du)\b",
-    re.IGNORECASE,
-)
-_TOKEN = re.compile(r"[^\W_]+(?:[.\-_/+][^\W_]+)*", re.UNICODE)
-_JOINER = re.compile(r"[.\-_/+]")
 _ROW = re.compile(r"^Row \d+ in Table (\d+):\s*(.*)$")
 _TABLE_HEAD = re.compile(r"^Table \d+:")
 _LIST_MARKER = re.compile(r"^\s*(?:[-*•]|\d+[.)])\s+(?:\[[ x]\]\s+)?")
@@ -154,21 +98,13 @@ _REASON = re.compile(
 )
 _POSITIVE_CELL = frozenset("pass passed ok yes y true supported works working done ✓ ✔ ja".split())
 _NEGATIVE_CELL = frozenset("fail failed failure no false unsupported broken ✗ ✘ nein".split())
-# Question words that are no terms of a question: "how many", and German question adverbs.
-_QUESTION_WORDS = frozenset(
-    "many much viele viel wieviele wieviel worüber wofür womit wovon worauf woran wozu"
-    " wodurch woraus ab".split()
-)
-_STOP = ENGLISH_STOPWORDS | GERMAN_STOPWORDS
 # A `label: value` line (a definition-list entry, a minutes line "Phil: change the call").
 _LABELLED = re.compile(r"^([^:]{1,60}?):\s+(\S.*)$")
 
-# Fixed weights (set by design, not tuned): names, versions and other marked words say
-# which evidence is meant and count double; the context an offline-completed question
+# Fixed weights (set by design, not tuned): the context an offline-completed question
 # carries counts a quarter (as in the earlier extractive answerer); a unit holding a value of
 # the asked type (a version for "which version") gains `TYPE_BONUS`; a question word found
 # only through its translation counts half towards support.
-ENTITY_WEIGHT = 2.0
 CONTEXT_WEIGHT = 0.25
 TYPE_BONUS = 0.5
 TRANSLATION_CREDIT = 0.5
@@ -179,7 +115,6 @@ FOCUS_WEIGHT = 1.0
 # A sentence that defines what "What is X?" asks about is the answer it asks for, as a date
 # is for "when": it outranks sentences that merely mention X.
 DEFINITION_BONUS = 2.0
-HEADER_CREDIT = 0.0
 
 
 @dataclass(frozen=True)
@@ -199,38 +134,6 @@ class SpanWeights:
 
 
 DEFAULT_WEIGHTS = SpanWeights()
-
-
-@dataclass(frozen=True)
-class QuestionProfile:
-    """What a question asks: its `qtype` (one of `QUESTION_TYPES`), its `language`, the
-    weighted stems of what it asks (`terms`: stem → weight), the stems of its carried
-    context (`context`), its lower-cased words (`words`, so an answer leaves out what the
-    question already says), and the wiki's stems that stand for its foreign terms
-    (`aliases`: stem → the question's stem)."""
-
-    text: str
-    qtype: str
-    language: str
-    terms: dict[str, float]
-    context: frozenset[str]
-    words: frozenset[str]
-    aliases: dict[str, str] = field(default_factory=dict)
-    focus: frozenset[str] = frozenset()
-    plural: bool = False
-    fact: str = ""
-    defines: frozenset[str] = frozenset()
-
-    @property
-    def weight(self) -> float:
-        """The total weight of the asked terms."""
-        return sum(self.terms.values())
-
-    def asked_in(self, stems: frozenset[str]) -> set[str]:
-        """The asked terms found among `stems`, directly or through a translation."""
-        found = stems & self.terms.keys()
-        found.update(self.aliases[s] for s in stems & self.aliases.keys())
-        return found
 
 
 @dataclass(frozen=True)
@@ -268,203 +171,6 @@ class Span:
     position: int = -1
 
 
-# --------------------------------------------------------------------------- terms
-@lru_cache(maxsize=65536)
-def _stem(word: str) -> str:
-    """The English Snowball stem of one plain word, as the lexical index stems it."""
-    stems = tokenize(word)
-    return stems[0] if stems else word
-
-
-def terms(text: str, stopwords: frozenset[str] = ENGLISH_STOPWORDS) -> list[str]:
-    """Matching terms of `text`: lower-cased, stemmed words without `stopwords`; a compound
-    (`OXT-1654`, `9.0.2`, `DISTRO_FEATURE`) is kept whole, and its word parts are added
-    (and its number parts when it also has letters), so `OXT 1654` still meets `OXT-1654`
-    while `9.0.2` does not match every `9`."""
-    out: list[str] = []
-    for match in _TOKEN.findall(text):
-        token = match.lower()
-        if _JOINER.search(token):
-            out.append(token)
-            parts = [p for p in _JOINER.split(token) if p and p not in stopwords]
-            letters = any(c.isalpha() for c in token)
-            for part in parts:
-                if part.isdigit():
-                    if letters:
-                        out.append(part)
-                elif len(part) > 1:
-                    out.append(_stem(part))
-        elif token not in stopwords:
-            out.append(token if any(c.isdigit() for c in token) else _stem(token))
-    return out
-
-
-def _is_entity(word: str) -> bool:
-    """A word that names something: it has a digit, an inner capital or joiner, or it is
-    all capitals (OXT, TPM, BIOS)."""
-    core = word.strip(".,;:!?\"'()[]")
-    if len(core) < 2:
-        return False
-    if any(c.isdigit() for c in core) or _JOINER.search(core.strip("-_./+")):
-        return True
-    return core.isupper() or any(c.isupper() for c in core[1:])
-
-
-def question_type(text: str) -> str:
-    """The type of a question (one of `QUESTION_TYPES`) from its wording; `what` when no
-    pattern fits. A German question opening with "Was" asks what, not yes or no (the
-    English auxiliary "was" is spelt the same); so does "Is there any information on ...?"
-    (it asks for the information)."""
-    asked = _CONTEXT.sub(" ", text).strip()
-    if _REQUEST.search(asked) or _ASKS_INFO.search(asked):
-        return "what"
-    for name, pattern in _TYPE_PATTERNS:
-        if pattern.search(asked):
-            if name == "yesno" and _german_what(asked, text):
-                return "what"
-            return name
-    return "what"
-
-
-def _german_what(asked: str, text: str) -> bool:
-    """Whether a question opening with "Was" is German ("Was bedeutet TBOOT?"): its language
-    says so, or the word after "Was" is a German function word or a lower-case verb form
-    that is no English word ("bedeutet", "kennzeichnen"; not "the", "it", "not")."""
-    match = _GERMAN_WHAT.match(asked)
-    if not match:
-        return False
-    if question_language(text) == "de":
-        return True
-    following = match.group(1)
-    return following in GERMAN_STOPWORDS or (
-        following.islower()
-        and following.endswith(("et", "t", "en", "st"))
-        and following not in ENGLISH_STOPWORDS
-    )
-
-
-def is_followup(text: str) -> bool:
-    """Whether a question is an offline-completed follow-up: it carries "(context: ...)" or
-    "(following up on: ...)" from the conversation (`core.rephrase.OfflineCompleter`)."""
-    return _CONTEXT.search(text) is not None
-
-
-def question_language(text: str) -> str:
-    """The language of a question, told by its own words: the context an offline-completed
-    follow-up carries is a list of content words without stopwords, which would tip a short
-    German follow-up to English. The whole text decides only when the question's own words
-    do not say German."""
-    own = detect_language(_CONTEXT.sub(" ", text))
-    return own if own == "de" else detect_language(text)
-
-
-# "Which X" / "what X" (and "what was the X"): the noun phrase after it names what is asked
-# for, the column of a table row or the kind of value (`question_focus`).
-_FOCUS = re.compile(
-    r"\b(?:which|what|welche[rsmn]?|was für(?: eine?[rnms]?)?)\s+"
-    r"(?:(?P<aux>was|were|is|are|war|waren|ist|sind)\s+)?"
-    r"(?:(?:one of|of|von)\s+)?(?:(?:the|der|die|das|den|dem|des|diesen)\s+)?(?P<phrase>[^?,;]*)",
-    re.IGNORECASE,
-)
-_FOCUS_JOINERS = frozenset("and und / & or oder".split())
-FOCUS_WORDS = 4
-_PLURAL_VERBS = frozenset("were are wurden sind waren haben hatten".split())
-
-
-def question_focus(text: str) -> tuple[tuple[str, ...], bool]:
-    """The words of the noun phrase a which/what question asks for ("Which Dell Latitude
-    model resulted in ..." → Dell, Latitude, model), at most `FOCUS_WORDS`, ended by a
-    function word or an English past participle; and whether it asks for more than one
-    thing (a plural noun: "Which machines", "card(s)"; a plural verb after it: "were",
-    "wurden"; or two nouns: "BIOS and Build versions")."""
-    match = _FOCUS.search(_CONTEXT.sub(" ", text))
-    if not match:
-        return (), False
-    words: list[str] = []
-    marked = False
-    following = ""
-    for raw in match.group("phrase").split():
-        word = raw.strip(".:!\"'")
-        if word.lower().endswith(("(s)", "(n)")):
-            word = word[:-3]
-            marked = marked or word.lower() not in _STOP
-        lower = word.lower()
-        if lower in _FOCUS_JOINERS and words:
-            words.append(lower)
-            continue
-        if (
-            lower in _STOP
-            or (lower.endswith("ed") and len(lower) > 4 and not word[:1].isupper())
-            or len(words) >= FOCUS_WORDS
-        ):
-            following = lower
-            break
-        words.append(word)
-    while words and words[-1].lower() in _FOCUS_JOINERS:
-        words.pop()
-    if not words:
-        return (), False
-    head = words[-1].lower()
-    plural = (
-        marked
-        or (match.group("aux") or "").lower() in _PLURAL_VERBS
-        or (head.endswith("s") and not head.endswith("ss") and len(head) > 3 and not head.isupper())
-        or following in _PLURAL_VERBS
-        or any(w in ("and", "und") for w in words)
-    )
-    return tuple(words), plural
-
-
-Translations = tuple[tuple[str, tuple[str, ...]], ...]
-
-
-@lru_cache(maxsize=4096)
-def profile_question(text: str, translations: Translations = ()) -> QuestionProfile:
-    """The type, language and weighted terms of a question. `translations` pair a foreign
-    word of the question with the wiki's words for it: finding one of those counts as
-    finding the word (`QuestionProfile.aliases`)."""
-    language = question_language(text)
-    stopwords = (_STOP if language == "de" else ENGLISH_STOPWORDS) | _QUESTION_WORDS
-    asked_text = _CONTEXT.sub(" ", text)
-    weights: dict[str, float] = {}
-    for position, word in enumerate(asked_text.split()):
-        # A capital inside an English question marks a name (German capitalizes nouns).
-        capitalized = language == "en" and position > 0 and word[:1].isupper()
-        weight = ENTITY_WEIGHT if capitalized or _is_entity(word) else 1.0
-        for stem in terms(word, stopwords):
-            weights[stem] = max(weights.get(stem, 0.0), weight)
-    aliases: dict[str, str] = {}
-    for word, neighbours in translations:
-        own = [t for t in terms(word, stopwords) if t in weights]
-        for neighbour in neighbours:
-            for stem in terms(neighbour):
-                if own and stem not in weights:
-                    aliases.setdefault(stem, own[0])
-    context = frozenset(terms(" ".join(_CONTEXT.findall(text)), stopwords)) - set(weights)
-    words = frozenset(w.lower() for w in _TOKEN.findall(text))
-    phrase, plural = question_focus(text)
-    focus = frozenset(terms(" ".join(phrase), stopwords)) & weights.keys()
-    return QuestionProfile(
-        text,
-        question_type(text),
-        language,
-        weights,
-        context,
-        words,
-        aliases,
-        focus,
-        plural,
-        page_fact(text),
-        _defined(text, stopwords),
-    )
-
-
-def _defined(text: str, stopwords: frozenset[str]) -> frozenset[str]:
-    """The terms of X when the question asks "What is X?", else none."""
-    match = _ASKS_DEFINITION.match(_CONTEXT.sub(" ", text))
-    return frozenset(terms(match.group("x"), stopwords)) if match else frozenset()
-
-
 # --------------------------------------------------------------------------- units
 def is_metadata(line: str) -> bool:
     """Whether a line is page furniture (byline, copyright, licence), never an answer."""
@@ -480,18 +186,6 @@ _UPDATED_ON = re.compile(
     r"|\blast (?:updated|modified):?\s+(?:on\s+)?(.+?)\s*$",
     re.I,
 )
-PAGE_FACTS = ("owner", "updated", "updated_by")
-# What a question about the page itself asks: who owns or wrote it, when it was last
-# changed and by whom (English and German).
-_ASKS_OWNER = re.compile(
-    r"\b(own(?:s|ed|er)?|author(?:ed)?|creat(?:ed|or)|wrote|written|eigentümer|besitzer"
-    r"|autor|verfasst|erstellt|geschrieben|gehört)\b",
-    re.I,
-)
-_ASKS_UPDATE = re.compile(
-    r"\b(updated|modified|changed|edited|aktualisiert|geändert|bearbeitet)\b", re.I
-)
-_BY_WHOM = re.compile(r"\b(by whom|who|wer|von wem)\b", re.I)
 
 
 def byline_facts(line: str) -> tuple[tuple[str, str], ...]:
@@ -524,23 +218,7 @@ _BYLINE_WORDS = (
 @lru_cache(maxsize=1024)
 def _byline_stems(line: str) -> frozenset[str]:
     """A byline's terms with the words questions about a page use (`_BYLINE_WORDS`)."""
-    return frozenset(terms(line)) | frozenset(terms(_BYLINE_WORDS, _STOP))
-
-
-def page_fact(text: str) -> str:
-    """The `PAGE_FACTS` name a question asks for when it asks about a page itself ("Who
-    owns the page on ...?", "When was ... last updated?"), else ""."""
-    asked = _CONTEXT.sub(" ", text)
-    qtype = question_type(text)
-    if _ASKS_UPDATE.search(asked):
-        if qtype == "when":
-            return "updated"
-        if _BY_WHOM.search(asked):
-            return "updated_by"
-        return ""
-    if _ASKS_OWNER.search(asked) and qtype == "who":
-        return "owner"
-    return ""
+    return frozenset(terms(line)) | frozenset(terms(_BYLINE_WORDS, STOPWORDS))
 
 
 def row_pairs(row: str) -> tuple[tuple[str, str], ...]:
@@ -624,7 +302,7 @@ def _weight(profile: QuestionProfile, stems) -> float:
 
 def _new(candidate: str, profile: QuestionProfile) -> bool:
     """Whether a candidate answer says something the question does not already say."""
-    return bool({w.lower() for w in _TOKEN.findall(candidate)} - profile.words)
+    return bool({w.lower() for w in TOKEN.findall(candidate)} - profile.words)
 
 
 def typed_values(qtype: str, text: str, profile: QuestionProfile) -> list[str]:
@@ -642,7 +320,7 @@ def typed_values(qtype: str, text: str, profile: QuestionProfile) -> list[str]:
     else:
         return []
     anchors = [
-        m.start() for m in _TOKEN.finditer(text) if profile.asked_in(frozenset(terms(m.group(0))))
+        m.start() for m in TOKEN.finditer(text) if profile.asked_in(frozenset(terms(m.group(0))))
     ]
     dates = [m.span() for m in _DATE.finditer(text)] if qtype == "count" else []
     ranked = []
@@ -664,7 +342,7 @@ def typed_values(qtype: str, text: str, profile: QuestionProfile) -> list[str]:
 def _trim(value: str) -> str:
     """A typed value without surrounding punctuation or a trailing stopword ("2 with")."""
     words = value.strip(" ,;:").split()
-    while len(words) > 1 and words[-1].lower() in _STOP:
+    while len(words) > 1 and words[-1].lower() in STOPWORDS:
         words.pop()
     return " ".join(words)
 
@@ -736,7 +414,7 @@ def _names_focus(profile: QuestionProfile, value: str) -> set[str]:
     found = profile.asked_in(frozenset(terms(value))) & profile.focus
     names = {t for t in found if profile.terms.get(t, 0.0) >= ENTITY_WEIGHT}
     own = [w for w in value.split() if w.lower().strip(".,;:()") not in profile.words]
-    return found if names or any(_is_entity(w) for w in own) else set()
+    return found if names or any(is_entity(w) for w in own) else set()
 
 
 def _row_answer(profile: QuestionProfile, unit: Unit, words: int) -> str:
@@ -815,7 +493,7 @@ def _contradicts(profile: QuestionProfile, unit: Unit) -> bool:
     """Whether a unit says the opposite of a word the question asks with (`_OPPOSITES`)
     and not the word itself."""
     asked = {w.lower() for w in profile.words}
-    said = {w.lower() for w in _TOKEN.findall(unit.text)}
+    said = {w.lower() for w in TOKEN.findall(unit.text)}
     for first, second in _OPPOSITES:
         for word, opposite in ((first, second), (second, first)):
             if asked & word and said & opposite and not said & word:

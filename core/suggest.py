@@ -27,8 +27,9 @@ from core.extractive import language_threshold
 from core.index import EvidenceIndex
 from core.lexical import GERMAN_STOPWORDS, detect_language
 from core.pages import Evidence
+from core.questions import terms
 from core.retrieve import Retriever, ScoredEvidence
-from core.spans import row_pairs, support, terms
+from core.spans import row_pairs, support
 
 __all__ = [
     "MAX_SUGGESTIONS",

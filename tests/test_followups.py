@@ -19,7 +19,8 @@ from core.evaluation.followups import (
     summarize_declines,
 )
 from core.extractive import ExtractiveLLM, followup_support
-from core.spans import Span, is_followup, question_language
+from core.questions import is_followup, question_language
+from core.spans import Span
 from tests.fakes.evidence import make_evidence
 from tests.fakes.tiny_wiki import build_wiki, make_assistant
 

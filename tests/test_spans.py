@@ -5,16 +5,13 @@ from __future__ import annotations
 
 import pytest
 
+from core.questions import page_fact, profile_question, question_focus, question_type
 from core.spans import (
     best_span,
     best_spans,
     byline_facts,
     counted_items,
     is_metadata,
-    page_fact,
-    profile_question,
-    question_focus,
-    question_type,
     row_pairs,
     support,
     units,

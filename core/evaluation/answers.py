@@ -43,8 +43,9 @@ from core.extractive import ExtractiveLLM, language_threshold
 from core.lexical import detect_language
 from core.llm import LLM
 from core.pages import Evidence
+from core.questions import question_type
 from core.retrieve import Retriever
-from core.spans import SpanWeights, is_metadata, question_type
+from core.spans import SpanWeights, is_metadata
 
 OUT_OF_SCOPE_SOURCE = "out-of-scope"
 # The targets: at most 5% declines on answerable questions; recall of declines on

@@ -38,7 +38,8 @@ from core.evaluation.answers import decline_objective
 from core.evaluation.folds import assign_folds
 from core.evaluation.metrics import mean
 from core.extractive import ExtractiveLLM, followup_support, language_threshold
-from core.spans import Span, is_followup, question_language
+from core.questions import is_followup, question_language
+from core.spans import Span
 
 # Candidate topic weights and follow-up thresholds (the grid cross-validation searches).
 TOPIC_WEIGHTS = (0.0, 1.0, 2.0, 3.0)

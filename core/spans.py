@@ -543,9 +543,8 @@ def without_echo(profile: QuestionProfile, text: str) -> str:
 
     def echo(clause: str) -> bool:
         stems = frozenset(terms(clause))
-        asked = profile.asked_in(stems)
         own = {s for s in stems if s in profile.terms or s in profile.aliases}
-        return bool(stems) and len(own) >= ECHO_SHARE * len(stems) and bool(asked)
+        return bool(own) and len(own) >= ECHO_SHARE * len(stems)
 
     while len(clauses) > 1 and echo(clauses[-1]):
         clauses.pop()
@@ -618,7 +617,9 @@ def scored_units(
     for position, unit in enumerate(units(text)):
         if unit.kind == "byline" and profile.fact not in dict(unit.pairs):
             continue  # a byline answers only a question about the page itself
-        definition = unit.kind == "sentence" and _defines(profile, unit, defined)
+        definition = (
+            bool(profile.defines) and unit.kind == "sentence" and _defines(profile, unit, defined)
+        )
         if profile.qtype != "yesno" and unit.stems <= wanted:
             continue
         if not (unit.stems & wanted or (titled and unit.kind == "list") or definition):
@@ -634,7 +635,7 @@ def _defines(profile: QuestionProfile, unit: Unit, defined: bool) -> bool:
     """Whether a sentence defines what a "What is X?" question asks about: "X is a ...", or
     "It is a ..." / "This is ..." under a heading that names X."""
     match = _DEFINITION.match(unit.text)
-    if not match or not profile.defines:
+    if not match:
         return False
     if match.group(1).lower() in ("it", "this", "es", "dies"):
         return defined
@@ -697,8 +698,8 @@ def best_spans(
     asks about is the commonest wrong answer (cross-validated: answer F1 0.269 -> 0.284 EN,
     0.192 -> 0.204 DE against score first). Leaving a source out still changes the first
     span only when that source supplied it: the best support drops only when the source
-    that held it alone goes. The first span gathers the other rows of its table that answer
-    as well (`gather_rows`)."""
+    that held it alone goes. The first span gathers the other rows of its table (or items of
+    its list) that answer as well (`gather_rows`, `gather_items`)."""
     profile = profile_question(question, translations)
     found = []
     scored: dict[int, tuple[str, list[Scored]]] = {}

@@ -21,16 +21,21 @@ through the Assistant, idle and while the edited pages are re-indexed again in t
 process (as `confbot serve` runs its worker); and the peak resident memory of this process
 and of each watched server process (and its children).
 
-`--reuse` (embedded mode, with `--folder`) skips the build when the folder already holds an
-index of that many pages from an earlier run, and measures the rest on it; with
-`--collection scale100000 --pages 70000` it measures the first 70,000 pages of a
-100,000-page build that was stopped after them.
+`--reuse` (with `--folder`; in server mode the collection is then `scale<pages>`, not a fresh
+one) keeps the index an earlier run left in the folder:
+one of that many pages is measured as it is; a build that was stopped (with its session,
+say) is resumed where it stopped, and the full index time adds up the runs' build times
+(recorded after every 500 pages in `scale-progress.json`; the pages written after the last
+record are kept, their seconds are not). With `--collection scale100000 --pages 70000` it
+measures the first 70,000 pages of a 100,000-page build that was stopped after them.
 """
 
 from __future__ import annotations
 
 import argparse
 import dataclasses
+import itertools
+import json
 import math
 import os
 import shutil
@@ -148,24 +153,62 @@ def store_disk_mib(index: EvidenceIndex) -> float:
     return (total or 0) / 2**20
 
 
-def build(index: EvidenceIndex, pages, chunk_size: int = 500) -> tuple[int, int, float]:
-    """Index pages in chunks, printing progress; (pages, evidences, seconds)."""
-    start = time.perf_counter()
-    done = evidences = 0
+@dataclasses.dataclass
+class Progress:
+    """How far a build got, kept in the data folder after every chunk so that a build
+    stopped with its session can be resumed (`--reuse`) and its time added up."""
+
+    pages: int = 0
+    evidences: int = 0
+    seconds: float = 0.0
+    runs: int = 0
+
+    @classmethod
+    def load(cls, path: Path) -> Progress:
+        """The progress recorded at `path`, or none yet."""
+        if not path.exists():
+            return cls()
+        return cls(**json.loads(path.read_text()))
+
+    def save(self, path: Path) -> None:
+        """Record the progress (written aside, then renamed: a stop never leaves half)."""
+        aside = path.with_suffix(".tmp")
+        aside.write_text(json.dumps(dataclasses.asdict(self)))
+        aside.replace(path)
+
+
+def build(
+    index: EvidenceIndex, pages, progress: Progress, path: Path, chunk_size: int = 500
+) -> Progress:
+    """Index pages in chunks, printing progress every 5,000 pages and recording it after
+    every chunk at `path`. `pages` are those still to index; `progress` is what earlier
+    runs did (their seconds are added to this run's)."""
+    start = time.perf_counter() - progress.seconds
+    progress.runs += 1
     chunk: list[Page] = []
+
+    def write() -> None:
+        before = progress.pages
+        progress.evidences += index.index_pages(chunk).evidences
+        progress.pages += len(chunk)
+        progress.seconds = time.perf_counter() - start
+        progress.save(path)
+        if progress.pages // 5000 > before // 5000:
+            print(
+                f"  {progress.pages} pages, {progress.evidences} evidences,"
+                f" {progress.seconds:.0f} s, peak RSS of this run {peak_rss_mib():.0f} MiB,"
+                f" data folder {disk_mib(index.folder.parent):.0f} MiB",
+                flush=True,
+            )
+        chunk.clear()
+
     for page in pages:
         chunk.append(page)
         if len(chunk) == chunk_size:
-            evidences += index.index_pages(chunk).evidences
-            done += len(chunk)
-            chunk = []
-            if done % 5000 == 0:
-                print(
-                    f"  {done} pages, {evidences} evidences, {time.perf_counter() - start:.0f} s",
-                    flush=True,
-                )
-    evidences += index.index_pages(chunk).evidences
-    return done + len(chunk), evidences, time.perf_counter() - start
+            write()
+    if chunk:
+        write()
+    return progress
 
 
 def ask_loop(assistant: Assistant, questions: list[str], stop: threading.Event, out: list):
@@ -222,7 +265,9 @@ def main() -> None:
     parser.add_argument("--chroma-path", help="the Chroma server's folder (for its disk use)")
     parser.add_argument("--edited", type=float, default=0.01, help="share of pages edited")
     parser.add_argument(
-        "--reuse", action="store_true", help="keep the index an earlier run left in --folder"
+        "--reuse",
+        action="store_true",
+        help="keep the index an earlier run left in --folder (resuming a stopped build)",
     )
     parser.add_argument(
         "--collection",
@@ -238,7 +283,8 @@ def main() -> None:
             if not os.environ.get(name):
                 raise SystemExit(f"--server needs {name}")
             environ[name] = os.environ[name]
-        environ["CONFBOT_COLLECTION"] = f"scale{args.pages}-{uuid.uuid4().hex[:6]}"
+        if not args.reuse:  # a fresh collection in the shared servers
+            environ["CONFBOT_COLLECTION"] = f"{collection}-{uuid.uuid4().hex[:6]}"
     settings = Settings.load(environ=environ)
     upgrade(settings.sqlalchemy_url)
     pages = benchmark_pages()
@@ -249,12 +295,25 @@ def main() -> None:
 
     with MemoryWatch(args.watch_pid) as watch:
         index_s: float | None = None
-        if args.reuse and args.folder and len(index.page_ids()) >= args.pages:
-            done, evidences = len(index.page_ids()), index.count()
+        progress_path = index.folder / "scale-progress.json"
+        progress = Progress.load(progress_path) if args.reuse else Progress()
+        indexed = len(index.page_ids()) if args.reuse else 0
+        if indexed >= args.pages:
+            done, evidences = indexed, index.count()
             print(f"reused the index of {done} pages, {evidences} evidences", flush=True)
         else:
-            done, evidences, index_s = build(index, replicas(pages, args.pages))
-            print(f"indexed {done} pages, {evidences} evidences in {index_s:.0f} s", flush=True)
+            if indexed:  # resume: pages are written in replica order, so these come first
+                index.repair_pending()
+                progress.pages, progress.evidences = indexed, index.count()
+                print(f"resuming after {indexed} pages ({progress.seconds:.0f} s)", flush=True)
+            rest = itertools.islice(replicas(pages, args.pages), indexed, None)
+            progress = build(index, rest, progress, progress_path)
+            done, evidences, index_s = progress.pages, progress.evidences, progress.seconds
+            print(
+                f"indexed {done} pages, {evidences} evidences in {index_s:.0f} s"
+                f" ({progress.runs} run(s))",
+                flush=True,
+            )
         disk = disk_mib(folder)
         line = f"disk: data folder {disk:.0f} MiB"
         if args.server:

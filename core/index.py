@@ -54,6 +54,16 @@ log = logging.getLogger(__name__)
 # duplicate signature, changes (5: the MinHash family of core.duplicates).
 INDEX_FORMAT = 5
 
+WRITE_BATCH = 256
+"""Evidences per write (one Chroma upsert, one store transaction) while searches are running:
+a write holds the store's writer lock and, in embedded Chroma, the interpreter's."""
+
+BULK_WRITE_BATCH = 4096
+"""Evidences per write when no search is running. In SQLite each commit writes every B-tree
+page it touched, and the postings of one batch land all over the postings tree: fewer,
+larger commits write those pages fewer times (a 5,000-page build's store writes took 75 s
+in batches of 256 and 45 s in batches of 8,192; docs/benchmarks.md, "100,000 pages")."""
+
 FOREGROUND_CHUNK = 32
 """Vectors per embedded Chroma write while searches are running (about 50 ms each at 20,000
 pages; see `EvidenceIndex._add_vectors`)."""
@@ -234,7 +244,8 @@ class EvidenceIndex:
                 log.warning("page %s (%.80s): %s", page.id, page.title, "; ".join(warnings))
             report.warnings += len(warnings)
             batch.append((page, evidences))
-            if sum(len(e) for _, e in batch) >= 256:
+            limit = WRITE_BATCH if self._searched_recently() else BULK_WRITE_BATCH
+            if sum(len(e) for _, e in batch) >= limit:
                 self._write_batch(batch, report)
                 batch = []
                 self._give_way(time.monotonic() - began)

@@ -184,6 +184,33 @@ def test_a_write_gives_way_while_searches_run(settings, monkeypatch):
     assert_in_step(index)
 
 
+def test_writes_are_larger_while_no_search_runs(settings, monkeypatch):
+    """A sync with no search around writes `BULK_WRITE_BATCH` evidences per transaction
+    (fewer SQLite commits); once searches run, batches shrink to `WRITE_BATCH`."""
+    import core.index
+
+    monkeypatch.setattr(core.index, "WRITE_BATCH", 10)
+    monkeypatch.setattr(core.index, "BULK_WRITE_BATCH", 40)
+    monkeypatch.setattr(core.index.time, "sleep", lambda _: None)
+    index = EvidenceIndex(settings, HashEmbedder())
+    batches: list[int] = []
+    replace = index.store.replace_pages
+    monkeypatch.setattr(
+        index.store,
+        "replace_pages",
+        lambda items, *a: (batches.append(sum(len(e) for _, e in items)), replace(items, *a))[1],
+    )
+    many = [page(n, f"Alpha {n}. Beta {n}. Gamma {n}.") for n in range(1, 41)]
+    index.index_pages(many[:20])
+    assert max(batches) >= 40 and len(batches) <= 3
+
+    batches.clear()
+    index.lexical_search("alpha", k=3)
+    index.index_pages(many[20:])
+    assert len(batches) >= 3 and max(batches) < 40
+    assert_in_step(index)
+
+
 def test_search_skips_ids_the_store_no_longer_holds_before_cutting_the_top_k(settings):
     embedder = HashEmbedder()
     index = EvidenceIndex(settings, embedder)

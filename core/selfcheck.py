@@ -21,6 +21,11 @@ The judge is the answerer's own reader:
   span, and declines exactly when no evidence reaches the threshold), only which evidences
   the answer and its sources list are given; a follow-up, whose spans are ordered by
   their own terms' support but judged with the carried topic's, may rarely differ;
+- of the evidences judged to help, one that repeats a better-ranked kept one (more than
+  `REPEAT_SHARE` of its words inside it, `core.redundancy`, on any page: a copy of a
+  page, an older version) is left out too. It adds nothing to the answer, and cited it
+  is a second source for the same words, often the copy the reader was not meant to find
+  (docs/benchmarks.md, "Self-check: one source per fact");
 - with a model: one batched call (`core.answer.build_judgment_messages`) answers `n: yes`
   or `n: no` for every source; a reply that does not judge every source exactly once is
   malformed, logged, and keeps every evidence (a failed check must not lose sources).
@@ -40,8 +45,15 @@ from core.answer import build_judgment_messages, source_header, source_text
 from core.extractive import ExtractiveLLM
 from core.llm import LLM
 from core.pages import Evidence
+from core.redundancy import NoveltyFilter
 
 log = logging.getLogger(__name__)
+
+REPEAT_SHARE = 0.8
+"""Share of a helpful evidence's words inside a better-ranked kept one above which it is a
+repeat. Retrieval's `redundancy_threshold` (0.4) is for a table and its rows on one page;
+across pages, two evidences about one subject share that much and still say different
+things. Held-out citation precision is flat from 0.6 to 0.9 (docs/benchmarks.md)."""
 
 _VERDICT = re.compile(r"^\s*\[?(\d+)\]?\s*[:.)\-]\s*(yes|no)\b", re.IGNORECASE | re.MULTILINE)
 
@@ -106,19 +118,27 @@ def kept_positions(scores: Sequence[float], min_support: float, min_ratio: float
     ]
 
 
+def novel_positions(evidences: Sequence[Evidence], positions: Sequence[int]) -> list[int]:
+    """Those of `positions` (in rank order) whose evidence does not repeat the evidence of
+    an earlier one kept (`core.redundancy` over every page at once, `REPEAT_SHARE`)."""
+    novelty = NoveltyFilter(REPEAT_SHARE, {evidences[i].page_id: "kept" for i in positions})
+    return [i for i in positions if novelty.admit(evidences[i])]
+
+
 def self_check(
     llm: LLM,
     question: str,
     evidences: Sequence[Evidence],
     min_ratio: float,
 ) -> SelfCheck:
-    """Judge which `evidences` help answer `question` (see the module docstring)."""
+    """Judge which `evidences` help answer `question`, leaving out those that repeat a
+    better-ranked helpful one (see the module docstring)."""
     if not evidences:
         return SelfCheck([], [], "none")
     if isinstance(llm, ExtractiveLLM):
         scores = span_support(llm, question, evidences)
         kept = kept_positions(scores, llm.threshold(question), min_ratio)
-        return SelfCheck(scores, kept, "extractive")
+        return SelfCheck(scores, novel_positions(evidences, kept), "extractive")
     judged = model_judgment(llm, question, evidences)
     if judged is None:
         log.warning(
@@ -126,4 +146,5 @@ def self_check(
             len(evidences),
         )
         return SelfCheck([1.0] * len(evidences), list(range(len(evidences))), "malformed")
-    return SelfCheck(judged, [i for i, s in enumerate(judged) if s > 0], "llm")
+    helpful = [i for i, s in enumerate(judged) if s > 0]
+    return SelfCheck(judged, novel_positions(evidences, helpful), "llm")

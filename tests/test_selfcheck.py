@@ -98,6 +98,20 @@ def model(server: FakeOpenAI) -> OpenAILLM:
     return OpenAILLM(server.base_url, "fake-model", "sk-test", rng=random.Random(0))
 
 
+BIOS_COPY = make_evidence(4, "The Dell Optiplex 7040 runs BIOS version 1.14.0 (copy).", "Copy")
+
+
+def test_a_helpful_evidence_that_repeats_a_better_ranked_one_is_left_out():
+    """A copy on another page helps as much as its original, but adds nothing: it leaves
+    the sources, and so the citations. Another fact about the same subject stays."""
+    llm = ExtractiveLLM({"en": 0.2})
+    evidences = [BIOS, BIOS_COPY, CHIPSET]
+    check = self_check(llm, QUESTION, evidences, 0.0)
+    assert check.kept == [0, 2] and check.scores[1] >= 0.2
+    (answer,) = generate(llm, QUESTION, [evidences[i] for i in check.kept])
+    assert "1.14.0" in answer.text and BIOS_COPY.url not in {c.url for c in answer.citations}
+
+
 def test_the_model_judges_all_evidences_in_one_call(server):
     server.push("1: no\n2: yes\n3: yes")
     check = self_check(model(server), QUESTION, [CANTEEN, BIOS, CHIPSET], 0.9)
@@ -108,6 +122,12 @@ def test_the_model_judges_all_evidences_in_one_call(server):
     question, sources = parse_prompt([user])
     assert question == QUESTION and [s.number for s in sources] == [1, 2, 3]
     assert "canteen opens at noon" in sources[0].text
+
+
+def test_a_repeated_source_the_model_judged_helpful_is_left_out_too(server):
+    server.push("1: yes\n2: yes\n3: yes")
+    check = self_check(model(server), QUESTION, [BIOS, BIOS_COPY, CHIPSET], 0.0)
+    assert check.kept == [0, 2] and check.judge == "llm"
 
 
 def test_a_malformed_judgment_keeps_every_evidence_and_is_logged(server, caplog):

@@ -166,6 +166,7 @@ def test_a_write_gives_way_while_searches_run(settings, monkeypatch):
     import core.index
 
     monkeypatch.setattr(core.index, "FOREGROUND_CHUNK", 4)
+    monkeypatch.setattr(core.index, "SEARCHES_RECENT_S", 3600.0)  # however slow the machine
     index = EvidenceIndex(settings, HashEmbedder())
     sizes, pauses = [], []
     upsert = index._collection.upsert
@@ -191,6 +192,7 @@ def test_writes_are_larger_while_no_search_runs(settings, monkeypatch):
 
     monkeypatch.setattr(core.index, "WRITE_BATCH", 10)
     monkeypatch.setattr(core.index, "BULK_WRITE_BATCH", 40)
+    monkeypatch.setattr(core.index, "SEARCHES_RECENT_S", 3600.0)
     monkeypatch.setattr(core.index.time, "sleep", lambda _: None)
     index = EvidenceIndex(settings, HashEmbedder())
     batches: list[int] = []

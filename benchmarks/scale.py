@@ -16,10 +16,13 @@ server that the environment names (the benchmark uses a fresh collection name).
 It prints, in order: the full index time; the disk used; query latency (420 questions) with
 the machine otherwise idle; the time of one page's store write (records, postings, term
 statistics) and of its whole upsert; the time to re-index 1% of the pages after editing
-them (as a sync does for changed pages); the answer latency of 8 threads asking questions
-through the Assistant, idle and while the edited pages are re-indexed again in this
-process (as `confbot serve` runs its worker); and the peak resident memory of this process
-and of each watched server process (and its children).
+them (as a sync does for changed pages), with the part spent embedding their new text, as a
+share of a full sync that embeds every page (the build finds every replica's text but the
+first one's in the embedding cache, so its own time leaves most embedding out); the answer
+latency of 8 threads asking questions through the Assistant, idle and while the edited
+pages are re-indexed again in this process (as `confbot serve` runs its worker); and the
+peak resident memory of this process and of each watched server process (and its
+children).
 
 `--reuse` (with `--folder`; in server mode the collection is then `scale<pages>`, not a fresh
 one) keeps the index an earlier run left in the folder:
@@ -68,6 +71,30 @@ from core.retrieve import Retriever  # noqa: E402
 from core.settings import Settings  # noqa: E402
 
 ASKERS = 8
+
+
+class EmbeddingClock:
+    """Wraps the embedder behind the embedding cache and counts the texts it embeds and the
+    seconds it takes: what a run spent embedding new text (cache misses) rather than
+    indexing."""
+
+    def __init__(self, inner):
+        self.inner = inner
+        self.name = inner.name
+        self.texts = 0
+        self.seconds = 0.0
+        self._lock = threading.Lock()
+
+    def embed(self, texts):
+        begin = time.perf_counter()
+        vectors = self.inner.embed(texts)
+        with self._lock:
+            self.texts += len(texts)
+            self.seconds += time.perf_counter() - begin
+        return vectors
+
+    def embed_queries(self, texts):
+        return self.inner.embed_queries(texts)
 
 
 def replicas(pages: list[Page], total: int):
@@ -162,6 +189,8 @@ class Progress:
     evidences: int = 0
     seconds: float = 0.0
     runs: int = 0
+    embedded_texts: int = 0  # texts the build embedded (not found in the embedding cache)
+    embedding_seconds: float = 0.0  # and the part of `seconds` that took
 
     @classmethod
     def load(cls, path: Path) -> Progress:
@@ -178,12 +207,19 @@ class Progress:
 
 
 def build(
-    index: EvidenceIndex, pages, progress: Progress, path: Path, chunk_size: int = 500
+    index: EvidenceIndex,
+    pages,
+    progress: Progress,
+    path: Path,
+    clock: EmbeddingClock,
+    chunk_size: int = 500,
 ) -> Progress:
     """Index pages in chunks, printing progress every 5,000 pages and recording it after
     every chunk at `path`. `pages` are those still to index; `progress` is what earlier
-    runs did (their seconds are added to this run's)."""
+    runs did (their seconds and embedding are added to this run's, measured by `clock`)."""
     start = time.perf_counter() - progress.seconds
+    texts = progress.embedded_texts - clock.texts
+    embedding = progress.embedding_seconds - clock.seconds
     progress.runs += 1
     chunk: list[Page] = []
 
@@ -192,6 +228,8 @@ def build(
         progress.evidences += index.index_pages(chunk).evidences
         progress.pages += len(chunk)
         progress.seconds = time.perf_counter() - start
+        progress.embedded_texts = texts + clock.texts
+        progress.embedding_seconds = embedding + clock.seconds
         progress.save(path)
         if progress.pages // 5000 > before // 5000:
             print(
@@ -290,6 +328,7 @@ def main() -> None:
     pages = benchmark_pages()
     questions = benchmark_questions()
     embedder = make_embedder(settings)
+    clock = embedder.inner = EmbeddingClock(embedder.inner)
     index = EvidenceIndex(settings, embedder)
     print(f"load average before: {os.getloadavg()}", flush=True)
 
@@ -301,13 +340,15 @@ def main() -> None:
         if indexed >= args.pages:
             done, evidences = indexed, index.count()
             print(f"reused the index of {done} pages, {evidences} evidences", flush=True)
+            if progress.pages >= done:  # built in this folder: its time is known
+                index_s = progress.seconds
         else:
             if indexed:  # resume: pages are written in replica order, so these come first
                 index.repair_pending()
                 progress.pages, progress.evidences = indexed, index.count()
                 print(f"resuming after {indexed} pages ({progress.seconds:.0f} s)", flush=True)
             rest = itertools.islice(replicas(pages, args.pages), indexed, None)
-            progress = build(index, rest, progress, progress_path)
+            progress = build(index, rest, progress, progress_path, clock)
             done, evidences, index_s = progress.pages, progress.evidences, progress.seconds
             print(
                 f"indexed {done} pages, {evidences} evidences in {index_s:.0f} s"
@@ -365,14 +406,28 @@ def main() -> None:
                 for p in replicas(pages, count)
             ]
 
+        before_texts, before_s = clock.texts, clock.seconds
         begin = time.perf_counter()
         index.index_pages(edited_pages(1))
         update_s = time.perf_counter() - begin
-        share = f" = {update_s / index_s:.1%} of the full index time" if index_s else ""
+        new_texts, embedding_s = clock.texts - before_texts, clock.seconds - before_s
+        built_texts, built_embedding_s = progress.embedded_texts, progress.embedding_seconds
         print(
             f"re-indexing {count} edited pages ({args.edited:.0%}), nothing else running:"
-            f" {update_s:.1f} s{share}"
+            f" {update_s:.1f} s, of which {embedding_s:.1f} s embedding {new_texts} new texts"
         )
+        if index_s and new_texts:
+            # The build found every replica's text but the first one's in the embedding
+            # cache; a full sync of as many distinct pages embeds all of them.
+            full_s = index_s + (evidences - built_texts) * embedding_s / new_texts
+            print(
+                f"  = {update_s / full_s:.1%} of a full sync that embeds every page (about"
+                f" {full_s:.0f} s: the build's {index_s:.0f} s and"
+                f" {evidences - built_texts} more texts at this run's embedding rate);"
+                f" without embedding, {update_s - embedding_s:.1f} s ="
+                f" {(update_s - embedding_s) / (index_s - built_embedding_s):.1%} of the"
+                f" build's {index_s - built_embedding_s:.0f} s without embedding"
+            )
         idle, _ = asks_during(assistant, questions, seconds=20.0)
         second = edited_pages(2)
         busy, busy_s = asks_during(assistant, questions, work=lambda: index.index_pages(second))

@@ -58,11 +58,14 @@ WRITE_BATCH = 256
 """Evidences per write (one Chroma upsert, one store transaction) while searches are running:
 a write holds the store's writer lock and, in embedded Chroma, the interpreter's."""
 
-BULK_WRITE_BATCH = 4096
-"""Evidences per write when no search is running. In SQLite each commit writes every B-tree
-page it touched, and the postings of one batch land all over the postings tree: fewer,
-larger commits write those pages fewer times (a 5,000-page build's store writes took 75 s
-in batches of 256 and 45 s in batches of 8,192; docs/benchmarks.md, "100,000 pages")."""
+BULK_WRITE_BATCH = 16384
+"""Evidences per write when no search is running. The postings of one batch land all over
+the postings B-tree (one leaf per term and impact), and in SQLite a commit writes every
+page it touched to the WAL and a checkpoint writes it again: a batch of 4,096 evidences at
+20,000 pages rewrote about 450 MB. Larger batches touch about as many leaves and so write
+them fewer times per evidence: 2,000 pages' store writes at 20,000 pages took 44.8 s in
+batches of 4,096 and 30.7 s in batches of 16,384 (docs/benchmarks.md, "Build time: the
+postings tree"). One batch's tokens and records stay bounded (about 800 pages)."""
 
 FOREGROUND_CHUNK = 32
 """Vectors per embedded Chroma write while searches are running (about 50 ms each at 20,000

@@ -501,7 +501,11 @@ class EvidenceStore:
     def _insert_postings(self, db: Connection, rows: list[tuple[int, ...]]) -> None:
         """Insert posting rows (term_id, impact, doc, tf, length, space_id): with COPY on
         PostgreSQL through psycopg2, as one executemany of the driver on SQLite. Postings
-        are most of what a write sends; both skip SQLAlchemy's per-row work."""
+        are most of what a write sends; both skip SQLAlchemy's per-row work. Rows go in
+        primary-key order, so the B-tree is walked once from left to right and each leaf
+        is fetched once per write instead of once per posting that lands on it (12% less
+        store-write time at 20,000 pages, docs/benchmarks.md)."""
+        rows = sorted(rows)
         if self._copy:
             data = io.StringIO("".join("\t".join(map(str, row)) + "\n" for row in rows))
             with db.connection.driver_connection.cursor() as cursor:

@@ -30,9 +30,10 @@ import operator
 import shutil
 import sqlite3
 import time
-from collections.abc import Collection, Iterable, Sequence
+from collections.abc import Callable, Collection, Iterable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
+from typing import TypeVar
 from urllib.parse import urlparse
 
 import numpy as np
@@ -49,6 +50,7 @@ from core.store import EvidenceStore, PageEntry, PendingMark, page_from_record
 from core.translate import TermTranslator, query_words, split_compound
 
 log = logging.getLogger(__name__)
+T = TypeVar("T")
 
 # Bumped whenever the text that is embedded or tokenized for an evidence, or a page's
 # duplicate signature, changes (5: the MinHash family of core.duplicates).
@@ -157,6 +159,30 @@ def _vector_collection(client, name: str, settings: Settings):
     return collection
 
 
+CHROMA_BUSY_PAUSES = (0.2, 0.5, 1.0, 2.0, 4.0)
+"""Seconds to wait before each new try while Chroma answers "database is locked" (about 8 s
+in all). Chroma's SQLite takes one writer at a time, and a write that finds it taken can
+fail: web replicas and a worker that start together against one Chroma server each set
+`ef_search` on the new collection, and one replica's start failed that way (`chroma run`
+answering 500 in the replica test, on a loaded machine); an embedded Chroma opened twice
+in one process failed likewise."""
+
+
+def when_unlocked(action: Callable[[], T]) -> T:
+    """`action()`, tried again after each of `CHROMA_BUSY_PAUSES` while it fails because
+    Chroma's database is locked by another writer; any other failure, or the lock outlasting
+    the pauses, is raised."""
+    for pause in CHROMA_BUSY_PAUSES:
+        try:
+            return action()
+        except Exception as exc:
+            if "database is locked" not in str(exc):
+                raise
+            log.info("the vector database is locked by another writer; again in %.1f s", pause)
+            time.sleep(pause)
+    return action()
+
+
 class EvidenceIndex:
     """Persistent hybrid index of evidences. Thread-safe; writers in any number of threads
     and processes take turns in the store."""
@@ -172,11 +198,14 @@ class EvidenceIndex:
             settings.collection,
             settings.lexical_postings_per_term,
         )
-        try:
+        name = f"{settings.collection}-{_safe(embedder.name)}"
+
+        def open_vectors():
             client = _chroma_client(settings, self.folder)
-            self._collection = _vector_collection(
-                client, f"{settings.collection}-{_safe(embedder.name)}", settings
-            )
+            return client, _vector_collection(client, name, settings)
+
+        try:
+            client, self._collection = when_unlocked(open_vectors)
         except Exception as exc:  # whatever Chroma raises, say which setting to check
             where = (
                 f"the Chroma server at {redact_url(settings.chroma_url)} (CONFBOT_CHROMA_URL)"

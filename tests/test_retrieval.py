@@ -3,10 +3,12 @@
 from __future__ import annotations
 
 import dataclasses
+import re
 
 import pytest
 
-from core.index import HNSW_NEIGHBORS, EvidenceIndex
+import core.index
+from core.index import HNSW_NEIGHBORS, EvidenceIndex, when_unlocked
 from core.lexical import detect_language, tokenize
 from core.pages import Page
 from core.retrieve import Retriever, rrf, zscore_fusion
@@ -259,6 +261,36 @@ def test_the_vector_index_explores_the_configured_candidates(settings):
     third = EvidenceIndex(settings.replace(dense_search_ef=10, candidates_k=150), HashEmbedder())
     assert ef_search(third) == 150
     third.close()
+
+
+LOCKED = "Database error: error returned from database: (code: 5) database is locked"
+
+
+@pytest.mark.parametrize(
+    ("failures", "error", "calls", "opened"),
+    [
+        ([], None, 1, True),
+        ([LOCKED, LOCKED], None, 3, True),  # another writer finished meanwhile
+        ([LOCKED] * 6, LOCKED, 6, False),  # the lock outlasts every pause
+        (["no such collection"], "no such collection", 1, False),  # not a lock: at once
+    ],
+)
+def test_opening_the_vectors_waits_for_another_writer(monkeypatch, failures, error, calls, opened):
+    monkeypatch.setattr(core.index, "CHROMA_BUSY_PAUSES", (0.0,) * 5)
+    seen = []
+
+    def open_vectors():
+        seen.append(1)
+        if len(seen) <= len(failures):
+            raise RuntimeError(failures[len(seen) - 1])
+        return "collection"
+
+    if opened:
+        assert when_unlocked(open_vectors) == "collection"
+    else:
+        with pytest.raises(RuntimeError, match=re.escape(error)):
+            when_unlocked(open_vectors)
+    assert len(seen) == calls
 
 
 def test_malformed_page_is_indexed_as_far_as_readable(index):

@@ -6,6 +6,8 @@ import os
 import resource
 import statistics
 import subprocess
+import threading
+import time
 from pathlib import Path
 
 from connectors.files import FilesSource
@@ -59,3 +61,27 @@ def disk_mib(path: Path) -> float:
     """Disk use of a folder, in MiB."""
     out = subprocess.run(["du", "-sk", str(path)], capture_output=True, text=True, check=True)
     return int(out.stdout.split()[0]) / 1024
+
+
+class TimedEmbedder:
+    """Wraps an embedder (the one behind the embedding cache, so that only new text counts)
+    and adds up the texts it embeds and the seconds it takes, from any thread."""
+
+    def __init__(self, inner):
+        self.inner = inner
+        self.name = inner.name
+        self.texts = 0
+        self.seconds = 0.0
+        self._lock = threading.Lock()
+
+    def embed(self, texts):
+        begin = time.perf_counter()
+        try:
+            return self.inner.embed(texts)
+        finally:
+            with self._lock:
+                self.texts += len(texts)
+                self.seconds += time.perf_counter() - begin
+
+    def embed_queries(self, texts):
+        return self.inner.embed_queries(texts)

@@ -52,6 +52,7 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from benchmarks._common import (  # noqa: E402
+    TimedEmbedder,
     benchmark_pages,
     benchmark_questions,
     disk_mib,
@@ -71,30 +72,6 @@ from core.retrieve import Retriever  # noqa: E402
 from core.settings import Settings  # noqa: E402
 
 ASKERS = 8
-
-
-class EmbeddingClock:
-    """Wraps the embedder behind the embedding cache and counts the texts it embeds and the
-    seconds it takes: what a run spent embedding new text (cache misses) rather than
-    indexing."""
-
-    def __init__(self, inner):
-        self.inner = inner
-        self.name = inner.name
-        self.texts = 0
-        self.seconds = 0.0
-        self._lock = threading.Lock()
-
-    def embed(self, texts):
-        begin = time.perf_counter()
-        vectors = self.inner.embed(texts)
-        with self._lock:
-            self.texts += len(texts)
-            self.seconds += time.perf_counter() - begin
-        return vectors
-
-    def embed_queries(self, texts):
-        return self.inner.embed_queries(texts)
 
 
 def replicas(pages: list[Page], total: int):
@@ -211,7 +188,7 @@ def build(
     pages,
     progress: Progress,
     path: Path,
-    clock: EmbeddingClock,
+    clock: TimedEmbedder,
     chunk_size: int = 500,
 ) -> Progress:
     """Index pages in chunks, printing progress every 5,000 pages and recording it after
@@ -328,7 +305,7 @@ def main() -> None:
     pages = benchmark_pages()
     questions = benchmark_questions()
     embedder = make_embedder(settings)
-    clock = embedder.inner = EmbeddingClock(embedder.inner)
+    clock = embedder.inner = TimedEmbedder(embedder.inner)
     index = EvidenceIndex(settings, embedder)
     print(f"load average before: {os.getloadavg()}", flush=True)
 

@@ -21,6 +21,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
+from benchmarks._common import TimedEmbedder  # noqa: E402
 from connectors.confluence import ConfluenceSource  # noqa: E402
 from connectors.sync import SpaceSync, SyncReport  # noqa: E402
 from core.db import upgrade  # noqa: E402
@@ -28,25 +29,6 @@ from core.embeddings import make_embedder  # noqa: E402
 from core.index import EvidenceIndex  # noqa: E402
 from core.settings import Settings  # noqa: E402
 from tests.fakes.confluence_server import FakeConfluence, generated_pages  # noqa: E402
-
-
-class TimedEmbedder:
-    """Wraps an embedder to add up the seconds spent embedding."""
-
-    def __init__(self, inner):
-        self.inner = inner
-        self.name = inner.name
-        self.seconds = 0.0
-
-    def embed(self, texts):
-        started = time.perf_counter()
-        try:
-            return self.inner.embed(texts)
-        finally:
-            self.seconds += time.perf_counter() - started
-
-    def embed_queries(self, texts):
-        return self.inner.embed_queries(texts)
 
 
 def timed_run(settings, index, embedder: TimedEmbedder, source: ConfluenceSource):

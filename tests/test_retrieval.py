@@ -267,15 +267,15 @@ LOCKED = "Database error: error returned from database: (code: 5) database is lo
 
 
 @pytest.mark.parametrize(
-    ("failures", "error", "calls", "opened"),
+    ("failures", "error", "calls"),
     [
-        ([], None, 1, True),
-        ([LOCKED, LOCKED], None, 3, True),  # another writer finished meanwhile
-        ([LOCKED] * 6, LOCKED, 6, False),  # the lock outlasts every pause
-        (["no such collection"], "no such collection", 1, False),  # not a lock: at once
+        ([], None, 1),
+        ([LOCKED, LOCKED], None, 3),  # another writer finished meanwhile
+        ([LOCKED] * 6, LOCKED, 6),  # the lock outlasts every pause
+        (["no such collection"], "no such collection", 1),  # not a lock: at once
     ],
 )
-def test_opening_the_vectors_waits_for_another_writer(monkeypatch, failures, error, calls, opened):
+def test_opening_the_vectors_waits_for_another_writer(monkeypatch, failures, error, calls):
     monkeypatch.setattr(core.index, "CHROMA_BUSY_PAUSES", (0.0,) * 5)
     seen = []
 
@@ -285,7 +285,7 @@ def test_opening_the_vectors_waits_for_another_writer(monkeypatch, failures, err
             raise RuntimeError(failures[len(seen) - 1])
         return "collection"
 
-    if opened:
+    if error is None:
         assert when_unlocked(open_vectors) == "collection"
     else:
         with pytest.raises(RuntimeError, match=re.escape(error)):

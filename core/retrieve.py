@@ -261,16 +261,25 @@ class Retriever:
         self, order: Sequence[str], depth: int, novelty: NoveltyFilter
     ) -> tuple[list[Evidence], int]:
         """The first `depth` evidences of `order` that the evidence store holds and that
-        `novelty` admits, and how many ids the store did not hold (logged: the index and
-        the store disagree)."""
+        `novelty` admits, and how many ids the store did not hold before the last one taken
+        (logged: the index and the store disagree). Each read asks for as many ids as were
+        read before it (and at least the number still missing), so a ranking led by many
+        copies of one page costs a few store reads rather than one per refused copy (a
+        round trip each on a server database: 160 reads per search at 100,000 pages)."""
         found: list[Evidence] = []
         position = stale = 0
         while len(found) < depth and position < len(order):
-            ids = order[position : position + depth - len(found)]
+            ids = order[position : position + max(depth - len(found), position)]
             position += len(ids)
-            stored = self.index.get(ids)
-            stale += len(ids) - len(stored)
-            found += [e for e in stored if novelty.admit(e)]
+            stored = {e.id: e for e in self.index.get(ids)}
+            for id_ in ids:
+                evidence = stored.get(id_)
+                if evidence is None:
+                    stale += 1
+                elif novelty.admit(evidence):
+                    found.append(evidence)
+                    if len(found) == depth:
+                        break
         if stale:
             log.warning("search skipped %d evidence id(s) no longer in the store", stale)
         return found, stale

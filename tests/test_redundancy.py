@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import dataclasses
+import math
 
 import pytest
 
@@ -111,3 +112,22 @@ def test_search_fills_k_with_the_next_distinct_evidences(index, settings):
     assert len(two) == 2
     assert [r.evidence.id for r in two] == [r.evidence.id for r in ten[:2]]
     assert len(everything.search(query, k=10).results) > len(ten)
+
+
+def test_copies_ahead_in_the_ranking_cost_few_store_reads(settings):
+    """Forty copies of one page rank their repeated evidences ahead of anything new; the
+    store is read in growing slices, not once per refused copy."""
+    copies = [dataclasses.replace(MATRIX, id=f"copy{n}", url=f"u-copy{n}") for n in range(40)]
+    index = EvidenceIndex(settings, HashEmbedder())
+    index.index_pages([*copies, *PAGES])
+    reads: list[int] = []
+    get = index.get
+    index.get = lambda ids: reads.append(len(ids)) or get(ids)
+    retriever = Retriever(index, index.embedder, settings.replace(redundancy_threshold=0.4))
+    results = retriever.search("Which TPM and BIOS does the Dell Optiplex 7040 have?", k=10)
+    index.close()
+
+    read = sum(reads)
+    assert read - len(results.results) > 40  # most of what was read repeated a copy...
+    assert len(reads) < 2 + math.log2(read / 10)  # ...yet each read doubled what was read
+    assert results.stale == 0 and len(results.results) >= 2

@@ -9,23 +9,29 @@ rather than migrated, and created by the store itself.
 from __future__ import annotations
 
 import fcntl
+import functools
 import sqlite3
 import threading
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
+from typing import ParamSpec, TypeVar
 
 from sqlalchemy import Engine, create_engine, event, text
 from sqlalchemy.engine import make_url
+from sqlalchemy.exc import DBAPIError
 from sqlalchemy.orm import DeclarativeBase, sessionmaker
 
 from core.redact import redact_url
 from core.settings import SettingsError
 
+P = ParamSpec("P")
+T = TypeVar("T")
+
 MIGRATIONS = Path(__file__).resolve().parent.parent / "migrations"
 MIGRATION_LOCK_KEY = 0x636F6E66626F74  # "confbot": the PostgreSQL advisory lock of `upgrade`
 
-_engines: dict[str, Engine] = {}
+_engines: dict[tuple[str, str], Engine] = {}
 _engines_lock = threading.Lock()
 
 
@@ -36,7 +42,7 @@ class Base(DeclarativeBase):
 def engine_for(url: str) -> Engine:
     """A shared engine per URL. SQLite gets WAL mode and a busy timeout for concurrent use."""
     with _engines_lock:
-        if url not in _engines:
+        if (url, "write") not in _engines:
             if url.startswith("sqlite"):
                 engine = create_engine(
                     url, connect_args={"check_same_thread": False, "timeout": 30}
@@ -44,8 +50,43 @@ def engine_for(url: str) -> Engine:
                 event.listen(engine, "connect", _sqlite_pragmas)
             else:
                 engine = create_engine(url, pool_pre_ping=True)
-            _engines[url] = engine
-        return _engines[url]
+            _engines[(url, "write")] = engine
+        return _engines[(url, "write")]
+
+
+def reader_for(url: str) -> Engine:
+    """A shared engine per URL for single read-only statements, cheaper per read on a server.
+
+    The writing engine of a server database pings each connection it lends (`SELECT 1`) and
+    rolls back the transaction each returned connection leaves open: three round trips for
+    one `SELECT`, and at 100,000 pages 38% of the time of searches that ran beside a
+    sync. This one runs in autocommit (each statement sees the newest commit, as under
+    READ COMMITTED, and leaves no transaction to roll back) and does not ping: a read that
+    finds its connection dropped fails with `connection_invalidated`, which also discards
+    the pool's older connections, and `read_again_if_dropped` runs it again. SQLite needs
+    no round trips, so its reader is the writing engine."""
+    if url.startswith("sqlite"):
+        return engine_for(url)
+    with _engines_lock:
+        if (url, "read") not in _engines:
+            _engines[(url, "read")] = create_engine(url, isolation_level="AUTOCOMMIT")
+        return _engines[(url, "read")]
+
+
+def read_again_if_dropped(read: Callable[P, T]) -> Callable[P, T]:
+    """Decorate a read-only function of `reader_for` connections: if the server dropped the
+    connection it was lent (a restart, an idle timeout), run it once more on a fresh one."""
+
+    @functools.wraps(read)
+    def reading(*args: P.args, **kwargs: P.kwargs) -> T:
+        try:
+            return read(*args, **kwargs)
+        except DBAPIError as error:
+            if not error.connection_invalidated:
+                raise
+            return read(*args, **kwargs)
+
+    return reading
 
 
 def _sqlite_pragmas(dbapi_connection, _record) -> None:

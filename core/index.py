@@ -130,6 +130,14 @@ def _chroma_client(settings: Settings, folder: Path):
 HNSW_NEIGHBORS = 32
 HNSW_BUILD_EF = 200
 
+HNSW_SYNC_THRESHOLD = 20_000
+"""Vectors written between two saves of a collection's HNSW index to disk (Chroma's default:
+1,000). Each save rewrites the index's id maps whole (a 112 MB file at 2 million vectors,
+about 1.3 s) and every search of the collection waits for it: at 100,000 pages a sync
+stalled searches by 1.3 s every 512 written vectors, and a 1% re-index writes 20,000.
+Between saves the writes are safe in Chroma's write-ahead log, replayed when the index is
+loaded again (docs/benchmarks.md, "Searches stalled by Chroma's index saves")."""
+
 
 def _vector_collection(client, name: str, settings: Settings):
     """The named Chroma collection (cosine space), searched with the settings' `ef_search`.
@@ -140,7 +148,8 @@ def _vector_collection(client, name: str, settings: Settings):
     more as the wiki grows, and which ones differs each time the index is loaded
     (docs/benchmarks.md, "Vector search recall"). A new collection gets a denser graph (an
     existing one keeps its own); `ef_search` is set on every open, new or not (Chroma
-    reads it when it loads the index)."""
+    reads it when it loads the index), and so is `HNSW_SYNC_THRESHOLD` (a Chroma server
+    that holds the index loaded reads it when it loads the index again, after a restart)."""
     ef = max(settings.dense_search_ef, settings.candidates_k)
     # The graph is set through the metadata keys Chroma still reads at creation: a
     # `configuration` with no embedding function is stored as a "legacy" one, which every
@@ -154,8 +163,10 @@ def _vector_collection(client, name: str, settings: Settings):
         },
         embedding_function=None,
     )
-    if (collection.configuration_json or {}).get("hnsw", {}).get("ef_search") != ef:
-        collection.modify(configuration={"hnsw": {"ef_search": ef}})
+    wanted = {"ef_search": ef, "sync_threshold": HNSW_SYNC_THRESHOLD}
+    hnsw = (collection.configuration_json or {}).get("hnsw", {})
+    if any(hnsw.get(key) != value for key, value in wanted.items()):
+        collection.modify(configuration={"hnsw": wanted})
     return collection
 
 
@@ -214,7 +225,6 @@ class EvidenceIndex:
             )
             raise SettingsError(f"cannot open {where}: {type(exc).__name__}: {exc}") from None
         self._max_batch = getattr(client, "get_max_batch_size", lambda: 5000)()
-        self._embedded_chroma = not settings.chroma_url
         self._last_search = float("-inf")  # time.monotonic() of the latest search
         # Both are derived from the store and keyed by its generation.
         self._translator: Refreshed[int, TermTranslator] = Refreshed(operator.eq)
@@ -342,6 +352,7 @@ class EvidenceIndex:
         vectors: np.ndarray | None = None,
     ) -> None:
         """Replace all evidences of each page, in one Chroma write and one store transaction.
+        Vectors that an edit left as they were are not written again (`_unchanged_vectors`).
 
         `vectors` are the dense vectors of all evidences in order (embedded here unless given).
         """
@@ -350,8 +361,12 @@ class EvidenceIndex:
             vectors = self.embedder.embed([dense_text(e, self.options) for e in evidences])
         mark = self._mark_pending([page.id for page, _ in items])
         if mark.known:  # new pages have no vectors to remove
-            kept = {e.id for e in evidences}  # overwritten by the upsert below
+            kept = {e.id for e in evidences}  # written again below, or left as they are
             self._delete_vectors(mark.known, mark.unfinished, kept)
+            unchanged = self._unchanged_vectors(evidences)
+            if unchanged:
+                written = [n for n, e in enumerate(evidences) if e.id not in unchanged]
+                evidences, vectors = [evidences[n] for n in written], vectors[written]
         self._add_vectors(evidences, vectors)
         self.store.replace_pages(
             items, {page.id: signature(e.text for e in evs) for page, evs in items}
@@ -408,23 +423,52 @@ class EvidenceIndex:
         if unsure:
             self._collection.delete(where={"page_id": {"$in": unsure}})
 
+    def _unchanged_vectors(self, evidences: Sequence[Evidence]) -> set[str]:
+        """Ids of the `evidences` whose vector Chroma already holds: embedded from the same
+        text (its digest is kept with each vector) and with the same space. An edit changes
+        a few of a page's evidences, and writing an existing id's vector again is Chroma's
+        costliest write (an HNSW update, about 4 ms at 2 million vectors, during which a
+        Chroma server's searches of the collection wait: docs/benchmarks.md, "Searches
+        stalled by vector writes")."""
+        wanted = {e.id: {"space": e.space, "digest": self._digest(e)} for e in evidences}
+        ids = list(wanted)
+        unchanged: set[str] = set()
+        for start in range(0, len(ids), self._max_batch):
+            held = self._collection.get(
+                ids=ids[start : start + self._max_batch], include=["metadatas"]
+            )
+            for id_, metadata in zip(held["ids"], held["metadatas"], strict=True):
+                if metadata and all(metadata.get(k) == v for k, v in wanted[id_].items()):
+                    unchanged.add(id_)
+        return unchanged
+
+    def _digest(self, evidence: Evidence) -> str:
+        """A digest of the text embedded for `evidence`."""
+        return hashlib.sha256(dense_text(evidence, self.options).encode()).hexdigest()[:16]
+
     def _add_vectors(self, evidences: Sequence[Evidence], vectors: np.ndarray) -> None:
         """Write the evidences' vectors to Chroma, in batches it accepts.
 
         Embedded Chroma holds Python's global lock for a whole write (1-2 ms per vector at
         20,000 pages): every other thread of the process, the searches of the web and Slack
-        surfaces included, stops meanwhile. So while searches are running (one in the last
-        `SEARCHES_RECENT_S`), vectors go in chunks of `FOREGROUND_CHUNK`, and a search waits
-        for one chunk at most. A sync with no search around writes whole batches."""
+        surfaces included, stops meanwhile. A Chroma server holds the collection for a whole
+        write of vectors that it already has (about 4 ms each at 2 million vectors): the
+        collection's searches wait. So while searches are running in this process (one in
+        the last `SEARCHES_RECENT_S`), vectors go in chunks of `FOREGROUND_CHUNK`, and a
+        search waits for one chunk at most. A sync with no search around writes whole
+        batches."""
         start = 0
         while start < len(evidences):
-            busy = self._embedded_chroma and self._searched_recently()
+            busy = self._searched_recently()
             size = FOREGROUND_CHUNK if busy else self._max_batch
             chunk = evidences[start : start + size]
             self._collection.upsert(
                 ids=[e.id for e in chunk],
                 embeddings=vectors[start : start + len(chunk)],
-                metadatas=[{"page_id": e.page_id, "space": e.space} for e in chunk],
+                metadatas=[
+                    {"page_id": e.page_id, "space": e.space, "digest": self._digest(e)}
+                    for e in chunk
+                ],
             )
             start += len(chunk)
 
@@ -591,7 +635,7 @@ class EvidenceIndex:
 
     def close(self) -> None:
         """Release the store's pooled connections."""
-        self.store.engine.dispose()
+        self.store.close()
 
 
 def _safe(name: str) -> str:

@@ -66,7 +66,7 @@ from sqlalchemy import (
 from sqlalchemy.dialects import postgresql, sqlite
 from sqlalchemy.engine import make_url
 
-from core.db import engine_for
+from core.db import engine_for, read_again_if_dropped, reader_for
 from core.lexical import K1, MAX_TERM_LENGTH, B, evidence_tokens, idf, impact, term_counts
 from core.pages import Evidence, Page
 from core.translate import vocabulary
@@ -242,6 +242,7 @@ class EvidenceStore:
         else:
             raise ValueError(f"the evidence store runs on sqlite or postgresql, not {dialect}")
         self.engine = engine_for(url)
+        self.reader = reader_for(url)  # reads: one round trip each on a server
         self.postings_per_term = postings_per_term
         self._entries: dict[str, tuple[int, PageEntry]] = {}  # page id → (record hash, entry)
         self._copy = make_url(url).get_driver_name() == "psycopg2"
@@ -262,6 +263,11 @@ class EvidenceStore:
             self.collection_id = db.execute(
                 select(collections.c.id).where(collections.c.name == collection)
             ).scalar_one()
+
+    def close(self) -> None:
+        """Release the pooled connections of the writing and the reading engine."""
+        self.engine.dispose()
+        self.reader.dispose()
 
     # ------------------------------------------------------------------ writing
     def mark_pending(self, page_ids: Sequence[str]) -> PendingMark:
@@ -346,17 +352,19 @@ class EvidenceStore:
                 delete(pending).where(pending.c.collection_id == c, pending.c.page_id == page_id)
             )
 
+    @read_again_if_dropped
     def pending_pages(self) -> list[str]:
         """Ids of the pages marked pending (a write begun and not finished), sorted."""
-        with self.engine.connect() as db:
+        with self.reader.connect() as db:
             ids = db.execute(
                 select(pending.c.page_id).where(pending.c.collection_id == self.collection_id)
             ).scalars()
             return sorted(ids)
 
+    @read_again_if_dropped
     def evidence_ids_of(self, page_ids: Sequence[str]) -> list[str]:
         """Ids of the evidences of these pages, sorted."""
-        with self.engine.connect() as db:
+        with self.reader.connect() as db:
             rows = self._of_pages(db, [evidences.c.evidence_id], page_ids)
         return sorted(r.evidence_id for r in rows)
 
@@ -557,17 +565,19 @@ class EvidenceStore:
         return {name: space_id for name, space_id in rows}
 
     # ------------------------------------------------------------------ reading
+    @read_again_if_dropped
     def page_ids(self, space: str | None = None) -> set[str]:
         """Ids of the indexed pages (of one space if given)."""
         query = select(pages.c.page_id).where(pages.c.collection_id == self.collection_id)
         if space is not None:
             query = query.where(pages.c.space == space)
-        with self.engine.connect() as db:
+        with self.reader.connect() as db:
             return set(db.execute(query).scalars())
 
+    @read_again_if_dropped
     def pages(self) -> list[Page]:
         """The indexed pages' records, by page id."""
-        with self.engine.connect() as db:
+        with self.reader.connect() as db:
             records = db.execute(
                 select(pages.c.record)
                 .where(pages.c.collection_id == self.collection_id)
@@ -575,13 +585,14 @@ class EvidenceStore:
             ).scalars()
             return [page_from_record(r) for r in records]
 
+    @read_again_if_dropped
     def page_entries(self) -> dict[str, PageEntry]:
         """Page id to title, space, URL and duplicate signature of every indexed page. A
         record read unchanged since the last call is not parsed again (parsing 20,000 of
         them takes about 0.3 s, and a sync asks again after each write)."""
         previous = self._entries
         current: dict[str, tuple[int, PageEntry]] = {}
-        with self.engine.connect() as db:
+        with self.reader.connect() as db:
             rows = db.execute(
                 select(pages.c.page_id, pages.c.record).where(
                     pages.c.collection_id == self.collection_id
@@ -605,9 +616,10 @@ class EvidenceStore:
         self._entries = current
         return {page_id: entry for page_id, (_, entry) in current.items()}
 
+    @read_again_if_dropped
     def page(self, page_id: str) -> Page | None:
         """One indexed page's record, or None."""
-        with self.engine.connect() as db:
+        with self.reader.connect() as db:
             record = db.execute(
                 select(pages.c.record).where(
                     pages.c.collection_id == self.collection_id, pages.c.page_id == page_id
@@ -615,9 +627,10 @@ class EvidenceStore:
             ).scalar()
         return page_from_record(record) if record else None
 
+    @read_again_if_dropped
     def spaces(self) -> set[str]:
         """The spaces that have indexed pages."""
-        with self.engine.connect() as db:
+        with self.reader.connect() as db:
             return set(
                 db.execute(
                     select(pages.c.space)
@@ -626,31 +639,35 @@ class EvidenceStore:
                 ).scalars()
             )
 
+    @read_again_if_dropped
     def count(self) -> int:
         """Number of indexed evidences (kept with every write, so this costs one row)."""
-        with self.engine.connect() as db:
+        with self.reader.connect() as db:
             return db.execute(
                 select(collections.c.documents).where(collections.c.id == self.collection_id)
             ).scalar_one()
 
+    @read_again_if_dropped
     def generation(self) -> int:
         """A number that grows with every write of the collection, in any process."""
-        with self.engine.connect() as db:
+        with self.reader.connect() as db:
             return db.execute(
                 select(collections.c.generation).where(collections.c.id == self.collection_id)
             ).scalar_one()
 
+    @read_again_if_dropped
     def build_note(self) -> str | None:
         """The note of `set_build_note`, if any."""
-        with self.engine.connect() as db:
+        with self.reader.connect() as db:
             return db.execute(
                 select(collections.c.build_note).where(collections.c.id == self.collection_id)
             ).scalar_one()
 
+    @read_again_if_dropped
     def get(self, ids: Sequence[str]) -> list[Evidence]:
         """Evidences by id, in the order asked (unknown ids are left out)."""
         found: dict[str, Evidence] = {}
-        with self.engine.connect() as db:
+        with self.reader.connect() as db:
             for chunk in _chunks(list(ids)):
                 for evidence_id, record in db.execute(
                     select(evidences.c.evidence_id, evidences.c.record).where(
@@ -661,9 +678,10 @@ class EvidenceStore:
                     found[evidence_id] = Evidence(**json.loads(record))
         return [found[i] for i in ids if i in found]
 
+    @read_again_if_dropped
     def page_evidence_ids(self, page_id: str) -> list[str]:
         """Ids of one page's evidences, sorted."""
-        with self.engine.connect() as db:
+        with self.reader.connect() as db:
             ids = db.execute(
                 select(evidences.c.evidence_id).where(
                     evidences.c.collection_id == self.collection_id,
@@ -672,6 +690,7 @@ class EvidenceStore:
             ).scalars()
             return sorted(ids)
 
+    @read_again_if_dropped
     def lexical_search(
         self, tokens: Sequence[str], k: int, allowed: Collection[str] | None = None
     ) -> list[tuple[str, float]]:
@@ -681,7 +700,7 @@ class EvidenceStore:
         if not counts or k <= 0:
             return []
         c = self.collection_id
-        with self.engine.connect() as db:
+        with self.reader.connect() as db:
             documents, total = db.execute(_STATISTICS, {"c": c}).one()
             found = db.execute(_TERMS, {"c": c, "terms": sorted(counts)}).all()
             if not documents or not found:
@@ -708,9 +727,10 @@ class EvidenceStore:
         ranked = sorted(rows, key=lambda r: (-round(r.score, 9), r.evidence_id))[:k]
         return [(r.evidence_id, float(r.score)) for r in ranked]
 
+    @read_again_if_dropped
     def vocabulary(self) -> list[str]:
         """The translation vocabulary: every word of an indexed evidence, sorted."""
-        with self.engine.connect() as db:
+        with self.reader.connect() as db:
             return list(
                 db.execute(
                     select(words.c.word)
@@ -719,10 +739,11 @@ class EvidenceStore:
                 ).scalars()
             )
 
+    @read_again_if_dropped
     def word_vectors(self, wanted: Sequence[str]) -> dict[str, np.ndarray]:
         """The stored vectors of those words that have one."""
         found: dict[str, np.ndarray] = {}
-        with self.engine.connect() as db:
+        with self.reader.connect() as db:
             for chunk in _chunks(list(wanted)):
                 for word, blob in db.execute(
                     select(words.c.word, words.c.vector).where(

@@ -148,6 +148,21 @@ def test_vocabulary_follows_writes_and_keeps_vectors(store_url):
     assert store.word_vectors(["okapi", "zebra"]).keys() == {"okapi"}
 
 
+@pytest.mark.postgres
+def test_a_read_whose_pooled_connection_the_server_dropped_runs_again(postgres_url):
+    from sqlalchemy import text
+
+    store = EvidenceStore(postgres_url, "test", postings_per_term=1000)
+    write(store, [evidence(1, "quagga okapi"), evidence(2, "okapi zebra")])
+    with store.reader.connect() as db:  # the reader's only pooled connection
+        backend = db.execute(text("SELECT pg_backend_pid()")).scalar_one()
+    with store.engine.connect() as db:  # as a server restart or an idle timeout would
+        assert db.execute(text("SELECT pg_terminate_backend(:p)"), {"p": backend}).scalar()
+    # The reader lends connections without a ping, so the first read meets the dropped one.
+    assert store.count() == 2
+    assert store.lexical_search(["quagga"], k=5)[0][0] == "e1"
+
+
 def _write_pages(url: str, first: int, count: int) -> None:
     """Write `count` one-evidence pages from number `first` (run in a child process)."""
     store = EvidenceStore(url, "shared", postings_per_term=1000)

@@ -70,8 +70,9 @@ batches of 4,096 and 30.7 s in batches of 16,384 (docs/benchmarks.md, "Build tim
 postings tree"). One batch's tokens and records stay bounded (about 800 pages)."""
 
 FOREGROUND_CHUNK = 32
-"""Vectors per embedded Chroma write while searches are running (about 50 ms each at 20,000
-pages; see `EvidenceIndex._add_vectors`)."""
+"""Vectors per Chroma write while searches are running (about 50 ms each in embedded Chroma
+at 20,000 pages), and per update of vectors a Chroma server holds (about 130 ms at 2 million
+vectors); see `EvidenceIndex._add_vectors`."""
 
 SEARCHES_RECENT_S = 2.0
 """How recent a search must be for a write to count searches as running."""
@@ -225,6 +226,7 @@ class EvidenceIndex:
             )
             raise SettingsError(f"cannot open {where}: {type(exc).__name__}: {exc}") from None
         self._max_batch = getattr(client, "get_max_batch_size", lambda: 5000)()
+        self._chroma_server = bool(settings.chroma_url)
         self._last_search = float("-inf")  # time.monotonic() of the latest search
         # Both are derived from the store and keyed by its generation.
         self._translator: Refreshed[int, TermTranslator] = Refreshed(operator.eq)
@@ -352,7 +354,7 @@ class EvidenceIndex:
         vectors: np.ndarray | None = None,
     ) -> None:
         """Replace all evidences of each page, in one Chroma write and one store transaction.
-        Vectors that an edit left as they were are not written again (`_unchanged_vectors`).
+        Vectors that an edit left as they were are not written again (`_held_vectors`).
 
         `vectors` are the dense vectors of all evidences in order (embedded here unless given).
         """
@@ -363,10 +365,11 @@ class EvidenceIndex:
         if mark.known:  # new pages have no vectors to remove
             kept = {e.id for e in evidences}  # written again below, or left as they are
             self._delete_vectors(mark.known, mark.unfinished, kept)
-            unchanged = self._unchanged_vectors(evidences)
-            if unchanged:
-                written = [n for n, e in enumerate(evidences) if e.id not in unchanged]
-                evidences, vectors = [evidences[n] for n in written], vectors[written]
+            held, unchanged = self._held_vectors(evidences)
+            updates = [n for n, e in enumerate(evidences) if e.id in held - unchanged]
+            self._add_vectors([evidences[n] for n in updates], vectors[updates], updates=True)
+            additions = [n for n, e in enumerate(evidences) if e.id not in held]
+            evidences, vectors = [evidences[n] for n in additions], vectors[additions]
         self._add_vectors(evidences, vectors)
         self.store.replace_pages(
             items, {page.id: signature(e.text for e in evs) for page, evs in items}
@@ -423,44 +426,49 @@ class EvidenceIndex:
         if unsure:
             self._collection.delete(where={"page_id": {"$in": unsure}})
 
-    def _unchanged_vectors(self, evidences: Sequence[Evidence]) -> set[str]:
-        """Ids of the `evidences` whose vector Chroma already holds: embedded from the same
-        text (its digest is kept with each vector) and with the same space. An edit changes
-        a few of a page's evidences, and writing an existing id's vector again is Chroma's
-        costliest write (an HNSW update, about 4 ms at 2 million vectors, during which a
-        Chroma server's searches of the collection wait: docs/benchmarks.md, "Searches
-        stalled by vector writes")."""
+    def _held_vectors(self, evidences: Sequence[Evidence]) -> tuple[set[str], set[str]]:
+        """The ids of `evidences` that Chroma holds a vector for, and those of them whose
+        vector is still right: embedded from the same text (its digest is kept with each
+        vector) and with the same space. An edit changes a few of a page's evidences, and
+        writing an existing id's vector again is Chroma's costliest write (an HNSW update,
+        about 4 ms at 2 million vectors, during which a Chroma server's searches of the
+        collection wait: docs/benchmarks.md, "Where the tail was")."""
         wanted = {e.id: {"space": e.space, "digest": self._digest(e)} for e in evidences}
         ids = list(wanted)
+        held: set[str] = set()
         unchanged: set[str] = set()
         for start in range(0, len(ids), self._max_batch):
-            held = self._collection.get(
+            found = self._collection.get(
                 ids=ids[start : start + self._max_batch], include=["metadatas"]
             )
-            for id_, metadata in zip(held["ids"], held["metadatas"], strict=True):
+            for id_, metadata in zip(found["ids"], found["metadatas"], strict=True):
+                held.add(id_)
                 if metadata and all(metadata.get(k) == v for k, v in wanted[id_].items()):
                     unchanged.add(id_)
-        return unchanged
+        return held, unchanged
 
     def _digest(self, evidence: Evidence) -> str:
         """A digest of the text embedded for `evidence`."""
         return hashlib.sha256(dense_text(evidence, self.options).encode()).hexdigest()[:16]
 
-    def _add_vectors(self, evidences: Sequence[Evidence], vectors: np.ndarray) -> None:
-        """Write the evidences' vectors to Chroma, in batches it accepts.
+    def _add_vectors(
+        self, evidences: Sequence[Evidence], vectors: np.ndarray, updates: bool = False
+    ) -> None:
+        """Write the evidences' vectors to Chroma, in batches it accepts; `updates`: Chroma
+        holds a vector under each of these ids already.
 
         Embedded Chroma holds Python's global lock for a whole write (1-2 ms per vector at
         20,000 pages): every other thread of the process, the searches of the web and Slack
-        surfaces included, stops meanwhile. A Chroma server holds the collection for a whole
-        write of vectors that it already has (about 4 ms each at 2 million vectors): the
-        collection's searches wait. So while searches are running in this process (one in
-        the last `SEARCHES_RECENT_S`), vectors go in chunks of `FOREGROUND_CHUNK`, and a
-        search waits for one chunk at most. A sync with no search around writes whole
-        batches."""
+        surfaces included, stops meanwhile. So while searches are running in this process
+        (one in the last `SEARCHES_RECENT_S`), vectors go in chunks of `FOREGROUND_CHUNK`,
+        and a search waits for one chunk at most. A Chroma server holds the collection for
+        a whole write of vectors it already has (about 4 ms each at 2 million vectors), and
+        the searches of every replica wait, unseen by this process: such updates always go
+        in chunks of `FOREGROUND_CHUNK`. Otherwise a write goes in whole batches."""
         start = 0
         while start < len(evidences):
-            busy = self._searched_recently()
-            size = FOREGROUND_CHUNK if busy else self._max_batch
+            small = self._searched_recently() or (updates and self._chroma_server)
+            size = FOREGROUND_CHUNK if small else self._max_batch
             chunk = evidences[start : start + size]
             self._collection.upsert(
                 ids=[e.id for e in chunk],

@@ -8,7 +8,7 @@ import multiprocessing
 
 import pytest
 
-from core.index import HNSW_SYNC_THRESHOLD, EvidenceIndex, dense_text
+from core.index import FOREGROUND_CHUNK, HNSW_SYNC_THRESHOLD, EvidenceIndex, dense_text
 from core.pages import Page
 from core.settings import Settings
 from tests.fakes.hash_embedder import HashEmbedder
@@ -25,52 +25,61 @@ PAGE = Page(
 
 
 @pytest.fixture
-def written(monkeypatch):
-    """The ids of each write's vectors, per `EvidenceIndex` write, in order."""
+def upserts(monkeypatch) -> list[list[str]]:
+    """The ids of each vector write sent to Chroma, in order."""
+    from chromadb.api.models.Collection import Collection
+
     calls: list[list[str]] = []
-    original = EvidenceIndex._add_vectors
+    original = Collection.upsert
 
-    def spy(self, evidences, vectors):
-        calls.append([e.id for e in evidences])
-        return original(self, evidences, vectors)
+    def counting(self, *args, **kwargs):
+        calls.append(list(kwargs["ids"]))
+        return original(self, *args, **kwargs)
 
-    monkeypatch.setattr(EvidenceIndex, "_add_vectors", spy)
+    monkeypatch.setattr(Collection, "upsert", counting)
     return calls
 
 
-def test_an_edit_writes_only_the_vectors_it_changed(settings, written):
+def written(upserts: list[list[str]]) -> list[str]:
+    """The ids written since the last call, sorted (and forget them)."""
+    ids = sorted(i for call in upserts for i in call)
+    upserts.clear()
+    return ids
+
+
+def test_an_edit_writes_only_the_vectors_it_changed(settings, upserts):
     index = EvidenceIndex(settings, HashEmbedder())
     index.index_pages([PAGE])
-    first = sorted(written[-1])
+    first = written(upserts)
     assert len(first) >= 3
     edited = dataclasses.replace(
         PAGE, body=PAGE.body.replace("is supported", "is supported from 9.0.1 on")
     )
     index.index_pages([edited])
     changed = [e for e in index.get(first) if "9.0.1 on" in e.text]
-    assert written[-1] == [e.id for e in changed] and len(changed) == 1
+    assert written(upserts) == [e.id for e in changed] and len(changed) == 1
     # The vectors left alone are still the page's: every evidence is found by its vector.
     assert index.dense_count() == index.count() == len(first)
     for evidence in index.get(first):
         vector = index.embedder.embed([dense_text(evidence, index.options)])[0]
         assert index.dense_search(vector, k=1)[0][0] == evidence.id
     index.index_pages([edited])  # nothing changed: nothing is written
-    assert written[-1] == []
+    assert written(upserts) == []
     index.close()
 
 
-def test_vectors_are_written_again_when_what_was_embedded_changed(settings, written):
+def test_vectors_are_written_again_when_what_was_embedded_changed(settings, upserts):
     index = EvidenceIndex(settings, HashEmbedder())
     index.index_pages([PAGE])
-    ids = sorted(written[-1])
+    ids = written(upserts)
     index.close()
     # Another setting makes other dense texts of the same evidences (no title in them).
     untitled = EvidenceIndex(settings.replace(context_title=False), HashEmbedder())
     untitled.index_pages([PAGE])
-    assert sorted(written[-1]) == ids
+    assert written(upserts) == ids
     # A page moved to another space: its vectors' space metadata must follow.
     untitled.index_pages([dataclasses.replace(PAGE, space="OPS")])
-    assert sorted(written[-1]) == ids
+    assert written(upserts) == ids
     assert untitled.dense_search(
         untitled.embedder.embed(["Upgrade from 8.0.1 is supported."])[0], k=3, spaces={"OPS"}
     )
@@ -109,3 +118,45 @@ def test_vectors_not_yet_saved_in_chromas_index_are_found_by_the_next_process(se
     reader.start()
     assert found.get(timeout=120) == [f"{n}#0000" for n in probes]
     reader.join()
+
+
+@pytest.mark.chroma_server
+@pytest.mark.postgres
+def test_a_chroma_server_gets_updates_of_held_vectors_in_small_chunks(
+    tmp_path, postgres_url, upserts
+):
+    """A Chroma server's searches wait for a whole update of vectors it holds, and a worker
+    cannot see other replicas' searches: updates go in chunks of `FOREGROUND_CHUNK` even
+    with no search in this process; new vectors go whole."""
+    import os
+    import uuid
+
+    url = os.environ.get("CONFBOT_TEST_CHROMA_URL")
+    if not url:
+        pytest.skip("set CONFBOT_TEST_CHROMA_URL to a running Chroma server (.ci/run starts one)")
+    settings = Settings.load(
+        environ={
+            "CONFBOT_DATA_DIR": str(tmp_path),
+            "CONFBOT_CHROMA_URL": url,
+            "CONFBOT_DATABASE_URL": postgres_url,
+            "CONFBOT_COLLECTION": f"test-{uuid.uuid4().hex[:8]}",
+        }
+    )
+    page = Page(
+        id="9",
+        space="ENG",
+        title="Machines",
+        url="https://wiki.example/pages/9",
+        body="".join(f"<h2>Machine {n}</h2><p>Machine {n} is model m{n}x.</p>" for n in range(80)),
+    )
+    index = EvidenceIndex(settings, HashEmbedder())
+    evidences = index.index_pages([page]).evidences
+    assert evidences > FOREGROUND_CHUNK and [len(c) for c in upserts] == [evidences]
+    index.close()
+    upserts.clear()
+    untitled = EvidenceIndex(settings.replace(context_title=False), HashEmbedder())
+    untitled.index_pages([page])  # every vector is held and changes
+    sizes = [len(call) for call in upserts]
+    assert sum(sizes) == evidences and max(sizes) == FOREGROUND_CHUNK
+    assert untitled.dense_count() == untitled.count() == evidences
+    untitled.close()

@@ -362,15 +362,15 @@ class EvidenceIndex:
         if vectors is None:
             vectors = self.embedder.embed([dense_text(e, self.options) for e in evidences])
         mark = self._mark_pending([page.id for page, _ in items])
+        held: set[str] = set()
         if mark.known:  # new pages have no vectors to remove
             kept = {e.id for e in evidences}  # written again below, or left as they are
             self._delete_vectors(mark.known, mark.unfinished, kept)
             held, unchanged = self._held_vectors(evidences)
-            updates = [n for n, e in enumerate(evidences) if e.id in held - unchanged]
-            self._add_vectors([evidences[n] for n in updates], vectors[updates], updates=True)
-            additions = [n for n, e in enumerate(evidences) if e.id not in held]
-            evidences, vectors = [evidences[n] for n in additions], vectors[additions]
-        self._add_vectors(evidences, vectors)
+            if unchanged:
+                written = [n for n, e in enumerate(evidences) if e.id not in unchanged]
+                evidences, vectors = [evidences[n] for n in written], vectors[written]
+        self._add_vectors(evidences, vectors, held)
         self.store.replace_pages(
             items, {page.id: signature(e.text for e in evs) for page, evs in items}
         )
@@ -452,10 +452,10 @@ class EvidenceIndex:
         return hashlib.sha256(dense_text(evidence, self.options).encode()).hexdigest()[:16]
 
     def _add_vectors(
-        self, evidences: Sequence[Evidence], vectors: np.ndarray, updates: bool = False
+        self, evidences: Sequence[Evidence], vectors: np.ndarray, held: Collection[str] = ()
     ) -> None:
-        """Write the evidences' vectors to Chroma, in batches it accepts; `updates`: Chroma
-        holds a vector under each of these ids already.
+        """Write the evidences' vectors to Chroma, in batches it accepts; Chroma holds a
+        vector under each id of `held` already (those are written first).
 
         Embedded Chroma holds Python's global lock for a whole write (1-2 ms per vector at
         20,000 pages): every other thread of the process, the searches of the web and Slack
@@ -465,9 +465,12 @@ class EvidenceIndex:
         a whole write of vectors it already has (about 4 ms each at 2 million vectors), and
         the searches of every replica wait, unseen by this process: such updates always go
         in chunks of `FOREGROUND_CHUNK`. Otherwise a write goes in whole batches."""
+        order = sorted(range(len(evidences)), key=lambda n: evidences[n].id not in held)
+        evidences, vectors = [evidences[n] for n in order], vectors[order]
         start = 0
         while start < len(evidences):
-            small = self._searched_recently() or (updates and self._chroma_server)
+            update = evidences[start].id in held
+            small = self._searched_recently() or (update and self._chroma_server)
             size = FOREGROUND_CHUNK if small else self._max_batch
             chunk = evidences[start : start + size]
             self._collection.upsert(

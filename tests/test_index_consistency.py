@@ -85,8 +85,8 @@ class CrashingIndex(EvidenceIndex):
         if self.step == "vectors deleted":
             raise Crash
 
-    def _add_vectors(self, evidences, vectors):
-        super()._add_vectors(evidences, vectors)
+    def _add_vectors(self, evidences, vectors, held=()):
+        super()._add_vectors(evidences, vectors, held)
         if self.step == "vectors added":
             raise Crash
 

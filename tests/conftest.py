@@ -50,6 +50,23 @@ def postgres_url():
 
 
 @pytest.fixture
+def server_settings(tmp_path, postgres_url) -> Settings:
+    """Server-mode settings: the evidence store in a fresh PostgreSQL schema and a fresh
+    collection on the Chroma server of CONFBOT_TEST_CHROMA_URL (skips when either is unset)."""
+    url = os.environ.get("CONFBOT_TEST_CHROMA_URL", "")
+    if not url:
+        pytest.skip("set CONFBOT_TEST_CHROMA_URL to a running Chroma server (.ci/run starts one)")
+    return Settings.load(
+        environ={
+            "CONFBOT_DATA_DIR": str(tmp_path),
+            "CONFBOT_CHROMA_URL": url,
+            "CONFBOT_DATABASE_URL": postgres_url,
+            "CONFBOT_COLLECTION": f"test-{uuid.uuid4().hex[:8]}",
+        }
+    )
+
+
+@pytest.fixture
 def environ(tmp_path, monkeypatch) -> Path:
     """A process environment with no confbot, Slack or OpenAI settings but the data folder
     (under the returned temporary folder), for tests that run the `confbot` command."""

@@ -12,7 +12,6 @@ from core.index import HNSW_NEIGHBORS, EvidenceIndex, when_unlocked
 from core.lexical import detect_language, tokenize
 from core.pages import Page
 from core.retrieve import Retriever, rrf, zscore_fusion
-from core.settings import Settings
 from core.translate import split_compound
 from tests.fakes.hash_embedder import HashEmbedder
 
@@ -302,23 +301,10 @@ def test_malformed_page_is_indexed_as_far_as_readable(index):
 
 @pytest.mark.chroma_server
 @pytest.mark.postgres
-def test_index_in_server_mode(tmp_path, postgres_url):
+def test_index_in_server_mode(tmp_path, server_settings):
     """The same index operations with the vectors in a real Chroma server (`HttpClient`)
     and the evidence store in PostgreSQL."""
-    import os
-    import uuid
-
-    url = os.environ.get("CONFBOT_TEST_CHROMA_URL")
-    if not url:
-        pytest.skip("set CONFBOT_TEST_CHROMA_URL to a running Chroma server (.ci/run starts one)")
-    settings = Settings.load(
-        environ={
-            "CONFBOT_DATA_DIR": str(tmp_path),
-            "CONFBOT_CHROMA_URL": url,
-            "CONFBOT_DATABASE_URL": postgres_url,
-            "CONFBOT_COLLECTION": f"test-{uuid.uuid4().hex[:8]}",
-        }
-    )
+    settings = server_settings
     index = EvidenceIndex(settings, HashEmbedder())
     assert index.store.engine.dialect.name == "postgresql"
     index.index_pages(PAGES)

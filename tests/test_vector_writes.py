@@ -122,26 +122,11 @@ def test_vectors_not_yet_saved_in_chromas_index_are_found_by_the_next_process(se
 
 @pytest.mark.chroma_server
 @pytest.mark.postgres
-def test_a_chroma_server_gets_updates_of_held_vectors_in_small_chunks(
-    tmp_path, postgres_url, upserts
-):
+def test_a_chroma_server_gets_updates_of_held_vectors_in_small_chunks(server_settings, upserts):
     """A Chroma server's searches wait for a whole update of vectors it holds, and a worker
     cannot see other replicas' searches: updates go in chunks of `FOREGROUND_CHUNK` even
     with no search in this process; new vectors go whole."""
-    import os
-    import uuid
-
-    url = os.environ.get("CONFBOT_TEST_CHROMA_URL")
-    if not url:
-        pytest.skip("set CONFBOT_TEST_CHROMA_URL to a running Chroma server (.ci/run starts one)")
-    settings = Settings.load(
-        environ={
-            "CONFBOT_DATA_DIR": str(tmp_path),
-            "CONFBOT_CHROMA_URL": url,
-            "CONFBOT_DATABASE_URL": postgres_url,
-            "CONFBOT_COLLECTION": f"test-{uuid.uuid4().hex[:8]}",
-        }
-    )
+    settings = server_settings
     page = Page(
         id="9",
         space="ENG",

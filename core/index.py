@@ -137,7 +137,8 @@ HNSW_SYNC_THRESHOLD = 20_000
 about 1.3 s) and every search of the collection waits for it: at 100,000 pages a sync
 stalled searches by 1.3 s every 512 written vectors, and a 1% re-index writes 20,000.
 Between saves the writes are safe in Chroma's write-ahead log, replayed when the index is
-loaded again (docs/benchmarks.md, "Searches stalled by Chroma's index saves")."""
+loaded again (docs/benchmarks.md, "100,000 pages, server mode, after the fixes of stop
+27")."""
 
 
 def _vector_collection(client, name: str, settings: Settings):
@@ -432,7 +433,8 @@ class EvidenceIndex:
         vector) and with the same space. An edit changes a few of a page's evidences, and
         writing an existing id's vector again is Chroma's costliest write (an HNSW update,
         about 4 ms at 2 million vectors, during which a Chroma server's searches of the
-        collection wait: docs/benchmarks.md, "Where the tail was")."""
+        collection wait: docs/benchmarks.md, "100,000 pages, server mode, after the fixes
+        of stop 27")."""
         wanted = {e.id: {"space": e.space, "digest": self._digest(e)} for e in evidences}
         ids = list(wanted)
         held: set[str] = set()

@@ -248,7 +248,7 @@ def run(
             else:
                 worker = False
                 parts.notes.append("no sync source configured: serving the pages indexed")
-        assistant.retriever.search("warm up", k=1)  # load every lazy piece before the URL
+        assistant.warm_up()  # before the URL is shown
 
         metrics_server = serve_metrics(settings)
         if metrics_server is not None:

@@ -470,6 +470,7 @@ def run_socket_mode(settings: Settings) -> int:
     settings.require("slack_bot_token")
     assistant = Assistant.from_settings(settings)
     try:
+        assistant.warm_up()  # before Slack sends the first question
         try:
             app = build_app(settings, assistant)
             log.info("confbot is connecting to Slack over Socket Mode")

@@ -414,6 +414,13 @@ class Assistant:
         future = self._background.submit(self.explain, turn_id)
         future.add_done_callback(_log_failure(turn_id))
 
+    def warm_up(self) -> None:
+        """Load what the first question would otherwise wait for: the embedder, the page
+        catalog and the vector index. An embedded index loads its HNSW graph and replays the
+        vectors written since Chroma last saved it (20 s at 2 million vectors:
+        docs/benchmarks.md, "100,000 pages, embedded: answers during a re-index")."""
+        self.retriever.search("warm up", k=1)
+
     def close(self) -> None:
         """Wait for background explanations to finish and stop their threads."""
         with self._explain_guard:

@@ -137,8 +137,9 @@ HNSW_SYNC_THRESHOLD = 20_000
 about 1.3 s) and every search of the collection waits for it: at 100,000 pages a sync
 stalled searches by 1.3 s every 512 written vectors, and a 1% re-index writes 20,000.
 Between saves the writes are safe in Chroma's write-ahead log, replayed when the index is
-loaded again (docs/benchmarks.md, "100,000 pages, server mode, after the fixes of stop
-27")."""
+loaded again: a process's first search then waits up to about 20 s at 2 million vectors,
+which `Assistant.warm_up` pays at start (docs/benchmarks.md, "100,000 pages, server mode,
+after the fixes of stop 27" and "100,000 pages, embedded: answers during a re-index")."""
 
 
 def _vector_collection(client, name: str, settings: Settings):

@@ -16,9 +16,10 @@ from slack_bolt import App
 
 from bot.blocks import EXPLAIN_ACTION, FEEDBACK_DOWN_ACTION
 from bot.serve import SlackStarter
-from bot.slack import build_app, socket_mode_handler
+from bot.slack import build_app, run_socket_mode, socket_mode_handler
 from bot.web import WebApp
 from core.assistant import Assistant, ConversationKey
+from core.retrieve import Retriever
 from tests.fakes.slack_api_server import TEAM_ID, FakeSlack
 from tests.fakes.socket_mode_server import FakeSocketMode
 from tests.fakes.tiny_wiki import Wiki, build_wiki, make_assistant
@@ -202,3 +203,28 @@ def test_serve_connects_over_socket_mode_and_closes_on_stop(wiki, tmp_path, serv
         starter.close()
         assistant.close()
     assert socket_mode.connections == 1
+
+
+def test_the_bot_loads_its_index_before_it_connects_to_slack(wiki, tmp_path, servers, monkeypatch):
+    """`confbot bot` searches once before it connects: the first search of a process loads
+    the vector index (an embedded one also replays the vectors written since Chroma last
+    saved it, 20 s at 2 million vectors), and the first question would wait for that."""
+    slack, _ = servers
+    searches: list[str] = []
+    search = Retriever.search
+
+    def counted(self, query, *args, **kwargs):
+        searches.append(query)
+        return search(self, query, *args, **kwargs)
+
+    monkeypatch.setattr(Retriever, "search", counted)
+    searched_at_connect: list[int] = []
+
+    class Handler:
+        def connect(self) -> None:
+            searched_at_connect.append(len(searches))
+            raise KeyboardInterrupt  # ends run_socket_mode as Ctrl-C does
+
+    monkeypatch.setattr("bot.slack.socket_mode_handler", lambda app, token: Handler())
+    assert run_socket_mode(settings_for(wiki, tmp_path, slack)) == 0
+    assert searched_at_connect == [1]

@@ -22,9 +22,13 @@ OUT_OF_SCOPE_FOLLOWUPS = (
 
 
 def _settings(args: argparse.Namespace) -> Settings:
-    """The settings of this run; from here on no log line shows one of their secrets."""
+    """The settings of this run; from here on no log line shows one of their secrets, and
+    database pools open at most `database_connections` connections each."""
+    from core.db import limit_connections
+
     settings = Settings.load(overrides=parse_overrides(getattr(args, "config", None) or []))
     SecretMasker(secret_values(settings)).install()
+    limit_connections(settings.database_connections)
     return settings
 
 

@@ -34,9 +34,29 @@ MIGRATION_LOCK_KEY = 0x636F6E66626F74  # "confbot": the PostgreSQL advisory lock
 _engines: dict[tuple[str, str], Engine] = {}
 _engines_lock = threading.Lock()
 
+POOL_KEPT = 5
+"""Connections a server database's pool keeps open between uses (SQLAlchemy's default)."""
+_pool_limit = 15  # the most connections a pool opens; `limit_connections` changes it
+
 
 class Base(DeclarativeBase):
     """Declarative base of all confbot tables."""
+
+
+def limit_connections(most: int) -> None:
+    """Open at most `most` connections per pool to a server database (a process has two
+    pools: `engine_for`'s and `reader_for`'s), keeping up to `POOL_KEPT` of them open
+    between uses; threads that find every connection lent wait for one. Applies to the
+    engines made after the call (the console script calls it before any)."""
+    global _pool_limit
+    if most < 1:
+        raise SettingsError(f"CONFBOT_DATABASE_CONNECTIONS={most}: a pool needs 1 connection")
+    _pool_limit = most
+
+
+def _pool_sizes() -> dict[str, int]:
+    kept = min(POOL_KEPT, _pool_limit)
+    return {"pool_size": kept, "max_overflow": _pool_limit - kept}
 
 
 def engine_for(url: str) -> Engine:
@@ -49,7 +69,7 @@ def engine_for(url: str) -> Engine:
                 )
                 event.listen(engine, "connect", _sqlite_pragmas)
             else:
-                engine = create_engine(url, pool_pre_ping=True)
+                engine = create_engine(url, pool_pre_ping=True, **_pool_sizes())
             _engines[(url, "write")] = engine
         return _engines[(url, "write")]
 
@@ -69,7 +89,9 @@ def reader_for(url: str) -> Engine:
         return engine_for(url)
     with _engines_lock:
         if (url, "read") not in _engines:
-            _engines[(url, "read")] = create_engine(url, isolation_level="AUTOCOMMIT")
+            _engines[(url, "read")] = create_engine(
+                url, isolation_level="AUTOCOMMIT", **_pool_sizes()
+            )
         return _engines[(url, "read")]
 
 

@@ -163,6 +163,11 @@ class Settings:
         "SQLAlchemy URL of the state database; empty uses SQLite in the data folder. A"
         " PostgreSQL URL also holds the evidence store and lexical index (server mode).",
     )
+    database_connections: int = setting(
+        15,
+        "Most connections each of a process's two pools opens to a PostgreSQL server (writes"
+        " and state; evidence reads): plan max_connections for twice this per process.",
+    )
 
     # --- Confluence connector and sync -------------------------------------------------
     confluence_url: str = setting(

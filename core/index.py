@@ -494,7 +494,6 @@ class EvidenceIndex:
         evidences (and so its duplicate signature) alone: for a page that moved, or got a new
         version with the same content."""
         self.store.update_page_record(page)
-        self._catalog.clear()
 
     def fingerprint(self, options: ContextOptions) -> str:
         """What a page's evidences depend on besides the page: `INDEX_FORMAT`, the embedder

@@ -381,9 +381,11 @@ class EvidenceStore:
 
     def update_page_record(self, page: Page) -> None:
         """Replace an indexed page's record and leave its evidences (and so its duplicate
-        signature) alone."""
+        signature) alone. The generation grows, as with every write: the page catalog of
+        every process follows it."""
         where = (pages.c.collection_id == self.collection_id) & (pages.c.page_id == page.id)
         with self.engine.begin() as db:
+            self._begin_write(db)
             old = db.execute(select(pages.c.record).where(where)).scalar()
             kept = json.loads(old).get("signature", []) if old else []
             db.execute(

@@ -170,6 +170,22 @@ def _write_pages(url: str, first: int, count: int) -> None:
         write(store, [evidence(n, f"shared words {n} and a unique token u{n}x")])
 
 
+def test_a_page_record_update_grows_the_generation_other_processes_follow(store_url):
+    """A page that moved or was renamed with its content unchanged gets only a new record.
+    Every process reads its page catalog again when the generation grows (a web replica
+    beside the worker that wrote), so that write must grow it too."""
+    writer = EvidenceStore(store_url, "c", postings_per_term=1000)
+    replica = EvidenceStore(store_url, "c", postings_per_term=1000)
+    first = evidence(1, TEXTS[0])
+    write(writer, [first])
+    seen = replica.generation()
+    moved = dataclasses.replace(page_of(first), title="Renamed", space="T")
+    writer.update_page_record(moved)
+    assert replica.generation() > seen
+    entry = replica.page_entries()[first.page_id]
+    assert (entry.title, entry.space) == ("Renamed", "T")
+
+
 def test_two_processes_write_one_sqlite_store_and_readers_see_every_commit(tmp_path):
     url = f"sqlite:///{tmp_path / 'index.sqlite'}"
     reader = EvidenceStore(url, "shared", postings_per_term=1000)

@@ -11,6 +11,7 @@ import uuid
 from collections import Counter
 
 import pytest
+from sqlalchemy import text
 
 from core.lexical import evidence_tokens, idf, term_weight, tokenize
 from core.pages import Evidence, Page
@@ -184,6 +185,47 @@ def test_a_page_record_update_grows_the_generation_other_processes_follow(store_
     assert replica.generation() > seen
     entry = replica.page_entries()[first.page_id]
     assert (entry.title, entry.space) == ("Renamed", "T")
+
+
+def test_the_page_catalog_follows_another_processs_writes(store_url):
+    """A replica's catalog, read again after each write of the worker (another store on the
+    database), is the catalog a fresh read gives: after adds, edits, record updates and
+    deletions, and a read that finds nothing new keeps what it had."""
+    worker = EvidenceStore(store_url, "c", postings_per_term=1000)
+    replica = EvidenceStore(store_url, "c", postings_per_term=1000)
+    first, second, third = (evidence(n, TEXTS[n]) for n in range(3))
+
+    def fresh() -> dict:
+        return EvidenceStore(store_url, "c", postings_per_term=1000).page_entries()
+
+    write(worker, [first, second])
+    assert replica.page_entries() == fresh() and len(fresh()) == 2
+    write(worker, [dataclasses.replace(second, title="Second, edited"), third])
+    assert replica.page_entries() == fresh()
+    assert replica.page_entries()[second.page_id].title == "Second, edited"
+    worker.update_page_record(dataclasses.replace(page_of(third), title="Third, moved"))
+    assert replica.page_entries() == fresh()
+    worker.delete_page(first.page_id)
+    assert replica.page_entries() == fresh() and first.page_id not in fresh()
+    write(worker, [first])
+    assert replica.page_entries() == fresh() and len(fresh()) == 3
+
+
+def test_a_store_made_before_the_catalog_columns_gets_them(tmp_path):
+    """A store written by a version without `index_pages.generation` and
+    `index_collections.deleted_generation` gets them when it is opened, its pages kept."""
+    url = f"sqlite:///{tmp_path / 'index.sqlite'}"
+    old = EvidenceStore(url, "c", postings_per_term=1000)
+    write(old, [evidence(1, TEXTS[1])])
+    with old.engine.begin() as db:
+        db.execute(text("DROP INDEX ix_index_pages_generation"))
+        db.execute(text("ALTER TABLE index_pages DROP COLUMN generation"))
+        db.execute(text("ALTER TABLE index_collections DROP COLUMN deleted_generation"))
+    upgraded = EvidenceStore(url, "c", postings_per_term=1000)
+    assert set(upgraded.page_entries()) == {evidence(1, TEXTS[1]).page_id}
+    write(upgraded, [evidence(2, TEXTS[2])])
+    upgraded.delete_page(evidence(1, TEXTS[1]).page_id)
+    assert set(upgraded.page_entries()) == {evidence(2, TEXTS[2]).page_id}
 
 
 def test_two_processes_write_one_sqlite_store_and_readers_see_every_commit(tmp_path):

@@ -47,10 +47,16 @@ def limit_connections(most: int) -> None:
     """Open at most `most` connections per pool to a server database (a process has two
     pools: `engine_for`'s and `reader_for`'s), keeping up to `POOL_KEPT` of them open
     between uses; threads that find every connection lent wait for one. Applies to the
-    engines made after the call (the console script calls it before any)."""
+    engines made after the call (the console script calls it before any).
+
+    At least 2: a sync holds a connection of the writing pool for its sync state while it
+    writes the evidence store through another (`connectors.sync`)."""
     global _pool_limit
-    if most < 1:
-        raise SettingsError(f"CONFBOT_DATABASE_CONNECTIONS={most}: a pool needs 1 connection")
+    if most < 2:
+        raise SettingsError(
+            f"CONFBOT_DATABASE_CONNECTIONS={most}: at least 2 (a sync writes its state and"
+            " the evidence store at once)"
+        )
     _pool_limit = most
 
 

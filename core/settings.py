@@ -166,7 +166,8 @@ class Settings:
     database_connections: int = setting(
         15,
         "Most connections each of a process's two pools opens to a PostgreSQL server (writes"
-        " and state; evidence reads): plan max_connections for twice this per process.",
+        " and state; evidence reads), at least 2: plan max_connections for twice this per"
+        " process.",
     )
 
     # --- Confluence connector and sync -------------------------------------------------

@@ -30,6 +30,7 @@ migrated, so they are created here; Alembic (`migrations/`) owns the state table
 
 from __future__ import annotations
 
+import contextlib
 import dataclasses
 import io
 import json
@@ -68,7 +69,7 @@ from sqlalchemy import (
 from sqlalchemy.dialects import postgresql, sqlite
 from sqlalchemy.engine import make_url
 
-from core.db import engine_for, read_again_if_dropped, reader_for
+from core.db import engine_for, migration_lock, read_again_if_dropped, reader_for
 from core.lexical import K1, MAX_TERM_LENGTH, B, evidence_tokens, idf, impact, term_counts
 from core.pages import Evidence, Page
 from core.translate import vocabulary
@@ -289,8 +290,10 @@ class EvidenceStore:
             self.engine, "connect", _sqlite_store_pragmas
         ):
             event.listen(self.engine, "connect", _sqlite_store_pragmas)
-        with self.engine.begin() as db:
-            if dialect == "postgresql":  # replicas starting at once create the tables once
+        # Processes starting at once create and upgrade the tables one after the other.
+        lock = migration_lock(url) if dialect == "sqlite" else contextlib.nullcontext()
+        with lock, self.engine.begin() as db:
+            if dialect == "postgresql":
                 db.execute(text("SELECT pg_advisory_xact_lock(hashtext('confbot index tables'))"))
             METADATA.create_all(db)
             _add_catalog_columns(db)

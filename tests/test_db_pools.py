@@ -76,9 +76,9 @@ def test_a_pool_opens_no_more_connections_than_the_limit(
     assert done == [1] * 6  # the threads that found both connections lent waited for one
 
 
-def test_a_limit_below_one_connection_names_its_setting(fresh_limit):
-    with pytest.raises(SettingsError, match="CONFBOT_DATABASE_CONNECTIONS=0"):
-        limit_connections(0)
+def test_a_limit_below_two_connections_names_its_setting(fresh_limit):
+    with pytest.raises(SettingsError, match="CONFBOT_DATABASE_CONNECTIONS=1: at least 2"):
+        limit_connections(1)
 
 
 def test_the_console_script_applies_the_setting(fresh_limit, engines_of, monkeypatch):

@@ -213,7 +213,8 @@ def test_the_page_catalog_follows_another_processs_writes(store_url):
 
 def test_a_store_made_before_the_catalog_columns_gets_them(tmp_path):
     """A store written by a version without `index_pages.generation` and
-    `index_collections.deleted_generation` gets them when it is opened, its pages kept."""
+    `index_collections.deleted_generation` gets them when it is opened, by processes that
+    open it at once too, its pages kept."""
     url = f"sqlite:///{tmp_path / 'index.sqlite'}"
     old = EvidenceStore(url, "c", postings_per_term=1000)
     write(old, [evidence(1, TEXTS[1])])
@@ -221,11 +222,24 @@ def test_a_store_made_before_the_catalog_columns_gets_them(tmp_path):
         db.execute(text("DROP INDEX ix_index_pages_generation"))
         db.execute(text("ALTER TABLE index_pages DROP COLUMN generation"))
         db.execute(text("ALTER TABLE index_collections DROP COLUMN deleted_generation"))
+    context = multiprocessing.get_context("spawn")  # a web process and a worker, say
+    together = context.Barrier(3)
+    openers = [context.Process(target=_open_store, args=(url, together)) for _ in range(3)]
+    for opener in openers:
+        opener.start()
+    for opener in openers:
+        opener.join()
+        assert opener.exitcode == 0  # each waited for the one that added the columns
     upgraded = EvidenceStore(url, "c", postings_per_term=1000)
     assert set(upgraded.page_entries()) == {evidence(1, TEXTS[1]).page_id}
     write(upgraded, [evidence(2, TEXTS[2])])
     upgraded.delete_page(evidence(1, TEXTS[1]).page_id)
     assert set(upgraded.page_entries()) == {evidence(2, TEXTS[2]).page_id}
+
+
+def _open_store(url: str, together) -> None:
+    together.wait()
+    EvidenceStore(url, "c", postings_per_term=1000)
 
 
 def test_two_processes_write_one_sqlite_store_and_readers_see_every_commit(tmp_path):

@@ -75,45 +75,123 @@ def near_duplicate_groups(
     signatures: Mapping[str, Sequence[int]], threshold: float = 0.8
 ) -> dict[str, str]:
     """Page id → group id (the smallest page id of its group) for every page that has at
-    least one near-duplicate (estimated Jaccard ≥ `threshold`); single pages are left out.
+    least one near-duplicate (estimated Jaccard ≥ `threshold`); single pages are left out."""
+    return DuplicateGroups(threshold).update(signatures)
 
-    Pages with equal signatures are one group before any comparison, and a pair already in
-    one group is not compared, so a page copied a hundred times costs about a hundred
-    comparisons rather than five thousand (the candidate pairs come from LSH bands)."""
+
+class DuplicateGroups:
+    """The near-duplicate groups of a changing set of pages. `update` takes the pages that
+    were added, changed or removed and groups again only them and the pages of the groups
+    they were in; the other groups stand as they were. A sync changes a few pages with each
+    write, and grouping 100,000 pages whole took 0.3 s in every process after every write.
+
+    Pages with equal signatures are one group before any comparison, candidate pairs come
+    from LSH bands, and a pair already in one group is not compared: a page copied a
+    hundred times costs about a hundred comparisons rather than five thousand. The groups
+    are the connected components of the pairs at or above the threshold, so grouping
+    again only what changed gives what grouping everything would."""
+
+    def __init__(self, threshold: float):
+        self.threshold = threshold
+        self._signature: dict[str, tuple[int, ...]] = {}  # page → signature (full ones)
+        self._pages: dict[tuple[int, ...], set[str]] = {}  # signature → its pages
+        self._buckets: dict[tuple, set[tuple[int, ...]]] = defaultdict(set)  # band → sigs
+        self._group: dict[str, str] = {}  # page → group id, for pages in a group
+        self._members: dict[str, set[str]] = {}  # group id → its pages
+
+    def update(
+        self, signatures: Mapping[str, Sequence[int]], removed: Iterable[str] = ()
+    ) -> dict[str, str]:
+        """Take the signatures of new and changed pages, forget the `removed` pages, and
+        return page id → group id (a new dict) for every page in a group."""
+        touched = set(signatures) | set(removed)
+        regroup: set[str] = set()
+        for page in touched:
+            group = self._group.get(page)
+            if group is None:
+                regroup.add(page)
+                continue
+            for member in self._members.pop(group, ()):
+                del self._group[member]
+                regroup.add(member)
+        for page in touched:
+            self._forget(page)
+        for page, sig in signatures.items():
+            if len(sig) == PERMUTATIONS:
+                self._remember(page, tuple(sig))
+        self._join_around(regroup & self._signature.keys())
+        return dict(self._group)
+
+    def _forget(self, page: str) -> None:
+        sig = self._signature.pop(page, None)
+        if sig is None:
+            return
+        pages = self._pages[sig]
+        pages.discard(page)
+        if not pages:
+            del self._pages[sig]
+            for band in _bands(sig):
+                self._buckets[band].discard(sig)
+                if not self._buckets[band]:
+                    del self._buckets[band]
+
+    def _remember(self, page: str, sig: tuple[int, ...]) -> None:
+        self._signature[page] = sig
+        if sig not in self._pages:
+            self._pages[sig] = set()
+            for band in _bands(sig):
+                self._buckets[band].add(sig)
+        self._pages[sig].add(page)
+
+    def _join_around(self, pages: set[str]) -> None:
+        """Group `pages` (in no group now) with each other and with the standing groups."""
+        parent: dict[str, str] = {}
+
+        def root(node: str) -> str:
+            while parent.get(node, node) != node:
+                parent[node] = node = parent.get(parent[node], parent[node])
+            return node
+
+        def join(a: str, b: str) -> None:
+            ra, rb = root(a), root(b)
+            if ra != rb:
+                parent[max(ra, rb)] = min(ra, rb)
+
+        def node(page: str) -> str:  # a grouped page stands for its group, by the group id
+            return self._group.get(page, page)
+
+        checked: set[tuple[tuple[int, ...], tuple[int, ...]]] = set()
+        for sig in {self._signature[p] for p in pages}:
+            anchor = min(self._pages[sig])
+            for page in self._pages[sig]:
+                join(anchor, node(page))
+            for band in _bands(sig):
+                for other in self._buckets[band]:
+                    pair = (sig, other) if sig < other else (other, sig)
+                    if other == sig or pair in checked:
+                        continue
+                    some = node(next(iter(self._pages[other])))
+                    if root(anchor) == root(some):
+                        continue
+                    checked.add(pair)
+                    if similarity(sig, other) >= self.threshold:
+                        join(anchor, some)
+        components: dict[str, set[str]] = defaultdict(set)
+        for start in pages | parent.keys() | set(parent.values()):
+            members = self._members.pop(start, None) if start in self._members else {start}
+            components[root(start)] |= members
+        for members in components.values():
+            if len(members) > 1:
+                group = min(members)
+                self._members[group] = members
+                for member in members:
+                    self._group[member] = group
+
+
+def _bands(sig: tuple[int, ...]) -> list[tuple]:
+    """The LSH band keys of a signature."""
     rows = PERMUTATIONS // BANDS
-    parent: dict[str, str] = {}
-
-    def root(page_id: str) -> str:
-        while parent.get(page_id, page_id) != page_id:
-            parent[page_id] = page_id = parent.get(parent[page_id], parent[page_id])
-        return page_id
-
-    def join(a: str, b: str) -> None:
-        ra, rb = root(a), root(b)
-        if ra != rb:
-            parent[max(ra, rb)] = min(ra, rb)
-
-    same: dict[tuple, str] = {}  # signature → its first page
-    for page_id, sig in signatures.items():
-        if len(sig) == PERMUTATIONS:
-            first = same.setdefault(tuple(sig), page_id)
-            if first != page_id:
-                join(first, page_id)
-    buckets: dict[tuple, list[str]] = defaultdict(list)
-    for sig, page_id in same.items():
-        for band in range(BANDS):
-            buckets[(band, *sig[band * rows : (band + 1) * rows])].append(page_id)
-    checked: set[tuple[str, str]] = set()
-    for members in buckets.values():
-        for i, a in enumerate(members):
-            for b in members[i + 1 :]:
-                pair = (min(a, b), max(a, b))
-                if pair in checked or root(a) == root(b):
-                    continue
-                checked.add(pair)
-                if similarity(signatures[a], signatures[b]) >= threshold:
-                    join(a, b)
-    return {page_id: root(page_id) for page_id in parent.keys() | set(parent.values())}
+    return [(band, *sig[band * rows : (band + 1) * rows]) for band in range(BANDS)]
 
 
 def is_copy_title(title: str) -> bool:

@@ -4,7 +4,14 @@ from __future__ import annotations
 
 import pytest
 
-from core.duplicates import is_copy_title, near_duplicate_groups, signature, similarity
+from core.duplicates import (
+    PERMUTATIONS,
+    DuplicateGroups,
+    is_copy_title,
+    near_duplicate_groups,
+    signature,
+    similarity,
+)
 from core.index import PageEntry
 from core.page_ranking import PageWeights, TitleField, rank_pages
 
@@ -75,6 +82,44 @@ def test_many_copies_cost_about_one_comparison_each(monkeypatch):
     assert set(groups) == set(signatures) - {"c"}
     assert set(groups.values()) == {"a000"}
     assert len(calls) < 2 * len(signatures)  # every pair of the bucket: about 180,000
+
+
+@pytest.mark.parametrize("seed", range(5))
+def test_groups_kept_up_to_date_are_the_groups_of_the_pages_now(seed):
+    """After every step of 150 random additions, edits and removals, the groups that
+    `DuplicateGroups.update` keeps are those grouping the current pages from scratch gives:
+    pages join and leave groups, groups split and merge, copies share signatures."""
+    import random
+
+    rng = random.Random(seed)
+    bases = [[rng.randrange(1 << 32) for _ in range(PERMUTATIONS)] for _ in range(6)]
+
+    def variant() -> list[int]:
+        if rng.random() < 0.1:
+            return []  # an empty page: never a duplicate
+        sig = list(rng.choice(bases))
+        for position in rng.sample(range(PERMUTATIONS), rng.choice([0, 0, 2, 6, 12, 20, 40])):
+            sig[position] = rng.randrange(1 << 32)
+        return sig
+
+    kept = DuplicateGroups(0.8)
+    pages: dict[str, list[int]] = {}
+    for _ in range(150):
+        changed: dict[str, list[int]] = {}
+        removed: set[str] = set()
+        for _ in range(rng.randint(1, 6)):
+            page = f"p{rng.randrange(40):02d}"
+            if page in pages and rng.random() < 0.3:
+                removed.add(page)
+                changed.pop(page, None)
+            else:
+                changed[page] = variant()
+                removed.discard(page)
+        for page in removed:
+            pages.pop(page, None)
+        pages.update(changed)
+        assert kept.update(changed, removed) == near_duplicate_groups(pages, 0.8)
+    assert len(set(near_duplicate_groups(pages, 0.8).values())) > 1
 
 
 @pytest.mark.parametrize(

@@ -178,8 +178,7 @@ class DuplicateGroups:
                         join(anchor, some)
         components: dict[str, set[str]] = defaultdict(set)
         for start in pages | parent.keys() | set(parent.values()):
-            members = self._members.pop(start, None) if start in self._members else {start}
-            components[root(start)] |= members
+            components[root(start)] |= self._members.pop(start, {start})
         for members in components.values():
             if len(members) > 1:
                 group = min(members)

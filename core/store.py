@@ -666,11 +666,12 @@ class EvidenceStore:
             changed = select(pages.c.page_id, pages.c.record).where(of_collection)
             entries: dict[str, PageEntry] = {}
             if known is not None:
-                entries = dict(known.entries)
                 changed = changed.where(pages.c.generation > known.generation)
                 if deleted > known.generation:
                     kept = set(db.execute(select(pages.c.page_id).where(of_collection)).scalars())
-                    entries = {p: entry for p, entry in entries.items() if p in kept}
+                    entries = {p: entry for p, entry in known.entries.items() if p in kept}
+                else:
+                    entries = dict(known.entries)
             for page_id, record in db.execute(changed):
                 entries[page_id] = _page_entry(page_id, record)
             self._catalog = _Catalog(generation, entries)

@@ -74,7 +74,9 @@ def main() -> None:
             count["no span"] += 1
             continue
         number, span = spans[0]
-        shown = " ".join(CITATION.sub(" ", split_answer(render(spans, 0)).answer).split())
+        shown = " ".join(
+            CITATION.sub(" ", split_answer(render(item.text, spans, 0)).answer).split()
+        )
         f1 = token_scores(item.answer, shown)[0]
         chosen = oracle_f1(item.answer, texts[number - 1])
         rows.setdefault(item.lang, []).append((f1, chosen, everywhere))

@@ -39,15 +39,25 @@ from __future__ import annotations
 
 import math
 import random
+import re
 import threading
 from collections.abc import Callable, Mapping, Sequence
 
 from core.answer import OUT_OF_SCOPE, RELATED, parse_prompt
 from core.glossary import glossary_words
 from core.lexical import GERMAN_STOPWORDS
-from core.questions import is_followup, question_language
+from core.phrasing import labelled, statement, verdict
+from core.questions import CONTEXT, is_followup, profile_question, question_language
 from core.settings import Settings
-from core.spans import DEFAULT_WEIGHTS, Span, SpanWeights, best_spans
+from core.spans import (
+    DEFAULT_WEIGHTS,
+    Span,
+    SpanWeights,
+    answers_type,
+    best_spans,
+    clip_words,
+    typed_values,
+)
 from core.translate import query_words
 
 # Translate: a non-English question → each of its words the wiki lacks → the wiki's words
@@ -131,10 +141,10 @@ class ExtractiveLLM:
             return [OUT_OF_SCOPE] * n
         question, sources = parsed
         spans = self.spans(question, [(s.number, s.header, s.text) for s in sources])
-        if not spans or self.declines(question, spans[0][1]):
+        if not spans or self.declines(question, spans[0][1]) or wrong_kind(question, spans[0][1]):
             return [OUT_OF_SCOPE] * n
         if temperature <= 0:
-            return [render(spans, 0)] * n
+            return [render(question, spans, 0)] * n
         with self._lock:
             draws = [[self._rng.random() for _ in spans] for _ in range(n)]
         out = []
@@ -143,7 +153,7 @@ class ExtractiveLLM:
                 -rank / temperature - math.log(-math.log(u))
                 for rank, u in enumerate(_open_unit(uniforms))
             ]
-            out.append(render(spans, max(range(len(spans)), key=keys.__getitem__)))
+            out.append(render(question, spans, max(range(len(spans)), key=keys.__getitem__)))
         return out
 
     def spans(self, question: str, sources: Sequence[tuple[int, str, str]]):
@@ -183,6 +193,23 @@ class ExtractiveLLM:
         return self.support(question, span) < self.threshold(question)
 
 
+# A question that opens by asking for a person, a time or a quantity.
+_OPENS_TYPED = re.compile(
+    r"^\W*(?:who|whom|when|by when|how (?:much|many|soon|long)|wer|wann|bis wann"
+    r"|wie (?:viele?|lange|bald))\b",
+    re.IGNORECASE,
+)
+
+
+def wrong_kind(question: str, span: Span) -> bool:
+    """Whether the best span fails a question that opens by asking for a person, a time or
+    a quantity: it holds no value of that kind, so presenting it as the answer would answer
+    another question (`core.spans.answers_type`). Such a question is declined."""
+    if not _OPENS_TYPED.match(CONTEXT.sub(" ", question)):
+        return False
+    return not answers_type(profile_question(question), span)
+
+
 def followup_support(support: float, topic: float, topic_weight: float) -> float:
     """The support of a follow-up's span: its own terms' `support` and the carried topic's
     coverage (`Span.topic`), weighted 1 : `topic_weight` (chosen by cross-validation over
@@ -201,19 +228,77 @@ def _open_unit(uniforms: Sequence[float]) -> list[float]:
     return [min(max(u, 1e-12), 1 - 1e-12) for u in uniforms]
 
 
-def render(spans: Sequence[tuple[int, Span]], chosen: int) -> str:
-    """The answer text for the chosen span: `answer [n]`, then one `Related:` line: the
-    unit the span was cut from, or, when the span is that whole unit, the next span."""
+def render(question: str, spans: Sequence[tuple[int, Span]], chosen: int) -> str:
+    """The answer text for the chosen span: a headline that answers the question in a
+    sentence where the question allows one (`headline`), cited `[n]`; then a `Related:`
+    line only when the headline is a value cut from a sentence that says more (the
+    sentence). A table row needs no such line: the source excerpt shows the row."""
     number, span = spans[chosen]
-    lines = [_cited([(number, span.answer), *span.parts])]
-    if _plain(span.unit) != _plain(span.answer):
-        lines.append(f"{RELATED} {span.unit} [{number}]")
-    else:
-        others = [(n, s) for i, (n, s) in enumerate(spans) if i != chosen]
-        if others and _plain(others[0][1].unit) != _plain(span.answer):
-            other_number, other = others[0]
-            lines.append(f"{RELATED} {other.unit} [{other_number}]")
-    return "\n".join(lines)
+    line = headline(question, number, span)
+    if span.kind == "sentence" and _plain(span.unit) not in _plain(line):
+        if len(span.answer.split()) < len(span.unit.split()) and not span.parts:
+            return f"{line}\n{RELATED} {span.unit} [{number}]"
+    return line
+
+
+def headline(question: str, number: int, span: Span) -> str:
+    """The first line of an answer (`core.phrasing`): for yes/no, Yes or No and the clause
+    that decides it; for a value, the question as a statement ("The X is value [n].") or the
+    value labelled with its column and row; otherwise the span itself, each value cited."""
+    language = question_language(question)
+    profile = profile_question(question)
+    values = [(number, span.answer), *span.parts]
+    if profile.qtype == "yesno" and span.answer in ("Yes", "No"):
+        clause = span.unit
+        if span.kind == "row":
+            clause = f"{span.label} ({span.row_key})" if span.row_key else span.label
+            clause = clause or clip_words(span.unit.replace("; ", ", "), 16)
+        return f"{verdict(span.answer == 'Yes', clip_words(clause, 30), language)} [{number}]"
+    cited = _cited(values)
+    if _is_value(profile, span) and not asks_several(question):
+        value = span.answer.removeprefix(f"{span.label}: ") if span.label else span.answer
+        said = statement(question, _cited([(number, value), *span.parts]), language)
+        if said:
+            return said
+    if span.kind == "row" and span.label and not span.parts:
+        label = "" if span.answer.startswith(f"{span.label}: ") else span.label
+        return f"{labelled(span.answer, label, span.row_key, language)} [{number}]"
+    if (
+        span.kind in ("sentence", "item")
+        and not span.parts
+        and len(span.unit.split()) <= SENTENCE_WORDS
+    ):
+        # A value cut from a sentence, with no statement to put it in: the sentence says
+        # what the value is ("It must be done within your first 14 days, ...").
+        return f"{span.unit} [{number}]"
+    return cited
+
+
+SENTENCE_WORDS = 35
+VALUE_WORDS = 8
+
+
+def _is_value(profile, span: Span) -> bool:
+    """Whether a span's answer is a value a statement can be made of: one table cell, a
+    byline fact, or a short value of the asked kind cut from a sentence (not a clause)."""
+    if len(span.answer.split()) > VALUE_WORDS and span.kind != "row":
+        return False
+    if span.kind == "row":
+        return bool(span.label)
+    if span.kind == "byline":
+        return True
+    return bool(typed_values(profile.qtype, span.answer, profile))
+
+
+_QUESTION_WORDS = re.compile(
+    r"\b(?:who|what|when|where|which|why|how|wer|was|wann|wo|welche[rsmn]?|warum|wie)\b",
+    re.IGNORECASE,
+)
+
+
+def asks_several(question: str) -> bool:
+    """Whether a question asks two things ("Which ticket ..., and when was it finished?")."""
+    return len(_QUESTION_WORDS.findall(question)) > 1
 
 
 def _cited(values: Sequence[tuple[int, str]]) -> str:

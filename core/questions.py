@@ -36,7 +36,8 @@ _TYPE_PATTERNS: tuple[tuple[str, re.Pattern], ...] = tuple(
         ("who", r"^\W*(who|whom|whose|wer|wem|wen|wessen)\b"),
         (
             "when",
-            r"^\W*(when|wann|seit wann|bis wann)\b|\b(what|which) (date|year|day|month)\b"
+            r"^\W*(when|wann|seit wann|bis wann|by when|until when|how soon)\b"
+            r"|\b(what|which) (date|year|day|month|time)\b|\bwie bald\b"
             r"|\b(welche[mn]?|in welchem) (datum|jahr|tag|monat)\b",
         ),
         ("why", r"^\W*(why|warum|wieso|weshalb|weswegen)\b"),
@@ -116,7 +117,8 @@ class QuestionProfile:
     weighted stems of what it asks (`terms`: stem → weight), the stems of its carried
     context (`context`), its lower-cased words (`words`, so an answer leaves out what the
     question already says), and the wiki's stems that stand for its foreign terms
-    (`aliases`: stem → the question's stem)."""
+    (`aliases`: stem → the question's stem; `spelled`, those of them that spell out an
+    acronym of the question, which still say something new in an answer)."""
 
     text: str
     qtype: str
@@ -129,6 +131,7 @@ class QuestionProfile:
     plural: bool = False
     fact: str = ""
     defines: frozenset[str] = frozenset()
+    spelled: frozenset[str] = frozenset()
 
     @property
     def weight(self) -> float:

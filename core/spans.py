@@ -77,6 +77,22 @@ _DATE = re.compile(
     r"|(?:19|20)\d{2})\b",
     re.IGNORECASE,
 )
+# What also answers "when" / "by when" / "how soon": a time of day, a weekday, or a deadline
+# written as a duration ("within 10 business days", "innerhalb von 30 Tagen").
+_UNITS_OF_TIME = (
+    r"(?:minutes?|mins?|hours?|hrs?|days?|weeks?|months?|years?|minuten|stunden|tage[n]?"
+    r"|wochen|monate[n]?|jahre[n]?)"
+)
+_DEADLINE = re.compile(
+    r"\b(?:within|in|after|before|by|up to|at least|at most|no later than|innerhalb(?: von)?"
+    r"|binnen|nach|vor|bis zu|spätestens)\s+(?:the\s+|der\s+|den\s+|your\s+|ihre[rn]?\s+)?"
+    r"(?:first\s+|ersten\s+)?(?:\d+|one|two|three|four|five|six|seven|ten|eins|zwei|drei|vier"
+    r"|fünf|zehn)\s+(?:\w+\s+)?" + _UNITS_OF_TIME + r"\b"
+    r"|\b\d{1,2}[:.]\d{2}\b(?:\s*(?:am|pm|uhr))?"
+    r"|\b(?:monday|tuesday|wednesday|thursday|friday|saturday|sunday|montag|dienstag|mittwoch"
+    r"|donnerstag|freitag|samstag|sonntag)s?\b",
+    re.IGNORECASE,
+)
 _NUMBER_WORDS = (
     "one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve|twenty|hundred"
     "|eins|zwei|drei|vier|fünf|sechs|sieben|acht|neun|zehn|elf|zwölf|zwanzig|hundert"
@@ -86,8 +102,21 @@ _COUNT = re.compile(
     rf"(?:\d+(?:[.,]\d+)?|{_NUMBER_WORDS})\b)?(?:\s*[A-Za-zÄÖÜäöüß%]+)?",
     re.IGNORECASE,
 )
+# "How much" asks for an amount: money, or a number with its unit ("4GB", "30 %", "5 hours").
+_ASKS_AMOUNT = re.compile(r"\b(how much|wie viel)\b(?!e)", re.IGNORECASE)
+_MONEY = re.compile(
+    r"[€£$¥]\s?\d[\d.,]*(?:\s?[km]\b)?|\b\d[\d.,]*\s?(?:€|eur|euros?|gbp|usd|chf)\b", re.I
+)
+_AMOUNT = re.compile(r"\d\s*[A-Za-zÄÖÜäöüß%]+|[%€£$]", re.IGNORECASE)
 # Two or more capitalized words in a row (a person's name, or a product's).
 _NAME = re.compile(r"\b[A-ZÄÖÜ][a-zäöüß'\-]+(?:\s+(?:[A-Z]\.\s*)?[A-ZÄÖÜ][a-zäöüß'\-]+)+\b")
+# Who a "who" question may be answered with besides a named person: a group of people.
+_PEOPLE = re.compile(
+    r"\b(?:all|every|any|the|each|our)?\s*\w*\s*(?:developers?|engineers?|maintainers?"
+    r"|members?|users?|admins?|administrators?|owners?|team|teams|everyone|anyone|managers?"
+    r"|leads?|contributors?|committee|board|entwickler\w*|mitarbeite\w*|jede[rsmn]?|alle)\b",
+    re.IGNORECASE,
+)
 # Negations that turn a statement into a "no" (a determiner "no" is not one of them).
 _NEGATION = re.compile(
     r"\b(not|never|cannot|nicht|nie|niemals|keine?n?)\b|n't\b|^\W*no\b", re.IGNORECASE
@@ -159,7 +188,9 @@ class Span:
     follow-up's "(context: ...)") that the unit and its header contain (0 without context);
     `parts`, more values of the answer from other rows of the same table (or items of the
     same list) that answer the question as well (source number, value), in source order;
-    `position`, the unit's place among its evidence's units."""
+    `position`, the unit's place among its evidence's units; for an answer that is one cell
+    of a table row, `label` is its column and `row_key` the row's cells that say which row
+    is meant (those holding the question's terms), so the answer can say what it is."""
 
     answer: str
     unit: str
@@ -169,6 +200,8 @@ class Span:
     topic: float = 0.0
     parts: tuple[tuple[int, str], ...] = ()
     position: int = -1
+    label: str = ""
+    row_key: str = ""
 
 
 # --------------------------------------------------------------------------- units
@@ -313,10 +346,15 @@ def typed_values(qtype: str, text: str, profile: QuestionProfile) -> list[str]:
         found = [(m.start(), m.group(0)) for m in _VERSION.finditer(text)]
     elif qtype == "when":
         found = [(m.start(), m.group(0)) for m in _DATE.finditer(text)]
+        found += [(m.start(), m.group(0)) for m in _DEADLINE.finditer(text)]
     elif qtype == "count":
         found = [(m.start(), m.group(0)) for m in _COUNT.finditer(text)]
+        if _ASKS_AMOUNT.search(profile.text):
+            found = [(start, value) for start, value in found if _AMOUNT.search(value)]
+            found += [(m.start(), m.group(0)) for m in _MONEY.finditer(text)]
     elif qtype == "who":
         found = [(m.start(), m.group(0)) for m in _NAME.finditer(text)]
+        found += [(m.start(), m.group(0)) for m in _PEOPLE.finditer(text)]
     else:
         return []
     anchors = [
@@ -403,7 +441,11 @@ def _row_cells(profile: QuestionProfile, unit: Unit) -> list[tuple[str, str]]:
     best = scored[0][0]
     if best <= TYPE_BONUS:
         return []
-    return [(n, v) for s, _, _, n, v in scored if s >= best * 0.75][:3]
+    close = [(n, v) for s, _, _, n, v in scored if s >= best * 0.75][:3]
+    # A column that matches only part of what another matches ("On-call / Primary" beside
+    # "On-call / Secondary" for "who is the secondary on-call") is not what is asked.
+    asked = {n: profile.asked_in(frozenset(terms(n))) for n, _ in close}
+    return [(n, v) for n, v in close if not any(asked[n] < asked[m] for m, _ in close)]
 
 
 def _names_focus(profile: QuestionProfile, value: str) -> set[str]:
@@ -431,6 +473,48 @@ def _row_answer(profile: QuestionProfile, unit: Unit, words: int) -> str:
     if len(chosen) == 1 and _says_column(profile, *chosen[0]):
         return clip_words(chosen[0][1], words)
     return clip_words("; ".join(_cell(n, v) for n, v in chosen), words)
+
+
+def row_label(profile: QuestionProfile, unit: Unit) -> tuple[str, str]:
+    """(column, row key) of a row answered by one cell: the cell's column name and the
+    values of the row's other cells that hold the question's terms ("Week 2, Payments"),
+    so the answer can say what the value is; ("", "") when no single cell answers."""
+    chosen = _row_cells(profile, unit)
+    if profile.qtype == "yesno":
+        return _yesno_label(profile, unit, chosen)
+    if len(chosen) != 1:
+        return "", ""
+    column = chosen[0][0]
+    return ("" if _GENERIC_COLUMN.match(column) else column), _row_key(profile, unit, column)
+
+
+KEY_WORDS = 6
+
+
+def _row_key(profile: QuestionProfile, unit: Unit, column: str) -> str:
+    """The cells of a row, other than `column`'s, that say which row is meant: short values
+    holding the question's terms, not pass/fail marks."""
+    keys = [
+        value
+        for name, value in unit.pairs
+        if name != column
+        and value
+        and len(value.split()) <= KEY_WORDS
+        and _cell_verdict(value) is None
+        and profile.asked_in(frozenset(terms(value)))
+    ]
+    return ", ".join(dict.fromkeys(keys[:3]))
+
+
+def _yesno_label(
+    profile: QuestionProfile, unit: Unit, chosen: Sequence[tuple[str, str]]
+) -> tuple[str, str]:
+    """For a yes/no question answered by a row: the deciding cell as "column: value" and
+    the cells saying which row is meant."""
+    if not chosen:
+        return "", ""
+    name, value = chosen[0]
+    return _cell(name, value), _row_key(profile, unit, name)
 
 
 def _says_column(profile: QuestionProfile, name: str, value: str) -> bool:
@@ -543,7 +627,11 @@ def without_echo(profile: QuestionProfile, text: str) -> str:
 
     def echo(clause: str) -> bool:
         stems = frozenset(terms(clause))
-        own = {s for s in stems if s in profile.terms or s in profile.aliases}
+        own = {
+            s
+            for s in stems
+            if s in profile.terms or (s in profile.aliases and s not in profile.spelled)
+        }
         return bool(own) and len(own) >= ECHO_SHARE * len(stems)
 
     while len(clauses) > 1 and echo(clauses[-1]):
@@ -609,7 +697,7 @@ def scored_units(
     heading: "Preconditions:" over its items) and, unless the question asks yes or no, says
     something the question does not."""
     header_terms = _header_terms(header)
-    wanted = profile.terms.keys() | profile.context | profile.aliases.keys()
+    wanted = profile.terms.keys() | profile.context | (profile.aliases.keys() - profile.spelled)
     titled = bool(header_terms & wanted)
     out = []
     # "What is TBOOT?" under a "TBOOT" heading: "It is the reference program ..." defines it.
@@ -666,9 +754,12 @@ def best_span(
     carried = profile.context
     header_terms = _header_terms(header)
     topic = len(carried & (unit.stems | header_terms)) / len(carried) if carried else 0.0
+    label, row_key = row_label(profile, unit) if unit.kind == "row" else ("", "")
     return Span(
         answer=_announced_items(profile, units(text), position, weights.answer_words)
         or _unit_answer(profile, unit, weights.answer_words),
+        label=label,
+        row_key=row_key,
         unit=clip_words(unit.text, SUPPORT_WORDS),
         score=score / (1 + weights.rank_prior * (number - 1)),
         support=covered,
@@ -683,6 +774,31 @@ def support(question: str, header: str, text: str) -> float:
     `question`, in [0, 1]: 0 when no unit shares a term with it."""
     span = best_span(profile_question(question), header, text)
     return span.support if span else 0.0
+
+
+_ACRONYM = re.compile(r"\b[A-Z]{2,5}\b")
+_CAPITALIZED_RUN = re.compile(r"\b[A-Z][a-z]+(?:\s+(?:of\s+|the\s+|and\s+)?[A-Z][a-z]+){1,4}\b")
+
+
+def acronym_aliases(question: str, texts: Sequence[str]) -> dict[str, str]:
+    """Stems of the capitalized words that spell out an acronym of the question in the
+    sources ("UK" → United Kingdom, "TAB" → Technical Advisory Board), each mapped to the
+    acronym's own term, so finding the spelled-out name counts as finding the acronym."""
+    acronyms = {a for a in _ACRONYM.findall(question) if a.lower() not in STOPWORDS}
+    if not acronyms:
+        return {}
+    aliases: dict[str, str] = {}
+    for text in texts:
+        for run in _CAPITALIZED_RUN.finditer(text):
+            words = [w for w in run.group(0).split() if w[0].isupper()]
+            initials = "".join(w[0] for w in words)
+            if initials in acronyms:
+                own = terms(initials)
+                for word in words:
+                    for stem in terms(word):
+                        if own and stem != own[0]:
+                            aliases.setdefault(stem, own[0])
+    return aliases
 
 
 def best_spans(
@@ -701,6 +817,11 @@ def best_spans(
     that held it alone goes. The first span gathers the other rows of its table (or items of
     its list) that answer as well (`gather_rows`, `gather_items`)."""
     profile = profile_question(question, translations)
+    spelled = acronym_aliases(question, [text for _, _, text in sources])
+    if spelled:
+        profile = replace(
+            profile, aliases={**spelled, **profile.aliases}, spelled=frozenset(spelled)
+        )
     found = []
     scored: dict[int, tuple[str, list[Scored]]] = {}
     for number, header, text in sources:
@@ -709,7 +830,7 @@ def best_spans(
         span = best_span(profile, header, text, number, weights, units_of)
         if span is not None:
             found.append((number, span))
-    found.sort(key=lambda pair: (-_tier(pair[1].support), -pair[1].score, pair[0]))
+    found.sort(key=lambda pair: (-_tier(typed_support(profile, pair[1])), -pair[1].score, pair[0]))
     if found:
         number, span = found[0]
         parts = gather_rows(profile, number, span, scored) or gather_items(
@@ -718,6 +839,27 @@ def best_spans(
         if parts:
             found[0] = (number, replace(span, parts=parts))
     return found
+
+
+# A span that holds no value of the asked type (no person for "who", no number for "how
+# much", no date or deadline for "when", no version for "which version") counts this share of
+# its support: the question's words around the wrong kind of value are the commonest wrong
+# headline ("Week 3" for a who question, a person's name for an allowance).
+TYPE_MISS = 0.6
+
+
+def answers_type(profile: QuestionProfile, span: Span) -> bool:
+    """Whether a span's answer holds a value of the kind the question asks for (always, for
+    questions that ask for no particular kind)."""
+    if profile.qtype not in TYPED_VALUES or span.kind == "byline":
+        return True
+    text = " ".join([span.answer, *(value for _, value in span.parts)])
+    return bool(typed_values(profile.qtype, text, profile))
+
+
+def typed_support(profile: QuestionProfile, span: Span) -> float:
+    """A span's support, `TYPE_MISS` of it when its answer is not of the asked kind."""
+    return span.support if answers_type(profile, span) else TYPE_MISS * span.support
 
 
 GATHERED = 5

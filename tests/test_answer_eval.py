@@ -137,8 +137,10 @@ def test_run_answers_on_the_tiny_wiki(tmp_path):
     ]
     records = run_answers(retriever, ExtractiveLLM({"en": 0.9}), items)
     answer, outside = records
-    assert answer["reply"].startswith("2.0 [")  # answered: no threshold while running
-    assert answer["f1"] == pytest.approx(2 / 3) and answer["answerable"]
+    # answered (no threshold while running), the value with what it is
+    assert answer["reply"].startswith("2.0 (TPM for Dell Optiplex 7040) [")
+    # gold "Version 2.0": 1 common token of 5 answered and 2 asked
+    assert answer["f1"] == pytest.approx(2 / 7) and answer["answerable"]
     assert answer["support"] > outside["support"]
     assert answer["asked"] == "version" and answer["byline"] == 0.0
     assert answer["base_f1"] < answer["f1"]

@@ -61,14 +61,15 @@ def test_answer_words_are_those_the_question_does_not_say():
 def test_a_trial_moves_the_cause_and_the_answer_follows_it():
     llm = ExtractiveLLM()
     original = llm.complete(_messages(evidences()))[0]
-    assert original.startswith("330 metres [2]")
+    assert original == "The Eiffel tower is 330 metres tall. [2]"
     trial = make_trial(llm, QUESTION, evidences(), original, random.Random(3))
     assert trial is not None and trial.valid
     cause = trial.evidences[trial.target - 1]
     assert counterfeit("330") in cause.text and "330" not in " ".join(
         e.text for e in trial.evidences
     )
-    assert trial.answer.startswith(f"{counterfeit('330')} {counterfeit('metres')} [{trial.target}]")
+    fake = f"{counterfeit('330')} {counterfeit('metres')}"
+    assert trial.answer == f"The Eiffel tower is {fake} tall. [{trial.target}]"
 
 
 def _messages(items):

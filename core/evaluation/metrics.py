@@ -27,9 +27,15 @@ def page_id_of(url: str) -> str:
     return match.group(1) if match else url
 
 
+# The benchmark's gold answers are English; a reply to a German question says Ja or Nein.
+_SAME_AS = {"ja": "yes", "nein": "no"}
+
+
 def content_tokens(text: str) -> list[str]:
-    """Lower-cased words and version-like tokens of `text`, function words removed."""
-    return [t for t in (m.lower() for m in _WORD.findall(text or "")) if t not in _STOP]
+    """Lower-cased words and version-like tokens of `text`, function words removed (German
+    Ja and Nein read as yes and no)."""
+    words = (m.lower() for m in _WORD.findall(text or ""))
+    return [_SAME_AS.get(t, t) for t in words if t not in _STOP]
 
 
 def answer_recall(gold_answer: str, texts: Iterable[str]) -> float:

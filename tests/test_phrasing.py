@@ -1,0 +1,84 @@
+"""The headline as a sentence: copular questions turned into statements, values labelled,
+Yes/No with its clause, in English and German."""
+
+from __future__ import annotations
+
+import pytest
+
+from core.phrasing import labelled, statement, verdict
+
+
+@pytest.mark.parametrize(
+    ("question", "value", "language", "expected"),
+    [
+        (
+            "Who is the secondary on-call for the Payments team in week 2?",
+            "Sophie Brandt [1]",
+            "en",
+            "The secondary on-call for the Payments team in week 2 is Sophie Brandt [1].",
+        ),
+        (
+            "What is the hotel limit per night in London?",
+            "£220 [1]",
+            "en",
+            "The hotel limit per night in London is £220 [1].",
+        ),
+        (
+            "How much is the weekly on-call allowance for a primary in the UK?",
+            "£215 [2]",
+            "en",
+            "The weekly on-call allowance for a primary in the UK is £215 [2].",
+        ),
+        (
+            "When is the code freeze?",
+            "2026-10-08 [1]",
+            "en",
+            "The code freeze is on 2026-10-08 [1].",
+        ),
+        (
+            "Where is the XT shield?",
+            "the bottom right [1]",
+            "en",
+            "The XT shield is at the bottom right [1].",
+        ),
+        (
+            "Wer ist der Secondary für Payments in Woche 2?",
+            "Sophie Brandt [1]",
+            "de",
+            "Der Secondary für Payments in Woche 2 ist Sophie Brandt [1].",
+        ),
+        # Not a copular question about a noun phrase: no statement.
+        ("Who is working on the Windows builds?", "Dickon Reed [1]", "en", ""),
+        ("What does the board vote on?", "changes [1]", "en", ""),
+        ("Who covers on-call for Robot Firmware in week 3?", "SRE [1]", "en", ""),
+        ("What is the page that lists the steps which matter?", "Steps [1]", "en", ""),
+        ("Wie viele Urlaubstage haben Mitarbeitende?", "28 [1]", "de", ""),
+    ],
+)
+def test_statement(question, value, language, expected):
+    assert statement(question, value, language) == expected
+
+
+@pytest.mark.parametrize(
+    ("value", "label", "key", "language", "expected"),
+    [
+        ("2.0", "TPM", "Dell Optiplex 7040", "en", "2.0 (TPM for Dell Optiplex 7040)"),
+        ("2.0", "TPM", "", "en", "2.0 (TPM)"),
+        ("€250", "Deutschland", "Primary", "de", "€250 (Deutschland für Primary)"),
+        ("2.0", "", "Dell", "en", "2.0"),
+    ],
+)
+def test_labelled(value, label, key, language, expected):
+    assert labelled(value, label, key, language) == expected
+
+
+@pytest.mark.parametrize(
+    ("yes", "clause", "language", "expected"),
+    [
+        (True, "It is compliant with TAP.", "en", "Yes: It is compliant with TAP."),
+        (False, "the office is closed.", "de", "Nein: the office is closed."),
+        (True, "", "en", "Yes."),
+    ],
+)
+def test_verdict(yes, clause, language, expected):
+    assert verdict(yes, clause, language) == expected

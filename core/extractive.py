@@ -255,7 +255,11 @@ def headline(question: str, number: int, span: Span) -> str:
             clause = clause or clip_words(span.unit.replace("; ", ", "), 16)
         return f"{verdict(span.answer == 'Yes', clip_words(clause, 30), language)} [{number}]"
     cited = _cited(values)
-    if _is_value(profile, span) and not asks_several(question):
+    if (
+        _is_value(profile, span)
+        and span.support >= STATEMENT_SUPPORT
+        and not asks_several(question)
+    ):
         value = span.answer.removeprefix(f"{span.label}: ") if span.label else span.answer
         said = statement(question, _cited([(number, value), *span.parts]), language)
         if said:
@@ -275,6 +279,10 @@ def headline(question: str, number: int, span: Span) -> str:
 
 
 SENTENCE_WORDS = 35
+# A statement ("The X is value.") reads as certain: it is made only when the span covers
+# most of what the question asks; a weaker span is shown in its own words, so the reader
+# sees what the wiki says instead of a confident answer to another question.
+STATEMENT_SUPPORT = 0.7
 VALUE_WORDS = 8
 
 

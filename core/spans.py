@@ -74,7 +74,7 @@ _DATE = re.compile(
     rf"|(?:{_MONTHS})\.?\s+\d{{1,2}}(?:st|nd|rd|th)?,?\s+\d{{4}}"
     rf"|(?:{_MONTHS})\.?\s+\d{{4}}"
     r"|\d{4}-\d{2}-\d{2}|\d{1,2}[./]\d{1,2}[./]\d{2,4}"
-    r"|(?:19|20)\d{2})\b",
+    r"|(?<![\-./])(?:19|20)\d{2}(?![\-./]\w))\b",
     re.IGNORECASE,
 )
 # What also answers "when" / "by when" / "how soon": a time of day, a weekday, or a deadline
@@ -93,12 +93,17 @@ _DEADLINE = re.compile(
     r"|donnerstag|freitag|samstag|sonntag)s?\b",
     re.IGNORECASE,
 )
+# A deadline question asks for a time limit or a day, never a bare year.
+_ASKS_DEADLINE = re.compile(
+    r"\b(by when|until when|how soon|deadline|due|bis wann|wie bald|frist)\b", re.IGNORECASE
+)
+_YEAR = re.compile(r"(?:19|20)\d{2}")
 _NUMBER_WORDS = (
     "one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve|twenty|hundred"
     "|eins|zwei|drei|vier|fünf|sechs|sieben|acht|neun|zehn|elf|zwölf|zwanzig|hundert"
 )
 _COUNT = re.compile(
-    rf"(?<![\w\-./])(?:\d+(?:[.,]\d+)?|{_NUMBER_WORDS})\b(?:\s*(?:to|-|–|or|bis|oder)\s*"
+    rf"(?<![\w\-./:])(?:\d+(?:[.,]\d+)?|{_NUMBER_WORDS})\b(?:\s*(?:to|-|–|or|bis|oder)\s*"
     rf"(?:\d+(?:[.,]\d+)?|{_NUMBER_WORDS})\b)?(?:\s*[A-Za-zÄÖÜäöüß%]+)?",
     re.IGNORECASE,
 )
@@ -107,7 +112,12 @@ _ASKS_AMOUNT = re.compile(r"\b(how much|wie viel)\b(?!e)", re.IGNORECASE)
 _MONEY = re.compile(
     r"[€£$¥]\s?\d[\d.,]*(?:\s?[km]\b)?|\b\d[\d.,]*\s?(?:€|eur|euros?|gbp|usd|chf)\b", re.I
 )
-_AMOUNT = re.compile(r"\d\s*[A-Za-zÄÖÜäöüß%]+|[%€£$]", re.IGNORECASE)
+_AMOUNT = re.compile(
+    r"\d\s*(?:%|[kmgt]i?b\b|ms\b|s\b|secs?\b|seconds?|minutes?|mins?\b|hours?|days?|weeks?"
+    r"|months?|years?|requests?|per\b|x\b|×|euros?|pounds?|dollars?|ghz|mhz|cores?|cpus?"
+    r"|minuten|stunden|tage|wochen|monate|jahre)|[%€£$]",
+    re.IGNORECASE,
+)
 # Two or more capitalized words in a row (a person's name, or a product's).
 _NAME = re.compile(r"\b[A-ZÄÖÜ][a-zäöüß'\-]+(?:\s+(?:[A-Z]\.\s*)?[A-ZÄÖÜ][a-zäöüß'\-]+)+\b")
 # Who a "who" question may be answered with besides a named person: a group of people.
@@ -346,6 +356,8 @@ def typed_values(qtype: str, text: str, profile: QuestionProfile) -> list[str]:
         found = [(m.start(), m.group(0)) for m in _VERSION.finditer(text)]
     elif qtype == "when":
         found = [(m.start(), m.group(0)) for m in _DATE.finditer(text)]
+        if _ASKS_DEADLINE.search(profile.text):
+            found = [(start, value) for start, value in found if not _YEAR.fullmatch(value)]
         found += [(m.start(), m.group(0)) for m in _DEADLINE.finditer(text)]
     elif qtype == "count":
         found = [(m.start(), m.group(0)) for m in _COUNT.finditer(text)]
@@ -445,7 +457,24 @@ def _row_cells(profile: QuestionProfile, unit: Unit) -> list[tuple[str, str]]:
     # A column that matches only part of what another matches ("On-call / Primary" beside
     # "On-call / Secondary" for "who is the secondary on-call") is not what is asked.
     asked = {n: profile.asked_in(frozenset(terms(n))) for n, _ in close}
-    return [(n, v) for n, v in close if not any(asked[n] < asked[m] for m, _ in close)]
+    kept = [(n, v) for n, v in close if not any(asked[n] < asked[m] for m, _ in close)]
+    return _merged(kept)
+
+
+def _merged(cells: Sequence[tuple[str, str]]) -> list[tuple[str, str]]:
+    """Cells with one value once: a cell spanning two columns ("On-call / Primary" and
+    "On-call / Secondary" both "Covered by SRE ...") is named by what the columns share
+    ("On-call"), or by the first."""
+    out: list[tuple[str, str]] = []
+    for name, value in cells:
+        same = next((i for i, (_, v) in enumerate(out) if v == value), None)
+        if same is None:
+            out.append((name, value))
+            continue
+        first = out[same][0].split(" / ")
+        shared = [a for a, b in zip(first, name.split(" / "), strict=False) if a == b]
+        out[same] = (" / ".join(shared) or out[same][0], value)
+    return out
 
 
 def _names_focus(profile: QuestionProfile, value: str) -> set[str]:

@@ -27,8 +27,10 @@ def run(args: argparse.Namespace, settings: Settings) -> int:
     if args.self_check and not args.answers:
         raise SettingsError("--self-check measures answers: add --answers")
     judging = args.unjudged or args.verdicts_in
-    if judging and (not args.answers or args.self_check):
+    if judging and not args.answers:
         raise SettingsError("--unjudged and --verdicts-in judge replies: add --answers")
+    if judging and args.self_check:
+        raise SettingsError("--unjudged and --verdicts-in judge the replies without --self-check")
     if args.verdicts_in:
         from bot.evaluation.verdicts import merge_judged
 

@@ -19,6 +19,9 @@ OUT_OF_SCOPE_QUESTIONS = (
 OUT_OF_SCOPE_FOLLOWUPS = (
     Path(__file__).resolve().parents[1] / "tests" / "data" / "out_of_scope_followups.json"
 )
+# The verdicts by reading of benchmark replies (no benchmark text), for `confbot eval
+# --answers`.
+VERDICTS = Path(__file__).resolve().parents[1] / "tests" / "data" / "verdicts.json"
 
 
 def _settings(args: argparse.Namespace) -> Settings:
@@ -266,6 +269,32 @@ def build_parser() -> argparse.ArgumentParser:
         " grid, the ablation's setting, with --answers the span weights and decline"
         " thresholds, or the follow-ups' topic weight and thresholds) is chosen on K-1 folds"
         " and scored on the other (0: no tuning)",
+    )
+    p.add_argument(
+        "--conversations-limit",
+        type=int,
+        default=0,
+        metavar="N",
+        help="use N conversations drawn by a seeded shuffle (a smaller N draws a subset of a"
+        " larger one's; 0: all)",
+    )
+    p.add_argument(
+        "--verdicts",
+        metavar="FILE",
+        default=str(VERDICTS),
+        help="with --answers: the store of verdicts by reading, looked up per reply to report"
+        " the judged share (default: %(default)s)",
+    )
+    p.add_argument(
+        "--unjudged",
+        metavar="OUT",
+        help="with --answers: write the replies that need a verdict as JSONL (question, reply,"
+        " gold answer: keep it outside the repository)",
+    )
+    p.add_argument(
+        "--verdicts-in",
+        metavar="FILE",
+        help="with --answers: merge a judged --unjudged file into the --verdicts store first",
     )
     p.add_argument("--json", metavar="OUT", help="write the figures (and per-question records)")
     _add_config_option(p)

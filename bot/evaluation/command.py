@@ -8,6 +8,7 @@ from pathlib import Path
 
 from connectors.files import FilesSource
 from core.evaluation.benchmark import duplicate_groups, load_conversations, questions
+from core.evaluation.verdicts import choose_conversations
 from core.settings import Settings, SettingsError
 
 LANGS = {"en": ("en",), "de": ("de",), "both": ("en", "de")}
@@ -18,12 +19,22 @@ def run(args: argparse.Namespace, settings: Settings) -> int:
     data = Path(args.data)
     pages = list(FilesSource(data / "documents").pages.values())
     conversations = load_conversations(Path(args.conversations or data / "conversations.json"))
+    conversations = choose_conversations(conversations, args.conversations_limit)
     langs = LANGS[args.lang]
     groups = duplicate_groups(pages)
     output: dict = {"pages": len(pages), "questions": args.questions, "lang": args.lang}
 
     if args.self_check and not args.answers:
         raise SettingsError("--self-check measures answers: add --answers")
+    judging = args.unjudged or args.verdicts_in
+    if judging and not args.answers:
+        raise SettingsError("--unjudged and --verdicts-in judge replies: add --answers")
+    if judging and args.self_check:
+        raise SettingsError("--unjudged and --verdicts-in judge the replies without --self-check")
+    if args.verdicts_in:
+        from bot.evaluation.verdicts import merge_judged
+
+        merge_judged(Path(args.verdicts), Path(args.verdicts_in))
     if args.answers and args.questions == "conversational":
         if args.self_check:
             raise SettingsError("--self-check is measured on completed questions")
@@ -83,6 +94,14 @@ def run(args: argparse.Namespace, settings: Settings) -> int:
 
         items = questions(conversations, args.questions, langs)
         output.update(run_retrieval_eval(settings, pages, items, groups, args.questions))
+    if args.answers and not args.self_check:
+        from bot.evaluation.verdicts import report_verdicts
+
+        form = "raw" if args.questions == "conversational" else "completed"
+        unjudged = Path(args.unjudged) if args.unjudged else None
+        output["verdicts"] = report_verdicts(
+            output["records"], form, langs, Path(args.verdicts), conversations, pages, unjudged
+        )
     if args.json:
         Path(args.json).write_text(json.dumps(output, indent=1, ensure_ascii=False))
     return 0

@@ -97,4 +97,5 @@ def run_followups_eval(
             f" thresholds {cv['default_thresholds']}"
         )
     print(f"\n{len(records)} turns replayed in {elapsed:.1f} s")
-    return {**output, "declines": figures, "records": variants.get("cross-validated", records)}
+    shown = variants.get("cross-validated", variants["configured"])
+    return {**output, "declines": figures, "records": shown}

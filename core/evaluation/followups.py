@@ -91,9 +91,10 @@ def load_followups(path: Path, langs: Sequence[str] = ("en", "de")) -> list[Conv
 
 def replay(assistant: Assistant, conversations: Sequence[Conversation]) -> list[dict]:
     """Replay every conversation; one record per turn: `conv_id`, `turn_id`, `lang`,
-    `question`, `completed_question`, `answerable`, `scored` (False for the in-scope turns
-    of an out-of-scope conversation, which have no gold), `followup`, `language` (as the
-    answerer tells it), and the best span's `support` and `topic` (`no_span`: none found).
+    `question`, `completed_question`, `reply` (the answer text), `answerable`, `scored`
+    (False for the in-scope turns of an out-of-scope conversation, which have no gold),
+    `followup`, `language` (as the answerer tells it), and the best span's `support` and
+    `topic` (`no_span`: none found).
     The assistant's answerer must be the offline one; it answers here with no threshold."""
     if not isinstance(assistant.llm, ExtractiveLLM):
         raise ValueError("follow-up declines are measured for the offline answerer only")
@@ -121,6 +122,7 @@ def replay(assistant: Assistant, conversations: Sequence[Conversation]) -> list[
                         "lang": conversation.lang,
                         "question": question,
                         "completed_question": turn.completed_question,
+                        "reply": turn.answer,
                         "answerable": answerable,
                         "scored": answerable is False or not outside,
                         "followup": is_followup(turn.completed_question),

@@ -24,7 +24,9 @@ from dataclasses import dataclass, field
 
 from core.limits import MAX_EVIDENCE_WORDS
 from core.questions import (
+    CONTEXT,
     STOPWORDS,
+    TOKEN,
     QuestionProfile,
     Translations,
     is_followup,
@@ -93,6 +95,9 @@ _TWO_ASKS = re.compile(
 # The share of a part's own terms its span must cover (as `core.spans.Span.support`): at
 # least half, or the part is not answered (set by design).
 MIN_PART_SUPPORT = 0.5
+# Questions that ask for a reason, a person, a date or a place name one fact: no composition.
+_NOT_COMPOSED = frozenset(("why", "who", "when", "where"))
+_REASON = re.compile(r"\b(reason|cause|caused|why|grund|ursache|warum|wieso)\b", re.I)
 _STEPS = re.compile(r"\b(steps|schritte)\b", re.I)
 
 # Amounts: a number with a currency before or after it.
@@ -121,14 +126,14 @@ _THRESHOLD = re.compile(
     re.I,
 )
 _COMPARES = re.compile(
-    r"\b(?P<more>higher|more|greater|larger|bigger|more expensive|höher|mehr|größer|teurer)"
-    r"|(?P<less>lower|less|smaller|cheaper|fewer|niedriger|weniger|kleiner|billiger|günstiger)"
+    r"\b(?:(?P<more>higher|more|greater|larger|bigger|more expensive|höher|mehr|größer|teurer)"
+    r"|(?P<less>lower|less|smaller|cheaper|fewer|niedriger|weniger|kleiner|billiger|günstiger))"
     r"(?=\s+(?:than|als)\b)",
     re.I,
 )
 _MOST = re.compile(
-    r"\b(?P<max>highest|most expensive|largest|biggest|maximum|greatest|höchsten?|teuersten?"
-    r"|größten?)\b|\b(?P<min>lowest|cheapest|smallest|minimum|least expensive|niedrigsten?"
+    r"\b(?P<max>highest|most expensive|largest|biggest|greatest|höchsten?|teuersten?"
+    r"|größten?)\b|\b(?P<min>lowest|cheapest|smallest|least expensive|niedrigsten?"
     r"|billigsten?|günstigsten?|kleinsten?)\b",
     re.I,
 )
@@ -366,14 +371,18 @@ def _cites(numbers: Iterable[int]) -> str:
     return "".join(f"[{n}]" for n in dict.fromkeys(numbers))
 
 
-def _noun(text: str) -> str:
-    """The counted noun phrase after "how many": its words up to a stopword or an English
-    past participle, at most four."""
+def _noun(text: str, language: str) -> str:
+    """The counted noun phrase after "how many": its words up to a stopword, an English
+    past participle or adverb ("people explicitly supported"), or in German a word in lower
+    case (nouns are capitalized: "Personen nahmen teil"), at most four."""
     words: list[str] = []
     for raw in text.split():
         word = raw.strip(".:!\"'")
         lower = word.lower()
-        if lower in STOPWORDS or (lower.endswith("ed") and len(lower) > 4) or len(words) >= 4:
+        verb = lower.endswith(("ed", "ly")) and len(lower) > 4
+        if language == "de":
+            verb = word[:1].islower()
+        if lower in STOPWORDS or verb or len(words) >= 4:
             break
         words.append(word)
     return " ".join(words)
@@ -388,21 +397,22 @@ def compose(
     if not is_followup(question) and _TWO_ASKS.match(question.strip()):
         return two_asks(question, sources, translations)
     profile = profile_question(question, translations)
+    if profile.qtype in _NOT_COMPOSED or _REASON.search(profile.text):
+        return None
     asked = Asked(profile)
     tables = read_tables(sources)
     if profile.qtype == "yesno":
         return compare_rows(profile, asked, tables)
     counted = _COUNTS.search(profile.text) if profile.qtype == "count" else None
     if counted:
-        noun = _noun(counted.group("noun"))
+        noun = _noun(counted.group("noun"), profile.language)
         return count_rows(profile, asked, tables, noun) or count_items(
             profile, asked, read_lists(sources), noun
         )
     if _MOST.search(profile.text):
         return extreme_row(profile, asked, tables)
-    if _THRESHOLD.search(profile.text) or _PASS_WORDS.search(profile.text):
-        return filter_rows(profile, asked, tables) or passed_columns(profile, asked, tables)
-    if _FAIL_WORDS.search(profile.text) or _BOTH.search(profile.text):
+    filters = (_PASS_WORDS, _FAIL_WORDS, _BOTH)
+    if _threshold(profile) or any(words.search(profile.text) for words in filters):
         return filter_rows(profile, asked, tables) or passed_columns(profile, asked, tables)
     if _STEPS.search(profile.text):
         return list_steps(profile, asked, read_lists(sources))
@@ -425,28 +435,55 @@ def _content(profile: QuestionProfile, asked: Asked, noun: str) -> set[str]:
     return set(asked.terms) - skip
 
 
-def _covering(asked: Asked, table: Table, wanted: set[str]) -> bool:
-    """Whether the table (its header, column names and cells) holds every wanted term."""
+def _optional(profile: QuestionProfile) -> set[str]:
+    """The terms of a German question's lower-case words (verbs, adjectives: "nahmen ...
+    teil"): German capitalizes nouns, and names and numbers say which rows are meant, while
+    a verb's form rarely occurs in an English wiki. They are conditions only where the
+    evidence holds them (`_held`)."""
+    if profile.language != "de":
+        return set()
+    words = TOKEN.findall(CONTEXT.sub(" ", profile.text))
+    lower = set(terms(" ".join(w for w in words if w[:1].islower()), STOPWORDS))
+    upper = set(terms(" ".join(w for w in words if not w[:1].islower()), STOPWORDS))
+    return lower - upper
+
+
+def _held(profile: QuestionProfile, held: set[str], wanted: set[str]) -> set[str] | None:
+    """The wanted terms that `held` (the terms an evidence holds) holds, when it holds
+    all but `_optional` ones; else None."""
+    missing = wanted - held
+    return None if missing - _optional(profile) else wanted - missing
+
+
+def _table_terms(asked: Asked, table: Table) -> set[str]:
+    """The asked terms a table holds in its header, column names and cells."""
     held = asked.found(table.header)
     for row in table.ordered:
         for name, value in row.pairs:
             held |= asked.found(f"{name} {value}")
-    return wanted <= held
+    return held
+
+
+def _naming_columns(table: Table) -> list[str]:
+    """The columns that name rows: every row has a value there, and no value is an amount
+    or a pass/fail verdict."""
+    out = []
+    for name in table.columns:
+        values = [dict(r.pairs).get(name, "") for r in table.ordered]
+        if all(v and amount(v) is None and _verdict(v) is None for v in values):
+            out.append(name)
+    return out
 
 
 def _label_column(asked: Asked, table: Table, noun: str) -> str:
-    """The column that names a row: the one the question's noun names ("machines" →
-    Machine), else the first column that holds no amounts and no verdicts."""
+    """The column that names a row: the naming column the question's noun names
+    ("machines" → Machine), else the first naming column (`_naming_columns`)."""
     wanted = asked.found(noun)
-    columns = table.columns
-    for name in columns:
+    naming = _naming_columns(table)
+    for name in naming:
         if wanted & asked.found(name):
             return name
-    for name in columns:
-        values = [dict(r.pairs).get(name, "") for r in table.ordered]
-        if all(v and amount(v) is None and _verdict(v) is None for v in values):
-            return name
-    return columns[0] if columns else ""
+    return naming[0] if naming else table.columns[0]
 
 
 def _label(row: Row, column: str) -> str:
@@ -459,6 +496,8 @@ def _threshold(profile: QuestionProfile) -> tuple[str, Amount] | None:
         return None
     op = match.group("op").lower()
     value = _number(match.group("number"))
+    if value != value:  # NaN: a version, no number
+        return None
     code = _currency(match.group("before")) or _currency(match.group("after"))
     if re.fullmatch(_AT_LEAST, op, re.I):
         kind = ">="
@@ -503,8 +542,10 @@ def _selected(
     their amount is in another currency than the question's, and the amount column
     compared (""); None when the table does not hold every condition or the question
     sets a threshold on no column of amounts."""
-    conditions = _conditions(profile, asked, table.header, noun)
-    if not _covering(asked, table, conditions):
+    conditions = _held(
+        profile, _table_terms(asked, table), _conditions(profile, asked, table.header, noun)
+    )
+    if conditions is None:
         return None
     threshold = _threshold(profile)
     failing = bool(_FAIL_WORDS.search(profile.text))
@@ -561,9 +602,11 @@ def count_rows(
 def count_items(
     profile: QuestionProfile, asked: Asked, lists: Sequence[ItemList], noun: str
 ) -> Composed | None:
-    """ "How many X ...?" over a list whose header or intro holds the asked terms the items
-    do not: its items that hold every asked term found in some of its items but not all
-    ("from the AIS team" → the items naming AIS)."""
+    """ "How many X ...?" over a list whose header or intro names X and holds the asked
+    terms the items do not: its items that hold every asked term found in some of its
+    items but not all ("from the AIS team" → the items naming AIS). "How many people" counts
+    the persons' names of a list whose items open with one (an item may name several:
+    "Eric Chanudet, Nick Krasnoff; AIS Boston")."""
     people = bool(set(terms(noun, STOPWORDS)) & _PEOPLE)
     for found in lists:
         context = f"{found.header} {found.intro}"
@@ -572,14 +615,17 @@ def count_items(
                 continue
         elif not asked.found(noun) or not asked.found(noun) <= asked.found(context):
             continue
-        conditions = _conditions(profile, asked, context, noun)
         in_items = [asked.found(item) for item in found.items]
-        held = set().union(*in_items)
-        if not conditions <= held or not asked.found(context) - _WORDING:
+        conditions = _held(
+            profile, set().union(*in_items), _conditions(profile, asked, context, noun)
+        )
+        if conditions is None or not asked.found(context) - _WORDING:
             continue
         chosen = [
             item for item, met in zip(found.items, in_items, strict=True) if conditions <= met
         ]
+        if people:
+            chosen = list(dict.fromkeys(n for item in chosen for n in _NAME.findall(item)))
         if not chosen:
             continue
         text = f"{len(chosen)} {noun}: {_joined(chosen, _language(profile))}"
@@ -595,7 +641,8 @@ def filter_rows(profile: QuestionProfile, asked: Asked, tables: Sequence[Table])
     if not noun:
         return None
     for table in tables:
-        if not table.readable or not asked.found(noun) & asked.found(" ".join(table.columns)):
+        naming = " ".join(_naming_columns(table))
+        if not table.readable or not asked.found(noun) & asked.found(naming):
             continue
         selected = _selected(profile, asked, table, noun)
         if selected is None:
@@ -629,19 +676,29 @@ def passed_columns(
     profile: QuestionProfile, asked: Asked, tables: Sequence[Table]
 ) -> Composed | None:
     """ "Which tests did Dell 9010 pass?": the columns whose cell says pass (or fail, when
-    the question asks for failures) in the one row the question names."""
+    the question asks for failures) in the one row the question names. The columns must be
+    the things asked for: the question's "which X" is named by the table's header (the
+    Measurement Test page's tests) and by no cell (else X are rows: "Which machines ...");
+    the row holds at least two pass/fail cells (one is a lookup: "Result: Fail")."""
     failing = bool(_FAIL_WORDS.search(profile.text))
-    if not (failing or _PASS_WORDS.search(profile.text)):
+    focus = set(profile.focus)
+    if not focus or not (failing or _PASS_WORDS.search(profile.text)):
         return None
     for table in tables:
         named = _named_rows(asked, table)
-        if len(named) != 1:
+        cells = set().union(*(asked.found(v) for r in table.ordered for _, v in r.pairs))
+        if len(named) != 1 or not focus <= asked.found(table.header) or focus & cells:
             continue
         (row,) = named
+        verdicts = [(name, _verdict(value)) for name, value in row.pairs]
+        if sum(verdict is not None for _, verdict in verdicts) < 2:
+            continue
+        # a column named by a condition of the question ("for legacy") is no answer
+        said = asked.found(table.header) | _WORDING
         columns = [
             name
-            for name, value in row.pairs
-            if _verdict(value) is (not failing) and not asked.found(name) - _WORDING
+            for name, verdict in verdicts
+            if verdict is (not failing) and not asked.found(name) - said
         ]
         if not columns:
             continue
@@ -671,24 +728,29 @@ def _named_rows(asked: Asked, table: Table) -> list[Row]:
 
 def extreme_row(profile: QuestionProfile, asked: Asked, tables: Sequence[Table]) -> Composed | None:
     """ "Which city has the highest hotel limit?": the row with the largest (or smallest)
-    amount in the column the question names, of a whole table; per currency when the
-    amounts are in several."""
+    amount in the column the question names among the rows that meet the question's
+    conditions ("in Germany"); per currency when the amounts are in several."""
     match = _MOST.search(profile.text)
     wants_max = bool(match.group("max"))
     noun = " ".join(profile.focus)
     language = _language(profile)
     for table in tables:
-        if not table.readable:
-            continue
-        conditions = _conditions(profile, asked, table.header, noun)
+        if not table.readable or len(_named_rows(asked, table)) == 1:
+            continue  # "the highest limit in Berlin" asks for one row's value
+        conditions = _held(
+            profile, _table_terms(asked, table), _conditions(profile, asked, table.header, noun)
+        )
         column = _amount_column(asked, table, _content(profile, asked, noun))
-        if not column or not _covering(asked, table, conditions):
+        if not column or conditions is None:
             continue
         label = _label_column(asked, table, noun)
+        conditions -= asked.found(column)
         by_currency: dict[str, list[tuple[float, Row]]] = {}
         for row in table.ordered:
             cell = amount(dict(row.pairs).get(column, ""))
-            if cell is not None and not _CATCH_ALL.match(row.pairs[0][1]):
+            if _CATCH_ALL.match(row.pairs[0][1]) or not conditions <= _row_terms(asked, row, False):
+                continue
+            if cell is not None:
                 by_currency.setdefault(cell.currency, []).append((cell.value, row))
         if sum(len(v) for v in by_currency.values()) < 2:
             continue
@@ -774,12 +836,14 @@ def _rows_in_order(asked: Asked, table: Table, question: str) -> list[Row]:
 def list_steps(
     profile: QuestionProfile, asked: Asked, lists: Sequence[ItemList]
 ) -> Composed | None:
-    """ "What are the steps to ...?": the items of the one list whose header or intro
-    holds every asked term but the wording, numbered."""
+    """ "What are the steps to ...?": the items of the first list that, with its header and
+    intro, holds every asked term but the wording (and whose header or intro holds one),
+    numbered."""
+    wanted = set(asked.terms) - _WORDING
     for found in lists:
         context = f"{found.header} {found.intro}"
-        wanted = set(asked.terms) - _WORDING
-        if not wanted or not wanted <= asked.found(context) | asked.found(" ".join(found.items)):
+        held = asked.found(context) | asked.found(" ".join(found.items))
+        if not wanted or _held(profile, held, wanted) is None:
             continue
         if not asked.found(context) - _WORDING:
             continue

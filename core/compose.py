@@ -602,7 +602,8 @@ def count_rows(
 def count_items(
     profile: QuestionProfile, asked: Asked, lists: Sequence[ItemList], noun: str
 ) -> Composed | None:
-    """ "How many X ...?" over a list whose header or intro names X and holds the asked
+    """ "How many X ...?" over a list whose heading or intro names X (not the page title
+    alone: "Team Directory — Leadership" lists leaders, not teams) and holds the asked
     terms the items do not: its items that hold every asked term found in some of its
     items but not all ("from the AIS team" → the items naming AIS). "How many people" counts
     the persons' names of a list whose items open with one (an item may name several:
@@ -613,7 +614,7 @@ def count_items(
         if people:
             if not all(_NAME.match(item) for item in found.items):
                 continue
-        elif not asked.found(noun) or not asked.found(noun) <= asked.found(context):
+        elif not asked.found(noun) or not asked.found(noun) <= asked.found(_label_of(found)):
             continue
         in_items = [asked.found(item) for item in found.items]
         conditions = _held(
@@ -631,6 +632,12 @@ def count_items(
         text = f"{len(chosen)} {noun}: {_joined(chosen, _language(profile))}"
         return _composed(text, [found.source])
     return None
+
+
+def _label_of(found: ItemList) -> str:
+    """What a list is called: its heading (the header after the page title) and intro."""
+    _, _, heading = found.header.partition(" — ")
+    return f"{heading} {found.intro}"
 
 
 def filter_rows(profile: QuestionProfile, asked: Asked, tables: Sequence[Table]) -> Composed | None:
@@ -889,8 +896,9 @@ def _part(
 ) -> tuple[str, tuple[int, ...], tuple | None] | None:
     """One ask of a two-part question answered: (text with citations, sources used, the
     best (number, span) when a span answered), or None when its best span covers under
-    `MIN_PART_SUPPORT` of its terms or holds no value of the asked type (a person for
-    "who", a date for "when", a version, a number)."""
+    `MIN_PART_SUPPORT` of its terms, is a whole table row (no cell answers it) or holds no
+    value of the asked type (a person for "who", a date for "when", a version, a
+    number)."""
     composed = compose(ask, sources, translations)
     if composed is not None:
         return composed.text, composed.sources, None
@@ -898,6 +906,8 @@ def _part(
     if not spans or spans[0][1].support < MIN_PART_SUPPORT:
         return None
     number, span = spans[0]
+    if span.kind == "row" and _plain(span.unit).startswith(_plain(span.answer)):
+        return None  # the whole row: no cell answers the ask
     profile = profile_question(ask, translations)
     if profile.qtype in TYPED_VALUES and not typed_values(profile.qtype, span.answer, profile):
         return None  # "which version" answered without a version
@@ -905,7 +915,8 @@ def _part(
 
 
 def _plain(text: str) -> str:
-    return re.sub(r"\[\d+\]", "", text).strip().lower()
+    """Text without citations and ellipses, in lower case, spaces collapsed."""
+    return " ".join(re.sub(r"\[\d+\]|…", " ", text).lower().split())
 
 
 def _composed(text: str, numbers: Sequence[int]) -> Composed:

@@ -272,6 +272,18 @@ def test_the_steps_of_a_short_list_joined_and_cited(question):
             "Which cities have a hotel limit above 170 euros, and who leads Payments?",
             [(1, HOTELS, hotel_table()), (2, TEAMS, TEAM_TABLE)],
         ),
+        # the second ask answered by no cell of the row; a list under the page's title only
+        ("Who leads Payments and what is the escalation policy?", [(1, TEAMS, TEAM_TABLE)]),
+        (
+            "How many teams are in Berlin?",
+            [
+                (
+                    1,
+                    "Team Directory — Leadership",
+                    "- CEO: Maren Lindqvist (Berlin)\n- CTO: Tobias Albrecht (Berlin)",
+                )
+            ],
+        ),
         # a filter over two single rows
         (
             "Which cities have a hotel limit above 150 euros?",
@@ -407,6 +419,14 @@ def sample_assistant(tmp_path_factory):
         ("Is the hotel limit in Munich higher than in Berlin?", "Yes: Munich €180 vs Berlin €150"),
         ("Is the hotel limit in London higher than in Berlin?", "London £220 vs Berlin €150"),
         ("Which city has the highest hotel limit?", "Amsterdam: €190; London: £220; New York"),
+        (
+            "How many teams are in Bristol?",
+            "4 teams: Payments, Site Reliability (SRE), Customer Success and IT Helpdesk",
+        ),
+        (
+            "What is the Slack channel of the Payments team and who leads it?",
+            "#team-payments, and Chloe Whitfield",
+        ),
     ],
 )
 def test_sample_wiki_questions_answered_by_composition(sample_assistant, question, expected):

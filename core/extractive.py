@@ -8,7 +8,9 @@ span first, short and cited `[n]`, then one `Related:` line that supports it (th
 item or sentence the span came from; when the span is that whole sentence, the next-best
 span of the sources). When the best span's support (the share of the question's terms it
 covers, `core.spans`) is under the decline threshold of the question's language, it replies
-with the `OUT_OF_SCOPE` sentence, as a model is told to.
+with the `OUT_OF_SCOPE` sentence, as a model is told to. A question that asks to count,
+filter or compare rows or list items is answered by their composition instead, when
+`core.compose` finds one (the same at every temperature).
 
 A follow-up completed offline ("What was the reason? (context: OTA, upgrade, 9.0.0, ...)")
 asks in few words of its own ("reason"), and the words it leaves out are the topic it
@@ -44,10 +46,17 @@ import threading
 from collections.abc import Callable, Mapping, Sequence
 
 from core.answer import OUT_OF_SCOPE, RELATED, parse_prompt
+from core.compose import compose
 from core.glossary import glossary_words
 from core.lexical import GERMAN_STOPWORDS
 from core.phrasing import labelled, statement, verdict
-from core.questions import CONTEXT, is_followup, profile_question, question_language
+from core.questions import (
+    CONTEXT,
+    Translations,
+    is_followup,
+    profile_question,
+    question_language,
+)
 from core.settings import Settings
 from core.spans import (
     DEFAULT_WEIGHTS,
@@ -140,8 +149,16 @@ class ExtractiveLLM:
         if parsed is None:
             return [OUT_OF_SCOPE] * n
         question, sources = parsed
-        spans = self.spans(question, [(s.number, s.header, s.text) for s in sources])
-        if not spans or self.declines(question, spans[0][1]) or wrong_kind(question, spans[0][1]):
+        given = [(s.number, s.header, s.text) for s in sources]
+        translations = self.translations(question)
+        spans = best_spans(question, given, translations, self.weights)
+        if not spans or self.declines(question, spans[0][1]):
+            return [OUT_OF_SCOPE] * n
+        # Counts, filters and comparisons over rows and lists (deterministic at every T).
+        composed = compose(question, given, translations)
+        if composed is not None:
+            return [composed.text] * n
+        if wrong_kind(question, spans[0][1]):
             return [OUT_OF_SCOPE] * n
         if temperature <= 0:
             return [render(question, spans, 0)] * n
@@ -160,6 +177,11 @@ class ExtractiveLLM:
         """(source number, span) of every source with a span, best first. A German
         question's words are read through the index's translations and, with `glossary`,
         the German-English glossary (`core.glossary`)."""
+        return best_spans(question, sources, self.translations(question), self.weights)
+
+    def translations(self, question: str) -> Translations:
+        """The wiki's words for a German question's words: the index's translations and,
+        with `glossary`, the German-English glossary's (`core.glossary`)."""
         found: dict[str, list[str]] = {}
         if question_language(question) != "en":
             if self.translate is not None:
@@ -169,8 +191,7 @@ class ExtractiveLLM:
                     english = glossary_words(word)
                     if english and word not in GERMAN_STOPWORDS:
                         found[word] = list(dict.fromkeys([*english, *found.get(word, [])]))
-        translations = tuple((word, tuple(found[word])) for word in sorted(found))
-        return best_spans(question, sources, translations, self.weights)
+        return tuple((word, tuple(found[word])) for word in sorted(found))
 
     def threshold(self, question: str) -> float:
         """The decline threshold for the question's language (and, when follow-up thresholds

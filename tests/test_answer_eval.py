@@ -32,6 +32,8 @@ from tests.fakes.tiny_wiki import build_wiki
         ("No", "Yes", 0.0, 0.0),
         ("Dell Optiplex 7040", "the Dell Optiplex 7040 and the Dell Optiplex 9010", 2 / 3, 1.0),
         ("", "anything", 0.0, 0.0),
+        ("Nine", "9 issues", 2 / 3, 1.0),
+        ("Zwei: Eric und Nick", "2 Personen: Eric, Nick", 6 / 7, 1.0),
     ],
 )
 def test_token_scores(gold, answer, f1, recall):

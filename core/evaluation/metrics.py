@@ -21,6 +21,20 @@ _STOP = frozenset(
 )
 
 
+# Numbers written as words count as their digits: gold answers write "Nine" where an answer
+# counts "9" (English and German, zero to twenty; "ein"/"eine" are German articles).
+_NUMBER_WORDS = {
+    word: str(value)
+    for words in (
+        "zero one two three four five six seven eight nine ten eleven twelve thirteen"
+        " fourteen fifteen sixteen seventeen eighteen nineteen twenty",
+        "null eins zwei drei vier fünf sechs sieben acht neun zehn elf zwölf dreizehn"
+        " vierzehn fünfzehn sechzehn siebzehn achtzehn neunzehn zwanzig",
+    )
+    for value, word in enumerate(words.split())
+}
+
+
 def page_id_of(url: str) -> str:
     """The numeric Confluence page id in a URL, or the URL itself when it has none."""
     match = _PAGE_ID.search(url or "")
@@ -32,10 +46,10 @@ _SAME_AS = {"ja": "yes", "nein": "no"}
 
 
 def content_tokens(text: str) -> list[str]:
-    """Lower-cased words and version-like tokens of `text`, function words removed (German
-    Ja and Nein read as yes and no)."""
+    """Lower-cased words and version-like tokens of `text`, function words removed, number
+    words as digits ("Nine" → 9) and German Ja and Nein as yes and no."""
     words = (m.lower() for m in _WORD.findall(text or ""))
-    return [_SAME_AS.get(t, t) for t in words if t not in _STOP]
+    return [_SAME_AS.get(t, _NUMBER_WORDS.get(t, t)) for t in words if t not in _STOP]
 
 
 def answer_recall(gold_answer: str, texts: Iterable[str]) -> float:

@@ -1,0 +1,924 @@
+"""Composed answers over structured evidence: counts, filters, comparisons, minimum and
+maximum over table rows, counts of list items, and the steps of a short list, each fact
+cited with the number of the source it came from.
+
+The offline answerer (`core.extractive`) answers with one span; a question that asks to
+count, filter or compare needs several rows or items at once. `compose(question, sources)`
+reads the question (`core.questions.profile_question`) and the numbered sources of the
+answer prompt (`number, header, text`: verbalized table rows, list items, passages) and
+returns a `Composed` answer, or None when the question does not clearly ask for a
+composition or the evidence does not clearly hold one. A wrong composed answer is worse
+than a plain span, so every composer asks for both the wording (a "how many", a comparison
+with a number, pass/fail words, "both ... and", a superlative, "steps") and the structure
+(one table or list that holds every asked term).
+
+Pure functions of strings, recomputed from the given sources only: leaving out a source
+that an answer used changes the answer.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass, field
+
+from core.limits import MAX_EVIDENCE_WORDS
+from core.questions import (
+    CONTEXT,
+    STOPWORDS,
+    TOKEN,
+    QuestionProfile,
+    Translations,
+    is_followup,
+    profile_question,
+    question_language,
+    terms,
+)
+from core.spans import (
+    _EMPTY_CELL,
+    _NAME,
+    TYPED_VALUES,
+    _cell_verdict,
+    best_spans,
+    row_pairs,
+    typed_values,
+    units,
+)
+
+_ROW = re.compile(r"^Row (\d+) in Table (\d+):\s*(.*)$")
+_TABLE_HEAD = re.compile(r"^Table (\d+):")
+_ITEM = re.compile(r"^\s*(?:[-*•]|\d+[.)])\s+(?:\[[ x]\]\s+)?")
+# A stem is taken for another when one starts with the other and both are this long
+# ("attend" / "attende"): the Snowball stems of a noun and its verb differ in the ending.
+PREFIX_MATCH = 5
+# Rows that a table part holding only some of a table's rows must show before its rows are
+# filtered or compared (set by design: fewer says little about the table).
+MIN_ROWS = 3
+# A row that stands for the rest ("Any other city", "Total") is not one of the things
+# counted or listed.
+_CATCH_ALL = re.compile(
+    r"^\W*(any other|all other|other|others|total|sum|andere|alle anderen|sonstige|gesamt"
+    r"|summe)\b",
+    re.I,
+)
+
+# "How many people" counts a list of persons' names, whatever its heading calls them.
+_PEOPLE = frozenset(
+    terms("people persons participants attendees members personen leute teilnehmer", STOPWORDS)
+)
+# Words of the wording that asks for a composition, not conditions on rows or items.
+_WORDING = frozenset(
+    terms(
+        "many much number total count available exist exists listed there have has had all"
+        " both any each every above over more greater higher least below under less fewer"
+        " lower most highest lowest largest smallest biggest cheapest maximum minimum"
+        " expensive cheap than steps step anzahl insgesamt gibt verfügbar alle beide"
+        " sowohl auch über mehr höher unter weniger niedriger mindestens höchstens höchste"
+        " höchsten niedrigste niedrigsten größte größten kleinste kleinsten billigste"
+        " billigsten günstigste günstigsten teuerste teuersten schritte schritt als"
+        " passed pass fail failed failure bestanden fehlgeschlagen",
+        STOPWORDS,
+    )
+)
+_PASS_WORDS = re.compile(r"\b(pass(?:ed|es)?|succeeded|bestanden|erfolgreich)\b", re.I)
+_FAIL_WORDS = re.compile(r"\b(fail(?:ed|s|ure|ures)?|fehlgeschlagen|gescheitert)\b", re.I)
+_BOTH = re.compile(r"\b(both|sowohl)\b", re.I)
+_COUNTS = re.compile(
+    r"\b(?:how many|number of|wie viele|wieviele|anzahl(?: der| an)?)\s+(?P<noun>[^?,;]+)", re.I
+)
+# Two asks joined by "and" ("What is the Slack channel of Payments, and who leads it?").
+_TWO_ASKS = re.compile(
+    r"^(?P<first>[^?]+?),?\s+(?:and|und)\s+(?P<second>(?:who|whom|what|when|where|which|how"
+    r"|wer|wem|was|wann|wo|welche[rsmn]?|wie)\b[^?]*)\?*$",
+    re.I,
+)
+# The share of a part's own terms its span must cover (as `core.spans.Span.support`): at
+# least half, or the part is not answered (set by design).
+MIN_PART_SUPPORT = 0.5
+# Questions that ask for a reason, a person, a date or a place name one fact: no composition.
+_NOT_COMPOSED = frozenset(("why", "who", "when", "where"))
+_REASON = re.compile(r"\b(reason|cause|caused|why|grund|ursache|warum|wieso)\b", re.I)
+_STEPS = re.compile(r"\b(steps|schritte)\b", re.I)
+
+# Amounts: a number with a currency before or after it.
+_CURRENCIES = (
+    ("EUR", r"€|eur|euros?"),
+    ("GBP", r"£|gbp|pounds?|pfund"),
+    ("USD", r"us\$|\$|usd|dollars?"),
+    ("CHF", r"chf|franken"),
+)
+_CURRENCY = "|".join(p for _, p in _CURRENCIES)
+_NUMBER = r"\d+(?:[.,]\d+)*"
+_AMOUNT = re.compile(
+    rf"(?:(?P<before>{_CURRENCY})\s?)?(?P<number>{_NUMBER})(?:\s?(?P<after>{_CURRENCY})\b)?",
+    re.I,
+)
+_LEADING_AMOUNT = re.compile(rf"^[^\w€£$]{{0,2}}(?:{_AMOUNT.pattern})(?![\d.]*\.\d)", re.I)
+
+_GREATER = r"above|over|more than|greater than|higher than|larger than|bigger than|exceeding"
+_GREATER += r"|über|mehr als|höher als|größer als"
+_LESS = r"below|under|less than|lower than|smaller than|cheaper than|fewer than"
+_LESS += r"|unter|weniger als|niedriger als|kleiner als|billiger als|günstiger als"
+_AT_LEAST = r"at least|mindestens|ab"
+_AT_MOST = r"at most|up to|no more than|höchstens|bis zu|maximal"
+_THRESHOLD = re.compile(
+    rf"\b(?P<op>{_GREATER}|{_LESS}|{_AT_LEAST}|{_AT_MOST})\s+(?P<amount>{_AMOUNT.pattern})",
+    re.I,
+)
+_COMPARES = re.compile(
+    r"\b(?:(?P<more>higher|more|greater|larger|bigger|more expensive|höher|mehr|größer|teurer)"
+    r"|(?P<less>lower|less|smaller|cheaper|fewer|niedriger|weniger|kleiner|billiger|günstiger))"
+    r"(?=\s+(?:than|als)\b)",
+    re.I,
+)
+_MOST = re.compile(
+    r"\b(?P<max>highest|most expensive|largest|biggest|greatest|höchsten?|teuersten?"
+    r"|größten?)\b|\b(?P<min>lowest|cheapest|smallest|least expensive|niedrigsten?"
+    r"|billigsten?|günstigsten?|kleinsten?)\b",
+    re.I,
+)
+
+
+@dataclass(frozen=True)
+class Composed:
+    """A composed answer: its `text` (each fact cited `[n]`) and the numbers of the
+    sources it used."""
+
+    text: str
+    sources: tuple[int, ...]
+
+
+@dataclass(frozen=True)
+class Row:
+    """One row of a table: its number in the table, its (column, value) pairs and the first
+    source that gave it."""
+
+    number: int
+    pairs: tuple[tuple[str, str], ...]
+    source: int
+
+
+@dataclass
+class Table:
+    """The rows of one table of one page section (`header`), gathered from every source
+    that holds some; `complete` when every row of the table is known to be among them."""
+
+    header: str
+    number: int
+    rows: dict[int, Row] = field(default_factory=dict)
+    complete: bool = False
+
+    @property
+    def columns(self) -> list[str]:
+        """The column names, in order of first appearance."""
+        return list(dict.fromkeys(name for row in self.ordered for name, _ in row.pairs))
+
+    @property
+    def ordered(self) -> list[Row]:
+        return [self.rows[n] for n in sorted(self.rows)]
+
+    @property
+    def readable(self) -> bool:
+        """Whether rows can be filtered and compared: the table is complete, or its rows
+        run from 1 without a gap, at least `MIN_ROWS` of them (the answer then says which
+        rows it read, `seen`)."""
+        numbers = sorted(self.rows)
+        gapless = numbers == list(range(1, len(numbers) + 1))
+        return self.complete or (gapless and len(numbers) >= MIN_ROWS)
+
+    def seen(self, language: str) -> str:
+        """ "" for a complete table, else which rows were read: " (rows 1–8 of the table
+        found)"."""
+        if self.complete:
+            return ""
+        rows = f"{min(self.rows)}–{max(self.rows)}"
+        if language == "de":
+            return f" (aus den gefundenen Zeilen {rows} der Tabelle)"
+        return f" (from rows {rows} of the table found)"
+
+
+@dataclass(frozen=True)
+class ItemList:
+    """The items of one list in one source, with the source's header and the sentence
+    that introduces the list (its context)."""
+
+    header: str
+    intro: str
+    items: tuple[str, ...]
+    source: int
+
+
+# --------------------------------------------------------------------------- evidence
+def read_tables(sources: Sequence[tuple[int, str, str]]) -> list[Table]:
+    """The tables of the sources, in order of first appearance, each row once (from the
+    first source that holds it). A table is `complete` when its rows run from 1 without a
+    gap and the last of them closes a table part (a source opening with the `Table N:`
+    line) that had room for one more row as long as its longest: a table is cut into
+    parts only before a row that does not fit in `MAX_EVIDENCE_WORDS`
+    (`core.contextualize`), so such a part ends where the table ends."""
+    found: dict[tuple[str, int], Table] = {}
+    closing: dict[tuple[str, int], set[int]] = {}
+    for number, header, text in sources:
+        lines = [" ".join(line.split()) for line in text.split("\n") if line.strip()]
+        part_of = _TABLE_HEAD.match(lines[0]) if lines else None
+        last: dict[int, int] = {}
+        longest = 0
+        for line in lines:
+            match = _ROW.match(line)
+            if not match:
+                continue
+            row, table = int(match.group(1)), int(match.group(2))
+            key = (header, table)
+            entry = found.setdefault(key, Table(header, table))
+            if row not in entry.rows:
+                entry.rows[row] = Row(row, row_pairs(match.group(3)), number)
+            last[table] = max(last.get(table, 0), row)
+            longest = max(longest, len(line.split()))
+        if part_of and len(text.split()) + longest <= MAX_EVIDENCE_WORDS:
+            table = int(part_of.group(1))
+            if table in last:
+                closing.setdefault((header, table), set()).add(last[table])
+    for key, table in found.items():
+        numbers = sorted(table.rows)
+        gapless = numbers == list(range(1, len(numbers) + 1))
+        table.complete = gapless and numbers[-1] in closing.get(key, set())
+    return list(found.values())
+
+
+def read_lists(sources: Sequence[tuple[int, str, str]]) -> list[ItemList]:
+    """The lists of the sources ("- item" lines in a row), with the line before each as its
+    intro; a list that fills its source to `MAX_EVIDENCE_WORDS` less its longest item may
+    go on in another source and is left out."""
+    out: list[ItemList] = []
+    for number, header, text in sources:
+        lines = [" ".join(line.split()) for line in text.split("\n") if line.strip()]
+        items: list[str] = []
+        intro = ""
+        for position, line in enumerate([*lines, ""]):
+            if line and _ITEM.match(line) and not _ROW.match(line):
+                if not items:
+                    intro = lines[position - 1] if position else ""
+                items.append(_ITEM.sub("", line, count=1).strip())
+                continue
+            if len(items) > 1:
+                longest = max(len(item.split()) for item in items)
+                if len(text.split()) + longest <= MAX_EVIDENCE_WORDS:
+                    out.append(ItemList(header, intro, tuple(dict.fromkeys(items)), number))
+            items = []
+    return out
+
+
+# --------------------------------------------------------------------------- matching
+class Asked:
+    """The question's terms, and which of them a text holds (directly, through a
+    translation, or as a stem that starts the other: `PREFIX_MATCH`)."""
+
+    def __init__(self, profile: QuestionProfile):
+        self.profile = profile
+        self.terms = frozenset(profile.terms)
+
+    def found(self, text: str) -> set[str]:
+        stems = frozenset(terms(text))
+        found = self.profile.asked_in(stems)
+        for stem in stems - found:
+            for term in self.terms - found:
+                short, long = sorted((stem, term), key=len)
+                if len(short) >= PREFIX_MATCH and long.startswith(short):
+                    found.add(term)
+        return found
+
+
+def _verdict(value: str) -> bool | None:
+    """True for a pass-like cell, False for a fail-like one, None otherwise
+    (`core.spans._cell_verdict`)."""
+    verdict = _cell_verdict(value)
+    return None if verdict is None else verdict == "Yes"
+
+
+def _empty(value: str) -> bool:
+    return not value.strip() or _EMPTY_CELL.match(value) is not None
+
+
+def _row_terms(asked: Asked, row: Row, failing: bool) -> set[str]:
+    """The asked terms a row meets: those of its values, and a column's name where its
+    cell says yes or pass (or fail, when the question asks about failures) or holds any
+    other value (a row with a value under "EFI" was tested with EFI)."""
+    met: set[str] = set()
+    for name, value in row.pairs:
+        if _empty(value):
+            continue
+        verdict = _verdict(value)
+        met |= asked.found(value) - asked.found(name)
+        if verdict is None or verdict != failing:
+            met |= asked.found(name)
+    return met
+
+
+# --------------------------------------------------------------------------- amounts
+@dataclass(frozen=True)
+class Amount:
+    value: float
+    currency: str
+    text: str
+
+
+def _currency(word: str | None) -> str:
+    if not word:
+        return ""
+    for code, pattern in _CURRENCIES:
+        if re.fullmatch(pattern, word, re.I):
+            return code
+    return ""
+
+
+def _number(text: str) -> float:
+    """A number written with thousands separators (a "," or "." before three digits) or a
+    decimal point or comma."""
+    groups = re.split(r"[.,]", text)
+    if len(groups) > 1 and all(len(g) == 3 for g in groups[1:]):
+        return float("".join(groups))
+    if len(groups) == 2:
+        return float(f"{groups[0]}.{groups[1]}")
+    return float(groups[0]) if len(groups) == 1 else float("nan")
+
+
+def amount(value: str) -> Amount | None:
+    """The amount a cell opens with ("€150", "US$320", "60 per minute", "3,000"), or None
+    (a version such as 1.14.0 is no amount)."""
+    match = _LEADING_AMOUNT.match(value.strip())
+    if not match:
+        return None
+    number = _number(match.group("number"))
+    if number != number:  # NaN: not a number
+        return None
+    code = _currency(match.group("before")) or _currency(match.group("after"))
+    return Amount(number, code, match.group(0).strip())
+
+
+# --------------------------------------------------------------------------- wording
+def _language(profile: QuestionProfile) -> str:
+    return "de" if profile.language == "de" else "en"
+
+
+def _joined(values: Sequence[str], language: str) -> str:
+    """`a, b and c` (German `und`)."""
+    if len(values) < 2:
+        return "".join(values)
+    return f"{', '.join(values[:-1])} {'und' if language == 'de' else 'and'} {values[-1]}"
+
+
+def _cites(numbers: Iterable[int]) -> str:
+    return "".join(f"[{n}]" for n in dict.fromkeys(numbers))
+
+
+def _noun(text: str, language: str) -> str:
+    """The counted noun phrase after "how many": its words up to a stopword, an English
+    past participle or adverb ("people explicitly supported"), or in German a word in lower
+    case (nouns are capitalized: "Personen nahmen teil"), at most four."""
+    words: list[str] = []
+    for raw in text.split():
+        word = raw.strip(".:!\"'")
+        lower = word.lower()
+        verb = lower.endswith(("ed", "ly")) and len(lower) > 4
+        if language == "de":
+            verb = word[:1].islower()
+        if lower in STOPWORDS or verb or len(words) >= 4:
+            break
+        words.append(word)
+    return " ".join(words)
+
+
+# --------------------------------------------------------------------------- composing
+def compose(
+    question: str, sources: Sequence[tuple[int, str, str]], translations: Translations = ()
+) -> Composed | None:
+    """The composed answer to `question` from `sources` (`number, header, text`), or None
+    when no composition clearly applies (see the module docstring)."""
+    if not is_followup(question) and _TWO_ASKS.match(question.strip()):
+        return two_asks(question, sources, translations)
+    profile = profile_question(question, translations)
+    if profile.qtype in _NOT_COMPOSED or _REASON.search(profile.text):
+        return None
+    asked = Asked(profile)
+    tables = read_tables(sources)
+    if profile.qtype == "yesno":
+        return compare_rows(profile, asked, tables)
+    counted = _COUNTS.search(profile.text) if profile.qtype == "count" else None
+    if counted:
+        noun = _noun(counted.group("noun"), profile.language)
+        return count_rows(profile, asked, tables, noun) or count_items(
+            profile, asked, read_lists(sources), noun
+        )
+    if _MOST.search(profile.text):
+        return extreme_row(profile, asked, tables)
+    filters = (_PASS_WORDS, _FAIL_WORDS, _BOTH)
+    if _threshold(profile) or any(words.search(profile.text) for words in filters):
+        return filter_rows(profile, asked, tables) or passed_columns(profile, asked, tables)
+    if _STEPS.search(profile.text):
+        return list_steps(profile, asked, read_lists(sources))
+    return None
+
+
+def _conditions(profile: QuestionProfile, asked: Asked, header: str, noun: str) -> set[str]:
+    """The asked terms that select rows or items: not in the header (it selects the table
+    or list), not the counted or asked-for noun, not the wording of the composition, no
+    number of a threshold."""
+    return _content(profile, asked, noun) - asked.found(header)
+
+
+def _content(profile: QuestionProfile, asked: Asked, noun: str) -> set[str]:
+    """The asked terms but the counted or asked-for noun, the wording of the composition,
+    the number and currency of a threshold."""
+    numbers = {m.group("number") for m in _THRESHOLD.finditer(profile.text)}
+    skip = asked.found(noun) | _WORDING | numbers
+    skip |= {t for t in asked.terms if _currency(t)}
+    return set(asked.terms) - skip
+
+
+def _optional(profile: QuestionProfile) -> set[str]:
+    """The terms of a German question's lower-case words (verbs, adjectives: "nahmen ...
+    teil"): German capitalizes nouns, and names and numbers say which rows are meant, while
+    a verb's form rarely occurs in an English wiki. They are conditions only where the
+    evidence holds them (`_held`)."""
+    if profile.language != "de":
+        return set()
+    words = TOKEN.findall(CONTEXT.sub(" ", profile.text))
+    lower = set(terms(" ".join(w for w in words if w[:1].islower()), STOPWORDS))
+    upper = set(terms(" ".join(w for w in words if not w[:1].islower()), STOPWORDS))
+    return lower - upper
+
+
+def _held(profile: QuestionProfile, held: set[str], wanted: set[str]) -> set[str] | None:
+    """The wanted terms that `held` (the terms an evidence holds) holds, when it holds
+    all but `_optional` ones; else None."""
+    missing = wanted - held
+    return None if missing - _optional(profile) else wanted - missing
+
+
+def _table_terms(asked: Asked, table: Table) -> set[str]:
+    """The asked terms a table holds in its header, column names and cells."""
+    held = asked.found(table.header)
+    for row in table.ordered:
+        for name, value in row.pairs:
+            held |= asked.found(f"{name} {value}")
+    return held
+
+
+def _naming_columns(table: Table) -> list[str]:
+    """The columns that name rows: every row has a value there, and no value is an amount
+    or a pass/fail verdict."""
+    out = []
+    for name in table.columns:
+        values = [dict(r.pairs).get(name, "") for r in table.ordered]
+        if all(v and amount(v) is None and _verdict(v) is None for v in values):
+            out.append(name)
+    return out
+
+
+def _label_column(asked: Asked, table: Table, noun: str) -> str:
+    """The column that names a row: the naming column the question's noun names
+    ("machines" → Machine), else the first naming column (`_naming_columns`)."""
+    wanted = asked.found(noun)
+    naming = _naming_columns(table)
+    for name in naming:
+        if wanted & asked.found(name):
+            return name
+    return naming[0] if naming else table.columns[0]
+
+
+def _label(row: Row, column: str) -> str:
+    return dict(row.pairs).get(column, "") or row.pairs[0][1]
+
+
+def _threshold(profile: QuestionProfile) -> tuple[str, Amount] | None:
+    match = _THRESHOLD.search(profile.text)
+    if not match:
+        return None
+    op = match.group("op").lower()
+    value = _number(match.group("number"))
+    if value != value:  # NaN: a version, no number
+        return None
+    code = _currency(match.group("before")) or _currency(match.group("after"))
+    if re.fullmatch(_AT_LEAST, op, re.I):
+        kind = ">="
+    elif re.fullmatch(_AT_MOST, op, re.I):
+        kind = "<="
+    elif re.fullmatch(_GREATER, op, re.I):
+        kind = ">"
+    else:
+        kind = "<"
+    return kind, Amount(value, code, match.group("amount"))
+
+
+def _meets(kind: str, value: float, limit: float) -> bool:
+    return {
+        ">": value > limit,
+        "<": value < limit,
+        ">=": value >= limit,
+        "<=": value <= limit,
+    }[kind]
+
+
+def _amount_column(asked: Asked, table: Table, conditions: set[str]) -> str:
+    """The column of amounts the question names: the one whose name holds most of the
+    conditions and whose cells are amounts; "" when none or two tie."""
+    best: list[tuple[int, str]] = []
+    for name in table.columns:
+        named = len(asked.found(name) & conditions)
+        values = [dict(r.pairs).get(name, "") for r in table.ordered]
+        amounts = [amount(v) for v in values if not _empty(v)]
+        if named and len(amounts) >= 2 and all(amounts):
+            best.append((named, name))
+    best.sort(reverse=True)
+    if not best or (len(best) > 1 and best[0][0] == best[1][0]):
+        return ""
+    return best[0][1]
+
+
+def _selected(
+    profile: QuestionProfile, asked: Asked, table: Table, noun: str
+) -> tuple[list[Row], list[Row], str] | None:
+    """The rows of a table that meet the question's conditions, the rows left out because
+    their amount is in another currency than the question's, and the amount column
+    compared (""); None when the table does not hold every condition or the question
+    sets a threshold on no column of amounts."""
+    conditions = _held(
+        profile, _table_terms(asked, table), _conditions(profile, asked, table.header, noun)
+    )
+    if conditions is None:
+        return None
+    threshold = _threshold(profile)
+    failing = bool(_FAIL_WORDS.search(profile.text))
+    column = ""
+    if threshold:
+        column = _amount_column(asked, table, _content(profile, asked, noun))
+        if not column:
+            return None
+        conditions -= asked.found(column)
+    rows: list[Row] = []
+    other_currency: list[Row] = []
+    for row in table.ordered:
+        if _CATCH_ALL.match(row.pairs[0][1]) or not conditions <= _row_terms(asked, row, failing):
+            continue
+        if threshold:
+            kind, limit = threshold
+            cell = amount(dict(row.pairs).get(column, ""))
+            if cell is None:
+                continue
+            if limit.currency and cell.currency and cell.currency != limit.currency:
+                other_currency.append(row)
+                continue
+            if not _meets(kind, cell.value, limit.value):
+                continue
+        rows.append(row)
+    return rows, other_currency, column
+
+
+def count_rows(
+    profile: QuestionProfile, asked: Asked, tables: Sequence[Table], noun: str
+) -> Composed | None:
+    """ "How many X ...?" over the rows of a whole table whose header or columns name X:
+    the rows that meet the question's conditions, counted and named."""
+    for table in tables:
+        if not table.complete or not asked.found(noun) & (
+            asked.found(table.header) | asked.found(" ".join(table.columns))
+        ):
+            continue
+        if _amount_column(asked, table, asked.found(noun)):
+            continue  # "How many people ...?" over a People column asks for its value
+        selected = _selected(profile, asked, table, noun)
+        if selected is None:
+            continue
+        rows, other_currency, _ = selected
+        if not rows or other_currency:
+            continue
+        label = _label_column(asked, table, noun)
+        names = [_label(row, label) for row in rows]
+        text = f"{len(rows)} {noun}: {_joined(names, _language(profile))}"
+        return _composed(text, [row.source for row in rows])
+    return None
+
+
+def count_items(
+    profile: QuestionProfile, asked: Asked, lists: Sequence[ItemList], noun: str
+) -> Composed | None:
+    """ "How many X ...?" over a list whose heading or intro names X (not the page title
+    alone: "Team Directory — Leadership" lists leaders, not teams) and holds the asked
+    terms the items do not: its items that hold every asked term found in some of its
+    items but not all ("from the AIS team" → the items naming AIS). "How many people" counts
+    the persons' names of a list whose items open with one (an item may name several:
+    "Eric Chanudet, Nick Krasnoff; AIS Boston")."""
+    people = bool(set(terms(noun, STOPWORDS)) & _PEOPLE)
+    for found in lists:
+        context = f"{found.header} {found.intro}"
+        if people:
+            if not all(_NAME.match(item) for item in found.items):
+                continue
+        elif not asked.found(noun) or not asked.found(noun) <= asked.found(_label_of(found)):
+            continue
+        in_items = [asked.found(item) for item in found.items]
+        conditions = _held(
+            profile, set().union(*in_items), _conditions(profile, asked, context, noun)
+        )
+        if conditions is None or not asked.found(context) - _WORDING:
+            continue
+        chosen = [
+            item for item, met in zip(found.items, in_items, strict=True) if conditions <= met
+        ]
+        if people:
+            chosen = list(dict.fromkeys(n for item in chosen for n in _NAME.findall(item)))
+        if not chosen:
+            continue
+        text = f"{len(chosen)} {noun}: {_joined(chosen, _language(profile))}"
+        return _composed(text, [found.source])
+    return None
+
+
+def _label_of(found: ItemList) -> str:
+    """What a list is called: its heading (the header after the page title) and intro."""
+    _, _, heading = found.header.partition(" — ")
+    return f"{heading} {found.intro}"
+
+
+def filter_rows(profile: QuestionProfile, asked: Asked, tables: Sequence[Table]) -> Composed | None:
+    """ "Which X ... above 150 euros / passed / both A and B?" over a whole table whose
+    columns name X: the rows that meet every condition, named with their compared amount;
+    rows in another currency than the question's are named as left out."""
+    noun = " ".join(profile.focus)
+    if not noun:
+        return None
+    for table in tables:
+        naming = " ".join(_naming_columns(table))
+        if not table.readable or not asked.found(noun) & asked.found(naming):
+            continue
+        selected = _selected(profile, asked, table, noun)
+        if selected is None:
+            continue
+        rows, other_currency, column = selected
+        if not rows and not other_currency:
+            continue
+        label = _label_column(asked, table, noun)
+        if len(rows) == len(table.rows) and not column:
+            continue  # no condition tells rows apart
+        names = [_with_amount(row, label, column) for row in rows]
+        language = _language(profile)
+        text = _joined(names, language) if names else ("keine" if language == "de" else "none")
+        if other_currency:
+            left = _joined([_with_amount(r, label, column) for r in other_currency], language)
+            text += (
+                f"; in einer anderen Währung, nicht verglichen: {left}"
+                if language == "de"
+                else f"; in another currency, not compared: {left}"
+            )
+        return _composed(text + table.seen(language), [row.source for row in rows + other_currency])
+    return None
+
+
+def _with_amount(row: Row, label: str, column: str) -> str:
+    name = _label(row, label)
+    return f"{name} ({amount(dict(row.pairs)[column]).text})" if column else name
+
+
+def passed_columns(
+    profile: QuestionProfile, asked: Asked, tables: Sequence[Table]
+) -> Composed | None:
+    """ "Which tests did Dell 9010 pass?": the columns whose cell says pass (or fail, when
+    the question asks for failures) in the one row the question names. The columns must be
+    the things asked for: the question's "which X" is named by the table's header (the
+    Measurement Test page's tests) and by no cell (else X are rows: "Which machines ...");
+    the row holds at least two pass/fail cells (one is a lookup: "Result: Fail")."""
+    failing = bool(_FAIL_WORDS.search(profile.text))
+    focus = set(profile.focus)
+    if not focus or not (failing or _PASS_WORDS.search(profile.text)):
+        return None
+    for table in tables:
+        named = _named_rows(asked, table)
+        cells = set().union(*(asked.found(v) for r in table.ordered for _, v in r.pairs))
+        if len(named) != 1 or not focus <= asked.found(table.header) or focus & cells:
+            continue
+        (row,) = named
+        verdicts = [(name, _verdict(value)) for name, value in row.pairs]
+        if sum(verdict is not None for _, verdict in verdicts) < 2:
+            continue
+        # a column named by a condition of the question ("for legacy") is no answer
+        said = asked.found(table.header) | _WORDING
+        columns = [
+            name
+            for name, verdict in verdicts
+            if verdict is (not failing) and not asked.found(name) - said
+        ]
+        if not columns:
+            continue
+        return _composed(_joined(columns, _language(profile)), [row.source])
+    return None
+
+
+def _named_rows(asked: Asked, table: Table) -> list[Row]:
+    """The rows whose first or label cells hold a name or number the question names (a
+    term with a digit or a capitalized name: "Dell 9010", "London"), and which no other
+    row holds as well."""
+    names = {
+        t
+        for t in asked.terms
+        if any(c.isdigit() for c in t) or asked.profile.terms.get(t, 0.0) > 1.0
+    } - asked.found(table.header)
+    out = []
+    for row in table.ordered:
+        held = asked.found(" ".join(v for _, v in row.pairs[:2])) & names
+        if held:
+            out.append((len(held), row))
+    if not out:
+        return []
+    top = max(count for count, _ in out)
+    return [row for count, row in out if count == top]
+
+
+def extreme_row(profile: QuestionProfile, asked: Asked, tables: Sequence[Table]) -> Composed | None:
+    """ "Which city has the highest hotel limit?": the row with the largest (or smallest)
+    amount in the column the question names among the rows that meet the question's
+    conditions ("in Germany"); per currency when the amounts are in several."""
+    match = _MOST.search(profile.text)
+    wants_max = bool(match.group("max"))
+    noun = " ".join(profile.focus)
+    language = _language(profile)
+    for table in tables:
+        if not table.readable or len(_named_rows(asked, table)) == 1:
+            continue  # "the highest limit in Berlin" asks for one row's value
+        conditions = _held(
+            profile, _table_terms(asked, table), _conditions(profile, asked, table.header, noun)
+        )
+        column = _amount_column(asked, table, _content(profile, asked, noun))
+        if not column or conditions is None:
+            continue
+        label = _label_column(asked, table, noun)
+        conditions -= asked.found(column)
+        by_currency: dict[str, list[tuple[float, Row]]] = {}
+        for row in table.ordered:
+            cell = amount(dict(row.pairs).get(column, ""))
+            if _CATCH_ALL.match(row.pairs[0][1]) or not conditions <= _row_terms(asked, row, False):
+                continue
+            if cell is not None:
+                by_currency.setdefault(cell.currency, []).append((cell.value, row))
+        if sum(len(v) for v in by_currency.values()) < 2:
+            continue
+        picked = []
+        for values in by_currency.values():
+            value = (max if wants_max else min)(v for v, _ in values)
+            rows = [row for v, row in values if v == value]
+            names = _joined([_label(row, label) for row in rows], language)
+            amount_text = amount(dict(rows[0].pairs)[column]).text
+            picked.append((f"{names}: {amount_text}", [r.source for r in rows]))
+        text = "; ".join(p for p, _ in picked)
+        if len(picked) > 1:
+            text += (
+                f" ({column}; verschiedene Währungen, nicht untereinander verglichen)"
+                if language == "de"
+                else f" ({column}; different currencies, not compared with each other)"
+            )
+        else:
+            text += f" ({column})"
+        text += table.seen(language)
+        return _composed(text, [n for _, numbers in picked for n in numbers])
+    return None
+
+
+def compare_rows(
+    profile: QuestionProfile, asked: Asked, tables: Sequence[Table]
+) -> Composed | None:
+    """ "Is the hotel limit in London higher than in Berlin?": the amounts of the two rows
+    the question names in the column it names, Yes or No with both amounts; both amounts
+    without a verdict when they are in different currencies."""
+    match = _COMPARES.search(profile.text)
+    if not match:
+        return None
+    more = bool(match.group("more"))
+    language = _language(profile)
+    for table in tables:
+        named = _rows_in_order(asked, table, profile.text)
+        if len(named) != 2:
+            continue
+        column = _amount_column(asked, table, _content(profile, asked, ""))
+        if not column:
+            continue
+        label = _label_column(asked, table, "")
+        first, second = (amount(dict(row.pairs).get(column, "")) for row in named)
+        if first is None or second is None:
+            continue
+        both = (
+            f"{_label(named[0], label)} {first.text} vs {_label(named[1], label)}"
+            f" {second.text} ({column})"
+        )
+        if first.currency != second.currency:
+            text = both + (
+                "; verschiedene Währungen, nicht direkt vergleichbar"
+                if language == "de"
+                else "; different currencies, so not directly comparable"
+            )
+        else:
+            says = first.value > second.value if more else first.value < second.value
+            yes, no = ("Ja", "Nein") if language == "de" else ("Yes", "No")
+            text = f"{yes if says else no}: {both}"
+        return _composed(text, [row.source for row in named])
+    return None
+
+
+def _rows_in_order(asked: Asked, table: Table, question: str) -> list[Row]:
+    """The rows whose label cell the question names, in the order the question names
+    them; one row per name."""
+    placed = []
+    for row in table.ordered:
+        label = row.pairs[0][1] if row.pairs else ""
+        held = asked.found(label)
+        if not held or held != set(terms(label)) & asked.terms:
+            continue
+        position = min(
+            (m.start() for m in re.finditer(re.escape(label), question, re.I)), default=-1
+        )
+        if position >= 0:
+            placed.append((position, row))
+    placed.sort(key=lambda pair: pair[0])
+    return [row for _, row in placed]
+
+
+def list_steps(
+    profile: QuestionProfile, asked: Asked, lists: Sequence[ItemList]
+) -> Composed | None:
+    """ "What are the steps to ...?": the items of the first list that, with its header and
+    intro, holds every asked term but the wording (and whose header or intro holds one),
+    numbered."""
+    wanted = set(asked.terms) - _WORDING
+    for found in lists:
+        context = f"{found.header} {found.intro}"
+        held = asked.found(context) | asked.found(" ".join(found.items))
+        if not wanted or _held(profile, held, wanted) is None:
+            continue
+        if not asked.found(context) - _WORDING:
+            continue
+        steps = "; ".join(f"({i}) {item}" for i, item in enumerate(found.items, start=1))
+        return _composed(steps, [found.source])
+    return None
+
+
+def two_asks(
+    question: str, sources: Sequence[tuple[int, str, str]], translations: Translations
+) -> Composed | None:
+    """ "What is the Slack channel of Payments and who leads it?": each ask answered on its
+    own (composed, or the best span), the second from the row that answered the first when
+    that row answers it, else from the same page section; "X [n], and Y [m]"."""
+    match = _TWO_ASKS.match(question.strip())
+    first_ask, second_ask = match.group("first") + "?", match.group("second") + "?"
+    first = _part(first_ask, sources, translations)
+    if first is None:
+        return None
+    text, numbers, top = first
+    second = None
+    if top is not None and top[1].kind == "row":
+        number, span = top
+        header, body = next((h, t) for n, h, t in sources if n == number)
+        pairs = units(body)[span.position].pairs
+        row = "Row 1 in Table 1: " + ", ".join(f"{name} is {value}" for name, value in pairs)
+        second = _part(second_ask, [(number, header, row)], translations)
+    if second is None:
+        headers = {h for n, h, _ in sources if n in numbers}
+        carried = f"{second_ask} (context: {first_ask.rstrip('?')})"
+        second = _part(carried, [s for s in sources if s[1] in headers], translations)
+    if second is None or _plain(second[0]) == _plain(text):
+        return None
+    other, more, _ = second
+    if numbers == more:
+        text = text[: -len(_cites(numbers))].rstrip()
+    joiner = "und" if question_language(question) == "de" else "and"
+    return Composed(f"{text}, {joiner} {other}", tuple(sorted({*numbers, *more})))
+
+
+def _part(
+    ask: str, sources: Sequence[tuple[int, str, str]], translations: Translations
+) -> tuple[str, tuple[int, ...], tuple | None] | None:
+    """One ask of a two-part question answered: (text with citations, sources used, the
+    best (number, span) when a span answered), or None when its best span covers under
+    `MIN_PART_SUPPORT` of its terms, is a whole table row (no cell answers it) or holds no
+    value of the asked type (a person for "who", a date for "when", a version, a
+    number)."""
+    composed = compose(ask, sources, translations)
+    if composed is not None:
+        return composed.text, composed.sources, None
+    spans = best_spans(ask, sources, translations)
+    if not spans or spans[0][1].support < MIN_PART_SUPPORT:
+        return None
+    number, span = spans[0]
+    if span.kind == "row" and _plain(span.unit).startswith(_plain(span.answer)):
+        return None  # the whole row: no cell answers the ask
+    profile = profile_question(ask, translations)
+    if profile.qtype in TYPED_VALUES and not typed_values(profile.qtype, span.answer, profile):
+        return None  # "which version" answered without a version
+    return f"{span.answer} [{number}]", (number,), spans[0]
+
+
+def _plain(text: str) -> str:
+    """Text without citations and ellipses, in lower case, spaces collapsed."""
+    return " ".join(re.sub(r"\[\d+\]|…", " ", text).lower().split())
+
+
+def _composed(text: str, numbers: Sequence[int]) -> Composed:
+    used = tuple(sorted(set(numbers)))
+    return Composed(f"{text} {_cites(used)}".strip(), used)

@@ -1,0 +1,438 @@
+"""Composed answers over small evidences whose answer is known: counts of rows and list
+items, filters with a threshold, pass/fail and "both", minimum and maximum, yes/no
+comparisons, the steps of a list, in English and German; the questions that compose nothing;
+which rows of a table are known; and a few questions end to end through the Assistant on
+the sample wiki."""
+
+from __future__ import annotations
+
+import pytest
+
+from core.answer import build_messages, split_answer
+from core.compose import Composed, amount, compose, read_lists, read_tables
+from core.extractive import ExtractiveLLM
+from tests.fakes.evidence import make_evidence
+
+HOTELS = "Travel Policy — Hotel and meal limits"
+HOTEL_ROWS = [
+    ("Berlin", "Germany", "€150", "€28"),
+    ("Munich", "Germany", "€180", "€28"),
+    ("Hamburg", "Germany", "€160", "€28"),
+    ("London", "United Kingdom", "£220", "£45"),
+    ("Any other city", "–", "€140 / £120", "€30 / £30"),
+]
+
+
+def hotel_table(rows=HOTEL_ROWS, first: int = 1) -> str:
+    lines = ["Table 1: City, Country, Hotel per night, Meals per day"]
+    for number, (city, country, hotel, meals) in enumerate(rows, start=first):
+        lines.append(
+            f"Row {number} in Table 1: City is {city}, Country is {country},"
+            f" Hotel per night is {hotel}, and Meals per day is {meals}"
+        )
+    return "\n".join(lines)
+
+
+def row_of(number: int) -> str:
+    """Row `number` of the hotel table alone, as a row evidence gives it."""
+    return hotel_table([HOTEL_ROWS[number - 1]], number).split("\n")[1]
+
+
+MACHINES = "OpenXT 9.0.2 Measurement Test — Results"
+MACHINE_TABLE = (
+    "Table 1: Machine, BIOS, Legacy, EFI\n"
+    "Row 1 in Table 1: Machine is Dell Latitude 7470, BIOS is 1.21.6, Legacy is Pass,"
+    " and EFI is Pass\n"
+    "Row 2 in Table 1: Machine is Dell Optiplex 7040, BIOS is 1.14.0, Legacy is Pass,"
+    " and EFI is N/A\n"
+    "Row 3 in Table 1: Machine is Dell Optiplex 7050, BIOS is 1.12.2, Legacy is Pass,"
+    " and EFI is Pass\n"
+    "Row 4 in Table 1: Machine is Dell Optiplex 7060, BIOS is 1.4.2, Legacy is Fail,"
+    " and EFI is Pass"
+)
+TESTS = "OpenXT 9.0 Measurement Test — Test table > OpenXT 9.0.2 > Legacy"
+TEST_TABLE = (
+    "Table 2: Platform, TPM, OpenXT 9.0.2-pre, OTA to OpenXT 9.0.2, OTA to OpenXT 10.0.0-pre\n"
+    "Row 1 in Table 2: Platform is Dell Optiplex 9010, TPM is 1.2, OpenXT 9.0.2-pre is Pass,"
+    " OTA to OpenXT 9.0.2 is Pass, and OTA to OpenXT 10.0.0-pre is Fail\n"
+    "Row 2 in Table 2: Platform is Dell Latitude 7470, TPM is 2.0, OpenXT 9.0.2-pre is Pass,"
+    " OTA to OpenXT 9.0.2 is Fail, and OTA to OpenXT 10.0.0-pre is Pass"
+)
+ATTENDEES = "Community call 2015-07-23 — Attendees"
+ATTENDEE_LIST = (
+    "Attendees of the call:\n"
+    "- Rich Persaud (BAH)\n"
+    "- Christopher Clark (AIS)\n"
+    "- Eric Chanudet (AIS)\n"
+    "- Ross Philipson (AIS)\n"
+    "- Jed Lejosne, Nick Krasnoff (AIS Boston)"
+)
+FEDORA = "Guest VM installation — Fedora"
+FEDORA_STEPS = (
+    "Steps to install a Fedora guest:\n"
+    "- Download the netinst installer from the Fedora web site\n"
+    "- Create a new guest with 2 GB of memory\n"
+    "- Boot the guest from the installer"
+)
+TEAMS = "Team Directory — Teams"
+TEAM_TABLE = (
+    "Table 1: Team, Lead, Slack channel, People\n"
+    "Row 1 in Table 1: Team is Payments, Lead is Chloe Whitfield, Slack channel is"
+    " #team-payments, and People is 4\n"
+    "Row 2 in Table 1: Team is Robot Firmware, Lead is Jonas Becker, Slack channel is"
+    " #firmware, and People is 7\n"
+    "Row 3 in Table 1: Team is Developer Experience, Lead is Felix Wagner, Slack channel is"
+    " #devex, and People is 3"
+)
+ESCALATION = "Incident Response — Escalation"
+ESCALATION_STEPS = (
+    "- The primary is paged and must acknowledge within 5 minutes for SEV1.\n"
+    "- If the page is not acknowledged within 10 minutes, PagerDuty pages the secondary.\n"
+    "- After 20 minutes without acknowledgement, the team lead is called."
+)
+# German questions' words as the index translates them (`core.extractive.Translate`).
+GERMAN = (
+    ("hotellimit", ("hotel", "limit")),
+    ("maschinen", ("machine", "machines")),
+    ("städte", ("city", "cities")),
+    ("teilnehmer", ("attendees", "attended")),
+    ("getestet", ("tested",)),
+)
+
+
+def answer(question: str, sources, translations=()) -> str | None:
+    composed = compose(question, sources, translations)
+    return composed.text if composed else None
+
+
+@pytest.mark.parametrize(
+    ("question", "expected"),
+    [
+        (
+            "Which cities have a hotel limit above 150 euros?",
+            "Munich (€180) and Hamburg (€160); in another currency, not compared:"
+            " London (£220) [1]",
+        ),
+        ("Which cities have a hotel limit below 160 euros?", "Berlin (€150); in another"),
+        ("Which cities have a hotel limit of at least 160 euros?", "Munich (€180) and Hamburg"),
+        ("Which city has the highest hotel limit?", "Munich: €180; London: £220 (Hotel per"),
+        ("Which city in Germany has the highest hotel limit?", "Munich: €180 (Hotel per night)"),
+        ("Which city has the cheapest meals?", "Berlin, Munich and Hamburg: €28; London: £45"),
+        ("Is the hotel limit in Munich higher than in Berlin?", "Yes: Munich €180 vs Berlin"),
+        ("Is the hotel limit in Berlin higher than in Munich?", "No: Berlin €150 vs Munich"),
+        ("Is the hotel limit in Hamburg lower than in Munich?", "Yes: Hamburg €160 vs Munich"),
+        (
+            "Is the hotel limit in London higher than in Berlin?",
+            "London £220 vs Berlin €150 (Hotel per night); different currencies, so not"
+            " directly comparable [1]",
+        ),
+        ("How many cities in Germany have a hotel limit?", "3 cities: Berlin, Munich and"),
+        (
+            "Welche Städte haben ein Hotellimit über 150 Euro?",
+            "Munich (€180) und Hamburg (€160); in einer anderen Währung, nicht verglichen:",
+        ),
+        ("Welche Stadt hat das höchste Hotellimit?", "Munich: €180; London: £220"),
+        ("Wie viele Städte haben ein Hotellimit?", "4 Städte: Berlin, Munich, Hamburg und"),
+    ],
+)
+def test_rows_filtered_compared_and_counted_by_amount(question, expected):
+    text = answer(question, [(1, HOTELS, hotel_table())], GERMAN)
+    assert text is not None and text.startswith(expected)
+    assert text.endswith("[1]")
+    assert "Any other city" not in text  # the catch-all row is no city
+
+
+@pytest.mark.parametrize(
+    ("question", "expected"),
+    [
+        (
+            "Which machines were tested with both legacy and EFI?",
+            "Dell Latitude 7470 and Dell Optiplex 7050 [1]",
+        ),
+        (
+            "Which machines passed the legacy test?",
+            "Dell Latitude 7470, Dell Optiplex 7040 and Dell Optiplex 7050 [1]",
+        ),
+        ("Which machines failed the legacy test?", "Dell Optiplex 7060 [1]"),
+        ("How many machines passed the legacy test?", "3 machines: Dell Latitude 7470, Dell"),
+        ("How many machines were tested with EFI?", "3 machines: Dell Latitude 7470, Dell"),
+        (
+            "Welche Maschinen wurden sowohl mit Legacy als auch mit EFI getestet?",
+            "Dell Latitude 7470 und Dell Optiplex 7050 [1]",
+        ),
+        ("Wie viele Maschinen haben den Legacy Test bestanden?", "3 Maschinen: Dell Latitude"),
+    ],
+)
+def test_rows_filtered_and_counted_by_pass_and_fail_cells(question, expected):
+    assert answer(question, [(1, MACHINES, MACHINE_TABLE)], GERMAN).startswith(expected)
+
+
+@pytest.mark.parametrize(
+    ("question", "expected"),
+    [
+        (
+            "Which OpenXT 9.0.2 tests did Dell Optiplex 9010 pass for the legacy system?",
+            "OpenXT 9.0.2-pre and OTA to OpenXT 9.0.2 [2]",
+        ),
+        ("Which tests did Dell 9010 fail?", "OTA to OpenXT 10.0.0-pre [2]"),
+        (
+            "Welche OpenXT Tests hat der Dell 9010 bestanden?",
+            "OpenXT 9.0.2-pre und OTA to OpenXT 9.0.2 [2]",
+        ),
+    ],
+)
+def test_the_columns_a_named_row_passed(question, expected):
+    # the test columns repeat the page's words (OpenXT 9.0.2), the "Legacy" condition not
+    sources = [(1, HOTELS, hotel_table()), (2, TESTS, TEST_TABLE)]
+    assert answer(question, sources) == expected
+
+
+@pytest.mark.parametrize(
+    ("question", "expected"),
+    [
+        (
+            "How many people attended the community call?",
+            "6 people: Rich Persaud, Christopher Clark, Eric Chanudet, Ross Philipson, Jed"
+            " Lejosne and Nick Krasnoff [3]",
+        ),
+        ("How many people from AIS attended the community call?", "5 people: Christopher"),
+        (
+            "How many people from Boston attended the call?",
+            "2 people: Jed Lejosne and Nick Krasnoff [3]",
+        ),
+        ("Wie viele Teilnehmer hatte der Community Call?", "6 Teilnehmer: Rich Persaud"),
+        ("Wie viele Personen nahmen aus Boston am Call teil?", "2 Personen: Jed Lejosne und"),
+    ],
+)
+def test_list_items_counted(question, expected):
+    text = answer(question, [(3, ATTENDEES, ATTENDEE_LIST)], GERMAN)
+    assert text.startswith(expected) and text.endswith("[3]")
+
+
+@pytest.mark.parametrize(
+    "question",
+    [
+        "What are the steps to install a Fedora guest?",
+        "Was sind die Schritte, um einen Fedora Gast zu installieren?",
+    ],
+)
+def test_the_steps_of_a_short_list_joined_and_cited(question):
+    text = answer(question, [(2, FEDORA, FEDORA_STEPS)], (("gast", ("guest",)),))
+    assert text == (
+        "(1) Download the netinst installer from the Fedora web site; (2) Create a new guest"
+        " with 2 GB of memory; (3) Boot the guest from the installer [2]"
+    )
+
+
+@pytest.mark.parametrize(
+    ("question", "sources"),
+    [
+        # no composition asked for
+        ("What is the hotel limit in Berlin?", [(1, HOTELS, hotel_table())]),
+        ("What is the highest hotel limit in Berlin?", [(1, HOTELS, hotel_table())]),
+        ("Which machines ran OpenXT older than 9.0.2?", [(1, MACHINES, MACHINE_TABLE)]),
+        ("Which BIOS version had the Dell Optiplex 7040?", [(1, MACHINES, MACHINE_TABLE)]),
+        # a row with one pass/fail cell, and a "which X" that names rows, not columns
+        (
+            "Which result did Dell 9010 pass?",
+            [(1, TESTS, TEST_TABLE.replace(", and OTA to", " OTA to"))],
+        ),
+        ("Which Dell models passed the OpenXT 9.0.2 tests?", [(1, TESTS, TEST_TABLE)]),
+        ("What was the reason that Dell 9010 failed the OTA test?", [(1, TESTS, TEST_TABLE)]),
+        ("Who attended the community call?", [(1, ATTENDEES, ATTENDEE_LIST)]),
+        # asked, but no table or list holds what is asked
+        ("How many weeks of parental leave do we get?", [(1, HOTELS, hotel_table())]),
+        ("Which cities have a parking limit above 10 euros?", [(1, HOTELS, hotel_table())]),
+        ("How many machines passed the USB test?", [(1, MACHINES, MACHINE_TABLE)]),
+        ("Is the hotel limit in Paris higher than in Berlin?", [(1, HOTELS, hotel_table())]),
+        ("What are the steps to install a Debian guest?", [(1, FEDORA, FEDORA_STEPS)]),
+        # a count over a table of which only some rows were retrieved
+        (
+            "How many cities have a hotel limit?",
+            [
+                (
+                    1,
+                    HOTELS,
+                    hotel_table(HOTEL_ROWS[:4]) + "\n" + hotel_table(HOTEL_ROWS[:1]).split("\n")[1],
+                ),
+                (2, HOTELS, row_of(5)),
+            ],
+        ),
+        ("How many cities have a hotel limit?", [(1, HOTELS, row_of(1)), (2, HOTELS, row_of(2))]),
+        # a column of numbers that answers "how many" itself, and sentences about the thing
+        ("How many people are on the Payments team?", [(1, TEAMS, TEAM_TABLE)]),
+        ("How many SEV levels are there?", [(1, ESCALATION, ESCALATION_STEPS)]),
+        ("How many people are paged?", [(1, ESCALATION, ESCALATION_STEPS)]),
+        # two asks, one of them not answered by the evidence
+        (
+            "What is the Slack channel of Payments and when was it founded?",
+            [(1, TEAMS, TEAM_TABLE)],
+        ),
+        (
+            "Which cities have a hotel limit above 170 euros, and who leads Payments?",
+            [(1, HOTELS, hotel_table()), (2, TEAMS, TEAM_TABLE)],
+        ),
+        # the second ask answered by no cell of the row; a list under the page's title only
+        ("Who leads Payments and what is the escalation policy?", [(1, TEAMS, TEAM_TABLE)]),
+        (
+            "How many teams are in Berlin?",
+            [
+                (
+                    1,
+                    "Team Directory — Leadership",
+                    "- CEO: Maren Lindqvist (Berlin)\n- CTO: Tobias Albrecht (Berlin)",
+                )
+            ],
+        ),
+        # a filter over two single rows
+        (
+            "Which cities have a hotel limit above 150 euros?",
+            [(1, HOTELS, row_of(2)), (2, HOTELS, row_of(3))],
+        ),
+    ],
+)
+def test_nothing_composed(question, sources):
+    assert compose(question, sources) is None
+
+
+@pytest.mark.parametrize(
+    ("question", "expected"),
+    [
+        (
+            "What is the Slack channel of the Payments team and who leads it?",
+            "#team-payments, and Chloe Whitfield [2]",
+        ),
+        (
+            "Who leads Robot Firmware and what is its Slack channel?",
+            "Jonas Becker, and #firmware [2]",
+        ),
+        (
+            "Was ist der Slack channel des Payments Teams und wer ist der Lead?",
+            "#team-payments, und Chloe Whitfield [2]",
+        ),
+        (
+            "Which cities have a hotel limit above 170 euros, and what are the meals per day"
+            " in Munich?",
+            "Munich (€180); in another currency, not compared: London (£220), and €28 [1]",
+        ),
+    ],
+)
+def test_two_asks_answered_each_and_joined(question, expected):
+    sources = [(1, HOTELS, hotel_table()), (2, TEAMS, TEAM_TABLE)]
+    assert answer(question, sources) == expected
+
+
+def test_rows_gathered_from_sources_each_cited():
+    sources = [(1, HOTELS, row_of(2)), (2, HOTELS, row_of(3)), (3, HOTELS, hotel_table())]
+    composed = compose("Which cities have a hotel limit above 150 euros?", sources)
+    assert composed == Composed(
+        "Munich (€180) and Hamburg (€160); in another currency, not compared: London (£220)"
+        " [1][2][3]",
+        (1, 2, 3),
+    )
+    # without the source that gave a row, the answer cites the next one that holds it
+    assert compose("Which cities have a hotel limit above 150 euros?", sources[1:]).sources == (
+        2,
+        3,
+    )
+
+
+def test_a_table_part_read_alone_says_which_rows_it_read():
+    rows = HOTEL_ROWS[:4] + [("Paris", "France", "€170", "€35")] * 8
+    full = hotel_table(rows)  # a part over MAX_EVIDENCE_WORDS less a row: the table goes on
+    (table,) = read_tables([(1, HOTELS, full)])
+    assert not table.complete and table.readable
+    text = answer("Which city has the lowest hotel limit?", [(1, HOTELS, full)])
+    assert text == (
+        "Berlin: €150; London: £220 (Hotel per night; different currencies, not compared with"
+        " each other) (from rows 1–12 of the table found) [1]"
+    )
+    assert answer("How many cities have a hotel limit?", [(1, HOTELS, full)]) is None
+
+
+def test_tables_are_complete_when_their_last_part_had_room():
+    (table,) = read_tables([(1, HOTELS, hotel_table())])
+    assert table.complete and sorted(table.rows) == [1, 2, 3, 4, 5]
+    single = read_tables([(1, HOTELS, row_of(1)), (2, HOTELS, row_of(2)), (3, HOTELS, row_of(3))])
+    assert not single[0].complete and single[0].readable
+    gap = read_tables([(1, HOTELS, row_of(1)), (2, HOTELS, row_of(3)), (3, HOTELS, row_of(4))])
+    assert not gap[0].readable
+
+
+def test_lists_are_read_with_their_intro():
+    (found,) = read_lists([(3, ATTENDEES, ATTENDEE_LIST)])
+    assert found.intro == "Attendees of the call:" and len(found.items) == 5
+
+
+@pytest.mark.parametrize(
+    ("cell", "value", "currency"),
+    [
+        ("€150", 150.0, "EUR"),
+        ("£220", 220.0, "GBP"),
+        ("US$320", 320.0, "USD"),
+        ("3,000", 3000.0, ""),
+        ("1.500 EUR", 1500.0, "EUR"),
+        ("2.5", 2.5, ""),
+        ("60 per minute per site", 60.0, ""),
+    ],
+)
+def test_amounts(cell, value, currency):
+    found = amount(cell)
+    assert found is not None and (found.value, found.currency) == (value, currency)
+
+
+@pytest.mark.parametrize("cell", ["1.14.0", "Unlimited (fair use)", "Dell 9010", "v2"])
+def test_no_amount(cell):
+    assert amount(cell) is None
+
+
+def test_the_offline_answerer_replies_with_the_composition():
+    evidence = make_evidence(1, hotel_table(), "Travel Policy", "Hotel and meal limits")
+    llm = ExtractiveLLM()
+    question = "Which cities have a hotel limit above 150 euros?"
+    replies = llm.complete(build_messages(question, [evidence]), n=3, temperature=1.0)
+    assert len(set(replies)) == 1 and replies[0].startswith("Munich (€180) and Hamburg (€160)")
+    assert split_answer(replies[0]).related == []
+    (plain,) = llm.complete(build_messages("What is the hotel limit in Berlin?", [evidence]))
+    assert plain.startswith("Hotel per night: €150 [1]")
+
+
+@pytest.fixture(scope="module")
+def sample_assistant(tmp_path_factory):
+    """An Assistant over the sample wiki (hash embedder, offline answerer)."""
+    from bot.serve import SAMPLE_PAGES
+    from connectors.files import read_page
+    from tests.fakes.tiny_wiki import build_wiki, make_assistant
+
+    folder = tmp_path_factory.mktemp("sample")
+    pages = [read_page(path) for path in sorted(SAMPLE_PAGES.glob("*.json"))]
+    return make_assistant(build_wiki(folder / "wiki", pages), folder)
+
+
+@pytest.mark.parametrize(
+    ("question", "expected"),
+    [
+        (
+            "Which cities have a hotel limit above 150 euros?",
+            "Munich (€180), Hamburg (€160) and Amsterdam (€190); in another currency",
+        ),
+        ("Is the hotel limit in Munich higher than in Berlin?", "Yes: Munich €180 vs Berlin €150"),
+        ("Is the hotel limit in London higher than in Berlin?", "London £220 vs Berlin €150"),
+        ("Which city has the highest hotel limit?", "Amsterdam: €190; London: £220; New York"),
+        (
+            "How many teams are in Bristol?",
+            "4 teams: Payments, Site Reliability (SRE), Customer Success and IT Helpdesk",
+        ),
+        (
+            "What is the Slack channel of the Payments team and who leads it?",
+            "#team-payments, and Chloe Whitfield",
+        ),
+    ],
+)
+def test_sample_wiki_questions_answered_by_composition(sample_assistant, question, expected):
+    from core.conversation import ConversationKey
+
+    key = ConversationKey("terminal", "test", "compose", question)
+    turn = sample_assistant.ask(key, question, suggest=False)
+    assert turn.answer.startswith(expected)
+    assert "[" in turn.answer.split("\n")[0]

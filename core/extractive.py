@@ -65,6 +65,7 @@ from core.spans import (
     answers_type,
     best_spans,
     clip_words,
+    expansion,
     typed_values,
 )
 from core.translate import query_words
@@ -158,6 +159,9 @@ class ExtractiveLLM:
         composed = compose(question, given, translations)
         if composed is not None:
             return [composed.text] * n
+        spelled = expansion(question, given)
+        if spelled is not None:
+            return [f"{spelled[1]} [{spelled[0]}]"] * n
         if wrong_kind(question, spans[0][1]):
             return [OUT_OF_SCOPE] * n
         if temperature <= 0:

@@ -830,6 +830,27 @@ def acronym_aliases(question: str, texts: Sequence[str]) -> dict[str, str]:
     return aliases
 
 
+_ASKS_EXPANSION = re.compile(
+    r"\b(?i:what does|what do|wofür steht|wofür stehen|was bedeutet|what is)\s+(?i:the\s+)?"
+    r"(?P<acronym>[A-Z][A-Za-z]{1,5})\s*(?i:stand for|mean|\?|$)",
+)
+
+
+def expansion(question: str, sources: Sequence[tuple[int, str, str]]) -> tuple[int, str] | None:
+    """(source number, the name) when the question asks what an acronym stands for ("What
+    does BATS stand for?") and a source spells it out ("Bash Automated Testing System")."""
+    match = _ASKS_EXPANSION.search(question)
+    if not match:
+        return None
+    acronym = match.group("acronym").upper()
+    for number, header, text in sources:
+        for run in _CAPITALIZED_RUN.finditer(f"{header}\n{text}"):
+            words = [w for w in run.group(0).split() if w[0].isupper()]
+            if "".join(w[0] for w in words).upper() == acronym:
+                return number, run.group(0)
+    return None
+
+
 def best_spans(
     question: str,
     sources: Sequence[tuple[int, str, str]],

@@ -191,3 +191,8 @@ def test_a_yes_no_answer_gives_the_clause_that_decides_it_in_the_question_langua
 def test_a_value_cut_from_a_sentence_is_shown_in_its_sentence():
     text = ask("When do shifts hand over?", evidences=ROTATION)
     assert text == "Shifts are one week long and hand over on Monday at 10:00. [3]"
+
+
+def test_an_acronym_question_is_answered_with_the_name_it_spells():
+    assert ask("What does BATS stand for?") == "Bash Automated Testing System [2]"
+    assert ask("Wofür steht BATS?") == "Bash Automated Testing System [2]"

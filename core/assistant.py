@@ -432,14 +432,17 @@ class Assistant:
 def make_llm(settings: Settings, index: EvidenceIndex | None = None) -> LLM:
     """`OpenAILLM` when `llm_base_url` is set, else the offline `ExtractiveLLM` with the
     decline thresholds of the settings; given the `index`, the offline answerer matches
-    German questions through the index's word translations too."""
+    German questions through the index's word translations too, and knows the wiki's
+    vocabulary (to decline questions about what the wiki never mentions)."""
     if settings.llm_base_url:
         from core.llm import OpenAILLM
 
         return OpenAILLM.from_settings(settings)
     from core.extractive import ExtractiveLLM
 
-    return ExtractiveLLM.from_settings(settings, index.translations if index else None)
+    if index is None:
+        return ExtractiveLLM.from_settings(settings)
+    return ExtractiveLLM.from_settings(settings, index.translations, index.vocabulary)
 
 
 def _log_failure(turn_id: int):

@@ -598,6 +598,11 @@ class EvidenceIndex:
         )
         return found
 
+    def vocabulary(self) -> Collection[str]:
+        """The wiki's words (lower-cased, alphabetic, 3+ letters), as the query translator
+        knows them (reloaded when the store changed)."""
+        return self.translator().known
+
     def translator(self) -> TermTranslator:
         """The query translator over the store's current vocabulary (reloaded when the store
         changed, keeping the vectors already computed). While one thread reloads it, the

@@ -102,7 +102,7 @@ _JOINER = re.compile(r"[.\-_/+]")
 
 
 # Question words that are no terms of a question: "how many", and German question adverbs.
-_QUESTION_WORDS = frozenset(
+QUESTION_WORDS = frozenset(
     "many much viele viel wieviele wieviel worüber wofür womit wovon worauf woran wozu"
     " wodurch woraus ab".split()
 )
@@ -153,7 +153,8 @@ def _stem(word: str) -> str:
 
 
 def terms(text: str, stopwords: frozenset[str] = ENGLISH_STOPWORDS) -> list[str]:
-    """Matching terms of `text`: lower-cased, stemmed words without `stopwords`; a compound
+    """Matching terms of `text`: lower-cased, stemmed words without `stopwords` and single
+    letters (the "s" of "What's"); a compound
     (`OXT-1654`, `9.0.2`, `DISTRO_FEATURE`) is kept whole, and its word parts are added
     (and its number parts when it also has letters), so `OXT 1654` still meets `OXT-1654`
     while `9.0.2` does not match every `9`."""
@@ -170,7 +171,7 @@ def terms(text: str, stopwords: frozenset[str] = ENGLISH_STOPWORDS) -> list[str]
                         out.append(part)
                 elif len(part) > 1:
                     out.append(_stem(part))
-        elif token not in stopwords:
+        elif token not in stopwords and not (len(token) == 1 and token.isalpha()):
             out.append(token if any(c.isdigit() for c in token) else _stem(token))
     return out
 
@@ -306,7 +307,7 @@ def profile_question(text: str, translations: Translations = ()) -> QuestionProf
     word of the question with the wiki's words for it: finding one of those counts as
     finding the word (`QuestionProfile.aliases`)."""
     language = question_language(text)
-    stopwords = (STOPWORDS if language == "de" else ENGLISH_STOPWORDS) | _QUESTION_WORDS
+    stopwords = (STOPWORDS if language == "de" else ENGLISH_STOPWORDS) | QUESTION_WORDS
     asked_text = CONTEXT.sub(" ", text)
     weights: dict[str, float] = {}
     for position, word in enumerate(asked_text.split()):

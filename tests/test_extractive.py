@@ -201,8 +201,8 @@ def test_an_acronym_question_is_answered_with_the_name_it_spells():
 def test_a_question_about_what_the_wiki_never_mentions_is_declined():
     """ "parental" is in no page: the annual-leave sentence shares "leave" and "weeks" with
     the question but does not answer it. Without the wiki's vocabulary it would answer."""
-    leave = [ev(1, "Employees get 28 days of annual leave per year, about five weeks.", "HR")]
-    vocabulary = {"employees", "days", "annual", "leave", "year", "about", "five", "weeks"}
+    leave = [ev(1, "Employees have 28 days of annual leave per year, about five weeks.", "HR")]
+    vocabulary = {"employees", "have", "days", "annual", "leave", "year", "about", "five", "weeks"}
     question = "How many weeks of parental leave do we get?"
     assert ask(question, ExtractiveLLM(vocabulary=lambda: vocabulary), leave) == OUT_OF_SCOPE
     assert ask(question, ExtractiveLLM(), leave) != OUT_OF_SCOPE

@@ -68,9 +68,16 @@ def record(conv: str, lang: str, support: float, answerable: bool, f1: float = 0
         "answerable": answerable,
         "support": support,
         "no_span": False,
-        "unscored": {"f1": f1, "recall": f1, "contained": 0.0, "reply_f1": f1, "byline": 0.0},
+        "unscored": {
+            "f1": f1,
+            "recall": f1,
+            "contained": 0.0,
+            "reply_f1": f1,
+            "new_f1": f1,
+            "byline": 0.0,
+        },
         "f1": f1,
-        **{m: 0.0 for m in ("recall", "contained", "reply_f1", "byline")},
+        **{m: 0.0 for m in ("recall", "contained", "reply_f1", "new_f1", "byline")},
         **{m: 0.1 for m in ("base_f1", "base_recall", "base_contained", "any_contained")},
         "declined": False,
         "words": 3,
@@ -143,6 +150,8 @@ def test_run_answers_on_the_tiny_wiki(tmp_path):
     assert answer["reply"].startswith("2.0 (TPM for Dell Optiplex 7040) [")
     # gold "Version 2.0": 1 common token of 5 answered and 2 asked
     assert answer["f1"] == pytest.approx(2 / 7) and answer["answerable"]
+    # without the words the question already says, only "2.0" is left: 1 of 1 and 1 of 2
+    assert answer["new_f1"] == pytest.approx(2 / 3)
     assert answer["support"] > outside["support"]
     assert answer["asked"] == "version" and answer["byline"] == 0.0
     assert answer["base_f1"] < answer["f1"]

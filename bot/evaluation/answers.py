@@ -41,6 +41,7 @@ COLUMNS = (
     ("Cont top1", "base_contained"),
     ("Cont any", "any_contained"),
     ("Reply F1", "reply_f1"),
+    ("New F1", "new_f1"),
     ("Words", "words"),
     ("Reply w", "reply_words"),
     ("Declined", "declined"),

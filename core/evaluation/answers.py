@@ -8,6 +8,9 @@ question it records:
   tokens of `core.evaluation.metrics.content_tokens`) and token recall of the most likely
   answer (the answer without its `Related:` lines, `core.answer.split_answer`) against
   the gold answer; `reply_f1` for everything shown, the related lines included;
+  `new_f1`, the F1 of the answer's words that the question does not already say (a
+  statement answer repeats its question: "The hotel limit in London is £220" for "What is
+  the hotel limit in London?", which token F1 against the gold "£220" counts against it);
 - `contained`: every content token of the gold answer is in the most likely answer;
 - `words` and `reply_words`: the length of the answer and of the whole reply;
 - `byline`: the first line is page furniture (`core.spans.is_metadata`);
@@ -58,6 +61,7 @@ ANSWER_METRICS = (
     "recall",
     "contained",
     "reply_f1",
+    "new_f1",
     "base_f1",
     "base_recall",
     "base_contained",
@@ -112,7 +116,7 @@ def _plain(text: str) -> str:
 
 
 # What a decline scores on an answerable question.
-_DECLINE_ZEROES = ("f1", "recall", "contained", "reply_f1", "byline")
+_DECLINE_ZEROES = ("f1", "recall", "contained", "reply_f1", "new_f1", "byline")
 
 
 def answer_record(question: Question, reply: str, declined: bool, top_text: str) -> dict:
@@ -123,6 +127,10 @@ def answer_record(question: Question, reply: str, declined: bool, top_text: str)
     whole = _plain(" ".join([parts.answer, *parts.related]))
     f1, recall = token_scores(question.answer, answer)
     reply_f1, _ = token_scores(question.answer, whole)
+    asked = set(content_tokens(question.text))
+    new_f1, _ = token_scores(
+        question.answer, " ".join(t for t in content_tokens(answer) if t not in asked)
+    )
     base_f1, base_recall = token_scores(question.answer, top_text)
     first_line = parts.answer.split("\n")[0] if parts.answer else ""
     return {
@@ -135,6 +143,7 @@ def answer_record(question: Question, reply: str, declined: bool, top_text: str)
         "recall": recall,
         "contained": float(contains_gold(question.answer, answer)),
         "reply_f1": reply_f1,
+        "new_f1": new_f1,
         "words": len(answer.split()),
         "reply_words": len(whole.split()),
         "byline": float(is_metadata(first_line)),

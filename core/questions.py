@@ -51,7 +51,10 @@ _TYPE_PATTERNS: tuple[tuple[str, re.Pattern], ...] = tuple(
             r"^\W*(is|are|was|were|do|does|did|can|could|should|shall|will|would|has|have|had"
             r"|must|may|ist|sind|war|waren|hat|haben|hatte|hatten|kann|können|konnte|konnten"
             r"|gibt|gab|wird|werden|wurde|wurden|muss|müssen|soll|sollte|sollen|darf|dürfen"
-            r"|unterstützt|funktioniert|braucht|benötigt|besitzt|gilt)\b",
+            r"|unterstützt|unterstützte|funktioniert|funktionierte|braucht|brauchte|benötigt"
+            r"|benötigte|besitzt|gilt|galt|läuft|lief|existiert|existierte|enthält|enthielt"
+            r"|betrifft|betraf|erlaubt|erlaubte|verwendet|verwendete|nutzt|nutzte|benutzt"
+            r"|gehört|gehörte|liegt|lag|kostet|kostete|dauert|dauerte|könnte|hätte|wäre)\b",
         ),
         ("who", r"\b(who|wer)\b"),
         ("why", r"\b(why|warum|wieso|weshalb)\b"),

@@ -129,7 +129,9 @@ _PEOPLE = re.compile(
 )
 # Negations that turn a statement into a "no" (a determiner "no" is not one of them).
 _NEGATION = re.compile(
-    r"\b(not|never|cannot|nicht|nie|niemals|keine?n?)\b|n't\b|^\W*no\b", re.IGNORECASE
+    r"\b(not|never|cannot|nicht|nie|niemals|keine?[nrms]?)\b|n't\b|^\W*no\b"
+    r"|\b(?:is|are|was|were|has|have|had) no\b",
+    re.IGNORECASE,
 )
 # A value that gives a reason or purpose ("To avoid loss of ...", "Because ...").
 _REASON = re.compile(

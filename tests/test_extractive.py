@@ -208,3 +208,11 @@ def test_a_question_about_what_the_wiki_never_mentions_is_declined():
     assert ask(question, ExtractiveLLM(), leave) != OUT_OF_SCOPE
     known = "How many weeks of annual leave do we get?"
     assert ask(known, ExtractiveLLM(vocabulary=lambda: vocabulary), leave) != OUT_OF_SCOPE
+
+
+def test_there_is_no_answers_no():
+    guide = [ev(1, "There is no set guideline for getting modify access to the wiki.", "Wiki")]
+    text = ask(
+        "Are there any set guidelines for getting modify access to the wiki?", evidences=guide
+    )
+    assert text.startswith("No: There is no set guideline")

@@ -627,8 +627,8 @@ def count_items(
         ]
         if people:
             chosen = list(dict.fromkeys(n for item in chosen for n in _NAME.findall(item)))
-        if not chosen:
-            continue
+        if not chosen or (len(chosen) == 1 and any(c.isdigit() for c in chosen[0])):
+            continue  # one item that holds a number states the count itself
         text = f"{len(chosen)} {noun}: {_joined(chosen, _language(profile))}"
         return _composed(text, [found.source])
     return None

@@ -58,10 +58,12 @@ from core.questions import (
     is_followup,
     profile_question,
     question_language,
+    terms,
 )
 from core.settings import Settings
 from core.spans import (
     DEFAULT_WEIGHTS,
+    SENTENCE_END,
     Span,
     SpanWeights,
     answers_type,
@@ -315,7 +317,11 @@ def render(question: str, spans: Sequence[tuple[int, Span]], chosen: int) -> str
     sentence). A table row needs no such line: the source excerpt shows the row."""
     number, span = spans[chosen]
     line = headline(question, number, span)
-    if span.kind == "sentence" and _plain(span.unit) not in _plain(line):
+    if (
+        span.kind == "sentence"
+        and span.answer not in ("Yes", "No")
+        and _plain(span.unit) not in _plain(line)
+    ):
         if len(span.answer.split()) < len(span.unit.split()) and not span.parts:
             return f"{line}\n{RELATED} {span.unit} [{number}]"
     return line
@@ -329,7 +335,7 @@ def headline(question: str, number: int, span: Span) -> str:
     profile = profile_question(question)
     values = [(number, span.answer), *span.parts]
     if profile.qtype == "yesno" and span.answer in ("Yes", "No"):
-        clause = span.unit
+        clause = deciding_sentence(profile, span.whole or span.unit)
         if span.kind == "row":
             clause = f"{span.label} ({span.row_key})" if span.row_key else span.label
             clause = clause or clip_words(span.unit.replace("; ", ", "), 16)
@@ -356,6 +362,16 @@ def headline(question: str, number: int, span: Span) -> str:
         # what the value is ("It must be done within your first 14 days, ...").
         return f"{span.unit} [{number}]"
     return cited
+
+
+def deciding_sentence(profile, unit: str) -> str:
+    """The sentence of a unit that shares most terms with the question (a list item or
+    passage may hold several: "Train first. ... first class is allowed on ... trips longer
+    than 4 hours."), for the clause behind Yes or No."""
+    sentences = SENTENCE_END.split(unit)
+    if len(sentences) < 2:
+        return unit
+    return max(sentences, key=lambda s: len(profile.asked_in(frozenset(terms(s)))))
 
 
 SENTENCE_WORDS = 35

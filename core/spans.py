@@ -53,7 +53,7 @@ _ROW = re.compile(r"^Row \d+ in Table (\d+):\s*(.*)$")
 _TABLE_HEAD = re.compile(r"^Table \d+:")
 _LIST_MARKER = re.compile(r"^\s*(?:[-*•]|\d+[.)])\s+(?:\[[ x]\]\s+)?")
 # A sentence ends at . ! or ? before a capital, but not after an ordinal ("am 24. Dezember").
-_SENTENCE_END = re.compile(r"(?<=[.!?])(?<!\b\d\.)(?<!\b\d\d\.)\s+(?=[A-Z0-9\"'(\[])")
+SENTENCE_END = re.compile(r"(?<=[.!?])(?<!\b\d\.)(?<!\b\d\d\.)\s+(?=[A-Z0-9\"'(\[])")
 # "How many" asks to count items (unlike "how much" or "how long").
 _COUNTS_ITEMS = re.compile(r"\b(how many|number of|wie viele|wieviele|anzahl)\b", re.IGNORECASE)
 # A pair boundary in a verbalized row: ", " or ", and " before the next "name is value".
@@ -89,8 +89,10 @@ _DEADLINE = re.compile(
     r"(?:first\s+|ersten\s+)?(?:\d+|one|two|three|four|five|six|seven|ten|eins|zwei|drei|vier"
     r"|fünf|zehn)\s+(?:\w+\s+)?" + _UNITS_OF_TIME + r"\b"
     r"|\b\d{1,2}[:.]\d{2}\b(?:\s*(?:am|pm|uhr))?"
-    r"|\b(?:monday|tuesday|wednesday|thursday|friday|saturday|sunday|montag|dienstag|mittwoch"
-    r"|donnerstag|freitag|samstag|sonntag)s?\b",
+    r"|\b(?:(?:the\s+)?(?:first|second|third|last|every|each|jeden|ersten|letzten)\s+)?"
+    r"(?:monday|tuesday|wednesday|thursday|friday|saturday|sunday|montag|dienstag|mittwoch"
+    r"|donnerstag|freitag|samstag|sonntag)s?\b(?:\s+of\s+(?:each|every|the)\s+month)?"
+    r"(?:\s+at\s+\d{1,2}[:.]\d{2})?",
     re.IGNORECASE,
 )
 # A deadline question asks for a time limit or a day, never a bare year.
@@ -202,7 +204,8 @@ class Span:
     same list) that answer the question as well (source number, value), in source order;
     `position`, the unit's place among its evidence's units; for an answer that is one cell
     of a table row, `label` is its column and `row_key` the row's cells that say which row
-    is meant (those holding the question's terms), so the answer can say what it is."""
+    is meant (those holding the question's terms), so the answer can say what it is;
+    `whole`, the unit uncut."""
 
     answer: str
     unit: str
@@ -214,6 +217,7 @@ class Span:
     position: int = -1
     label: str = ""
     row_key: str = ""
+    whole: str = ""
 
 
 # --------------------------------------------------------------------------- units
@@ -324,7 +328,7 @@ def units(text: str) -> tuple[Unit, ...]:
             body = "; ".join(_cell(n, v) for n, v in pairs) or row.group(2)
             out.append(_unit("row", body, pairs, int(row.group(1))))
         else:
-            out.extend(_unit("sentence", s.strip()) for s in _SENTENCE_END.split(line) if s.strip())
+            out.extend(_unit("sentence", s.strip()) for s in SENTENCE_END.split(line) if s.strip())
     close_list()
     return tuple(out)
 
@@ -498,7 +502,8 @@ def _row_answer(profile: QuestionProfile, unit: Unit, words: int) -> str:
     if profile.qtype == "yesno":
         # A pass/fail cell under the asked column decides; otherwise the row, found for
         # the question's terms, says yes (as a sentence without a negation does).
-        return (_cell_verdict(chosen[0][1]) if chosen else None) or "Yes"
+        verdict = _cell_verdict(chosen[0][1]) if chosen else None
+        return verdict or ("No" if _contradicts(profile, unit) else "Yes")
     if not chosen:
         return clip_words(unit.text, words)
     if len(chosen) == 1 and _says_column(profile, *chosen[0]):
@@ -791,6 +796,7 @@ def best_span(
         or _unit_answer(profile, unit, weights.answer_words),
         label=label,
         row_key=row_key,
+        whole=unit.text,
         unit=clip_words(unit.text, SUPPORT_WORDS),
         score=score / (1 + weights.rank_prior * (number - 1)),
         support=covered,

@@ -214,14 +214,18 @@ class ExtractiveLLM:
         return tuple((word, tuple(found[word])) for word in sorted(found))
 
     def unknown_words(self, question: str) -> list[str]:
-        """The question's content words (English) that occur nowhere in the wiki, in any
-        simple inflection: what it asks about that the wiki has no word for ("parental",
-        "weather", "Tokyo"). None without a vocabulary, or for another language (a German
-        word is missing from an English wiki as a rule)."""
-        if self.vocabulary is None or question_language(question) != "en":
+        """The question's content words that occur nowhere in the wiki, in any simple
+        inflection: what it asks about that the wiki has no word for ("parental", "weather",
+        "Tokyo"); a German question's words through the glossary. None without a
+        vocabulary."""
+        if self.vocabulary is None:
             return []
         known = self.vocabulary()
         words = [w.lower() for w in _WORD.findall(CONTEXT.sub(" ", question))]
+        if question_language(question) != "en":
+            # A German word stands for the glossary's first English word for it, when the
+            # glossary has it ("Elternzeit" → parental); other German words are not judged.
+            words = [found[0] for found in map(glossary_words, words) if found]
         return [
             w
             for w in words
@@ -235,7 +239,8 @@ class ExtractiveLLM:
         and the best span covers less than `UNKNOWN_SUPPORT` of the question: the wiki has
         near-topic evidence ("annual leave" for "parental leave") but not the answer.
         Measured on ConfQuestions (dev): 30 of 34 English out-of-scope questions have such a
-        word, 8 of 210 answerable ones (4 of them typos)."""
+        word, 8 of 210 answerable ones (4 of them typos); German decline recall 0.882 ->
+        0.912 at no cost."""
         return bool(self.unknown_words(question)) and spans[0][1].support < UNKNOWN_SUPPORT
 
     def threshold(self, question: str) -> float:

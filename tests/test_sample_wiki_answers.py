@@ -1,0 +1,66 @@
+"""The sample wiki's questions end to end, through the product as `confbot serve` wires it
+(the offline USE embedder, hybrid retrieval, the offline answerer): the first line of each
+reply states the facts a colleague would give, and off-topic questions are declined."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from bot.serve import SAMPLE_WIKI, sync_sample_wiki
+from core.answer import split_answer
+from core.assistant import Assistant, ConversationKey
+from core.settings import Settings
+
+DATA = Path(__file__).parent / "data" / "sample_wiki_questions.json"
+SAMPLE = json.loads((SAMPLE_WIKI / "questions.json").read_text(encoding="utf-8"))
+OURS = json.loads(DATA.read_text(encoding="utf-8"))
+# The bundled questions a follow-up needs the question before it for, and those the offline
+# answerer still gets wrong (each with the reason; see the issue 29 note).
+FOLLOW_UPS = {"q14": "q13", "q16": "q15"}
+NOT_YET = {
+    "q03": "retrieval: the compensation row is not in the top 10 ('allowance' is on no page)",
+    "q04": "two asks, the version and the fix, from one sentence with two versions in it",
+    "q07": "the commands sit in a code block the answerer does not read as steps",
+    "q09": "two asks in two sections (the port, the fallback)",
+}
+
+
+@pytest.fixture(scope="module")
+def assistant(tmp_path_factory):
+    folder = tmp_path_factory.mktemp("sample")
+    settings = Settings.load(environ={"CONFBOT_DATA_DIR": str(folder)})
+    assistant = Assistant.from_settings(settings)
+    sync_sample_wiki(settings, assistant.index)
+    yield assistant
+    assistant.close()
+
+
+def first_line(assistant: Assistant, *questions: str) -> str:
+    """The first line of the reply to the last of `questions`, asked in one new thread."""
+    key = ConversationKey("test", "w", "c", f"t{hash(questions)}")
+    for question in questions:
+        turn = assistant.ask(key, question, suggest=False)
+    return "DECLINED" if turn.out_of_scope else split_answer(turn.answer).answer.split("\n")[0]
+
+
+@pytest.mark.parametrize("item", SAMPLE, ids=[q["id"] for q in SAMPLE])
+def test_the_bundled_questions(assistant, item):
+    if item["id"] in NOT_YET:
+        pytest.xfail(NOT_YET[item["id"]])
+    before = [q["question"] for q in SAMPLE if q["id"] == FOLLOW_UPS.get(item["id"])]
+    line = first_line(assistant, *before, item["question"])
+    assert all(fact in line for fact in item["expect"]), line
+
+
+@pytest.mark.parametrize("item", OURS["questions"], ids=[q["question"] for q in OURS["questions"]])
+def test_more_questions(assistant, item):
+    line = first_line(assistant, item["question"])
+    assert all(fact.lower() in line.lower() for fact in item["expect"]), line
+
+
+@pytest.mark.parametrize("question", OURS["off_topic"])
+def test_off_topic_questions_are_declined(assistant, question):
+    assert first_line(assistant, question) == "DECLINED"

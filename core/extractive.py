@@ -44,6 +44,7 @@ import random
 import re
 import threading
 from collections.abc import Callable, Collection, Mapping, Sequence
+from dataclasses import replace
 
 from core.answer import OUT_OF_SCOPE, RELATED, parse_prompt
 from core.compose import compose
@@ -321,6 +322,15 @@ def render(question: str, spans: Sequence[tuple[int, Span]], chosen: int) -> str
     line only when the headline is a value cut from a sentence that says more (the
     sentence). A table row needs no such line: the source excerpt shows the row."""
     number, span = spans[chosen]
+    span = replace(
+        span,
+        answer=_unmarked(span.answer),
+        unit=_unmarked(span.unit),
+        whole=_unmarked(span.whole),
+        label=_unmarked(span.label),
+        row_key=_unmarked(span.row_key),
+        parts=tuple((n, _unmarked(v)) for n, v in span.parts),
+    )
     line = headline(question, number, span)
     if (
         span.kind == "sentence"
@@ -408,6 +418,15 @@ _QUESTION_WORDS = re.compile(
 def asks_several(question: str) -> bool:
     """Whether a question asks two things ("Which ticket ..., and when was it finished?")."""
     return len(_QUESTION_WORDS.findall(question)) > 1
+
+
+_FOOTNOTE = re.compile(r"\s*\[\d+\]")
+
+
+def _unmarked(text: str) -> str:
+    """Text without the page's footnote marks ("Fail [1] OXT-1654"), which would read as
+    citations of the answer's sources."""
+    return _FOOTNOTE.sub("", text)
 
 
 def _cited(values: Sequence[tuple[int, str]]) -> str:

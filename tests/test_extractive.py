@@ -216,3 +216,15 @@ def test_there_is_no_answers_no():
         "Are there any set guidelines for getting modify access to the wiki?", evidences=guide
     )
     assert text.startswith("No: There is no set guideline")
+
+
+def test_a_footnote_mark_in_the_page_is_not_shown_as_a_citation():
+    table = [
+        ev(
+            1,
+            "Row 1 in Table 1: Platform is Dell OptiPlex 7060, and UEFI upgrade is Fail [1] OXT-1654",
+            "Measurement",
+        )
+    ]
+    text = ask("Did the Dell OptiPlex 7060 pass the UEFI upgrade?", evidences=table)
+    assert text.startswith("No: UEFI upgrade: Fail OXT-1654") and text.count("[") == 1

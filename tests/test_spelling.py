@@ -5,7 +5,10 @@ from __future__ import annotations
 
 import pytest
 
+from core.contextualize import ContextOptions
+from core.pages import Page
 from core.spelling import Speller, describe, edits1, is_swap, max_distance, osa_distance
+from tests.fakes.tiny_wiki import build_wiki
 
 VOCABULARY = {
     "annual": 4,
@@ -159,3 +162,18 @@ def test_describe():
 def test_a_word_with_the_stem_of_a_wiki_word_is_a_real_word():
     speller = Speller({"heading": 2, "headwinds": 1, "attendance": 1, "attendees": 3})
     assert speller.correct("Which headings were attended?").changes == {}
+
+
+def test_the_index_speller_follows_writes(tmp_path):
+    settings, index, _ = build_wiki(tmp_path)
+    assert index.speller().correct("Dell Optiplx?").text == "Dell Optiplex?"
+    assert index.speller() is index.speller()  # kept while the store is unchanged
+    page = Page(
+        id="201",
+        space="TEST",
+        title="Quagga",
+        url="https://wiki.example/spaces/TEST/pages/201/Quagga",
+        body="<p>The quaggas live in the Karoo.</p>",
+    )
+    index.index_pages([page], ContextOptions.from_settings(settings))
+    assert index.speller().correct("Where do quagas live?").changes == {"quagas": "quaggas"}

@@ -57,10 +57,12 @@ class Turn:
     answer prompt, so citation `[n]` is `evidences[n-1]`): the retrieved ones, less those
     the self-check dropped (`self_check`; when it drops all, the answer declines and these
     are the retrieved ones, the closest pages); `timings` are milliseconds per step:
-    `history_ms`, `complete_ms`, `retrieve_ms` (and the retriever's own steps as
-    `retrieve.<step>`), `self_check_ms` (when on), `answer_ms` (the LLM call), `suggest_ms`,
-    `store_ms`, `total_ms`. `messages` holds the exact chat messages sent: `completion` (None
-    for the offline completer) and `answer`, and the `self_check` outcome when on
+    `history_ms`, `spell_ms` (spelling correction), `complete_ms`, `retrieve_ms` (and the
+    retriever's own steps as `retrieve.<step>`), `self_check_ms` (when on), `answer_ms` (the
+    LLM call, and the offline answerer's confidence, `core.confidence`, stored in the trace
+    as `confidence`), `suggest_ms`, `store_ms`, `total_ms`. `messages` holds the exact chat
+    messages sent: `completion` (None for the offline completer) and `answer`, and the
+    `self_check` outcome when on
     (`core.selfcheck.SelfCheck.to_dict`); `query` is the text the retriever searched;
     `suggestions` are up to three in-scope follow-up questions (`core.suggest`), also
     stored in the trace, beside the ones the model proposed (`proposed_suggestions`, empty
@@ -233,6 +235,7 @@ class Assistant:
             return self.retriever.search(query, k=1, spaces=spaces).results
 
         correction = self._correct_spelling(question)
+        mark = lap("spell", mark)
         completion = self.completer.complete(correction.text, history, search)
         mark = lap("complete", mark)
 
@@ -244,6 +247,7 @@ class Assistant:
         if check is not None:
             mark = lap("self_check", mark)
         (answer,) = generate(self.llm, completion.question, [r.evidence for r in results])
+        confidence = None if answer.out_of_scope else answer_confidence(self.llm, answer.messages)
         mark = lap("answer", mark)
         if check is not None and not check.kept:
             results = retrieval.results  # nothing helped: a decline still shows the closest pages
@@ -258,7 +262,6 @@ class Assistant:
         messages = {"completion": completion.messages, "answer": answer.messages}
         if check is not None:
             messages["self_check"] = check.to_dict()
-        confidence = None if answer.out_of_scope else answer_confidence(self.llm, answer.messages)
         record_timings = dict(timings)
         record_timings["total_ms"] = (mark - started) * 1000
         record: TurnRecord = self.store.add_turn(

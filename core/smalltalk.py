@@ -28,7 +28,7 @@ _PHRASES: tuple[tuple[str, str | None, str], ...] = (
         "en",
         r"help(?: me)?|(?:can|could) you help(?: me)?|how (?:can|could|do) you help"
         r"(?: me)?|what can you do|what do you do|what (?:can|should) i ask(?: you)?|"
-        r"what do you know|how do(?:es)? (?:you|this|it) work|how do i use (?:you|this)",
+        r"what do you know|how do you work|how do i use you",
     ),
     (
         "who",
@@ -52,7 +52,8 @@ _PHRASES: tuple[tuple[str, str | None, str], ...] = (
         "thanks",
         "en",
         r"thanks?(?: you)?(?: (?:so|very) much| a lot)?|thx|ty|cheers|"
-        r"much appreciated|great|cool|nice|awesome|perfect|got it|(?:ok|okay)(?: thanks)?",
+        r"much appreciated|great|cool|nice|awesome|perfect|got it|(?:ok|okay)(?: thanks)?|"
+        r"that (?:helps|helped|was helpful)|thats helpful",
     ),
     ("bye", "en", r"(?:good ?)?bye|see (?:you|ya)(?: later)?|have a nice day"),
     (
@@ -91,7 +92,7 @@ _PHRASES: tuple[tuple[str, str | None, str], ...] = (
         "thanks",
         "de",
         r"danke(?: schön| sehr| dir| ihnen)?|vielen dank|dankeschön|merci|"
-        r"super|prima|toll|klasse|alles klar danke",
+        r"super|prima|toll|klasse|alles klar danke|das hilft(?: mir)?|das hat geholfen",
     ),
     ("bye", "de", r"tschüss|tschüs|ciao|bis bald|bis später|auf wiedersehen|schönen tag"),
     ("greeting", "de", r"hallo|moin|servus|guten (?:morgen|tag|abend)|grüß gott|grüezi|hallöchen"),

@@ -6,8 +6,9 @@ pass with empty caches (every evidence text is cut into units for the first time
 second pass over the same prompts (units cached, as for a repeated question or the
 counterfactual prompts of Explain). The answerer is built as `confbot serve` builds it
 (settings thresholds, German questions matched through the index's word translations),
-so the translation of German words is timed too. Prints the machine load beside the
-figures, since other processes skew them.
+so the translation of German words is timed too. Then the confidence the assistant stores
+with each answer (`core.confidence`: the answerer's spans again, units cached). Prints the
+machine load beside the figures, since other processes skew them.
 
     CONFBOT_DATA_DIR=/tmp/bench .venv/bin/python benchmarks/answer_latency.py
 """
@@ -24,6 +25,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 from benchmarks._common import DATA, benchmark_pages, summary_ms  # noqa: E402
 from core.answer import build_messages  # noqa: E402
 from core.assistant import make_llm  # noqa: E402
+from core.confidence import answer_confidence  # noqa: E402
 from core.evaluation.benchmark import benchmark_index, load_conversations, questions  # noqa: E402
 from core.retrieve import Retriever  # noqa: E402
 from core.settings import Settings  # noqa: E402
@@ -49,6 +51,12 @@ def main() -> None:
         every = times["en"] + times["de"]
         print(f"{label}: all {summary_ms(every)}", end="")
         print(f"; en {summary_ms(times['en'])}; de {summary_ms(times['de'])}")
+    confidence = []
+    for _, messages in prompts:
+        start = time.perf_counter()
+        answer_confidence(llm, messages)
+        confidence.append((time.perf_counter() - start) * 1000)
+    print(f"confidence stored with each answer (core.confidence): {summary_ms(confidence)}")
     load = ", ".join(f"{x:.2f}" for x in os.getloadavg())
     print(f"{len(prompts)} prompts of 10 evidences; load average {load} on {os.cpu_count()} cores")
 

@@ -32,6 +32,7 @@ from core.assistant import Turn
 from core.attribution import Explanation
 from core.pages import Page
 from core.redact import web_link
+from core.spelling import describe
 
 MAX_BLOCKS = 50
 MAX_SECTION_TEXT = 3000
@@ -258,10 +259,15 @@ def answer_blocks(turn: Turn, pages: Mapping[str, Page] | None = None) -> list[d
     """The answer message: the completed question (context line), the answer with linked
     citations, the Sources list, the suggested follow-up buttons, and the Explain / 👍 / 👎
     buttons carrying the turn id.
-    `pages` (page id → indexed page) supplies spaces and last-updated dates."""
+    `pages` (page id → indexed page) supplies spaces and last-updated dates. Chit-chat gets
+    the help text alone; a corrected question says what was searched for instead."""
+    if turn.small_talk:
+        return [_section(escape(turn.answer))]
     pages = pages or {}
     question = escape(clip(" ".join(turn.completed_question.split()), MAX_QUESTION_CHARS))
     head = [_context(f"_Answering:_ {question}")]
+    if turn.corrections:
+        head = [_context(f"_Searching for:_ {question} ({escape(describe(turn.corrections))})")]
 
     sources = []
     lines = source_lines(turn, pages)

@@ -81,7 +81,8 @@ def gaps_for(assistant, space: str | None, since: timedelta) -> list[GapsReport]
 def gap_reports(
     settings: Settings, index, embedder, space: str | None, since: timedelta
 ) -> list[GapsReport]:
-    """Reports per space of the questions declined or rated 👎 in the last `since`."""
+    """Reports per space of the questions declined, rated 👎 or answered with low
+    confidence in the last `since`."""
     start = utcnow() - since
     questions = unanswered_turns(settings.sqlalchemy_url, start)
     scope = asked_in(settings)
@@ -107,6 +108,8 @@ def _counts(gap: Gap) -> str:
         parts.append(f"{gap.declined} declined")
     if gap.rated_down:
         parts.append(f"{gap.rated_down} rated 👎")
+    if gap.low_confidence:
+        parts.append(f"{gap.low_confidence} answered with low confidence")
     return ", ".join(parts)
 
 

@@ -84,6 +84,13 @@ def sample_questions() -> list[str]:
     return [r["question"] for r in records]
 
 
+def example_questions(index) -> list[str]:
+    """The example questions the help text may quote: the sample wiki's when only its pages
+    are indexed, else none (a generic example is used)."""
+    indexed = index.page_ids()
+    return sample_questions() if indexed and indexed <= sample_page_ids() else []
+
+
 def display_url(host: str, port: int) -> str:
     """The URL to print for a bound address (a wildcard address is shown as 127.0.0.1)."""
     if host in ("", "0.0.0.0", "::"):
@@ -248,6 +255,7 @@ def run(
             else:
                 worker = False
                 parts.notes.append("no sync source configured: serving the pages indexed")
+        assistant.examples = example_questions(assistant.index)
         assistant.warm_up()  # before the URL is shown
 
         metrics_server = serve_metrics(settings)

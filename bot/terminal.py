@@ -14,11 +14,13 @@ import uuid
 from collections.abc import Iterable
 from typing import TextIO
 
+from bot.serve import example_questions
 from core.answer import closest_pages, decline_message
 from core.assistant import Assistant, ConversationKey, Turn
 from core.attribution import Explanation
 from core.llm import LLMError
 from core.settings import Settings
+from core.spelling import describe
 
 HELP = """Commands:
   /new      start a new conversation (earlier questions are no longer context)
@@ -29,9 +31,14 @@ HELP = """Commands:
 
 
 def render_turn(turn: Turn) -> str:
-    """The completed question, the answer and its numbered sources, as printed."""
+    """The completed question, the answer and its numbered sources, as printed; chit-chat
+    gets the help text alone."""
+    if turn.small_talk:
+        return turn.answer
     lines = []
-    if turn.completed_question != turn.question:
+    if turn.corrections:
+        lines.append(f"Searching for: {turn.completed_question} ({describe(turn.corrections)})")
+    elif turn.completed_question != turn.question:
         lines.append(f"Completed question: {turn.completed_question}")
     evidences = [r.evidence for r in turn.evidences]
     closest = closest_pages(evidences)
@@ -179,6 +186,7 @@ def _user() -> str:
 def run(args: argparse.Namespace, settings: Settings) -> int:
     """`confbot ask`: one-shot questions from the command line, or an interactive chat."""
     assistant = Assistant.from_settings(settings)
+    assistant.examples = example_questions(assistant.index)
     if assistant.index.count() == 0:
         print("The index is empty: run `confbot sync` first.", file=sys.stderr)
     thread = args.thread or uuid.uuid4().hex[:12]

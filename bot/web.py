@@ -68,6 +68,7 @@ from core.assistant import Assistant, ConversationKey, Turn, also_in_json
 from core.attribution import Explanation
 from core.conversation import TurnRecord
 from core.redact import web_link
+from core.spelling import describe
 
 log = logging.getLogger(__name__)
 
@@ -257,6 +258,8 @@ def turn_json(turn: Turn) -> dict:
         "citations": [c.number for c in turn.citations],
         "sources": sources,
         "out_of_scope": turn.out_of_scope,
+        "small_talk": turn.small_talk,
+        "spelling": describe(turn.corrections) or None,
         "suggestions": list(turn.suggestions),
         "suggestions_pending": turn.suggestions_pending,
         "model": turn.model,

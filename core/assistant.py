@@ -28,14 +28,18 @@ from dataclasses import asdict, dataclass, field
 
 from core.answer import Citation, generate
 from core.attribution import Explanation, attribute, prompt_evidences
+from core.confidence import answer_confidence
 from core.conversation import ConversationKey, ConversationStore, TurnRecord
 from core.index import EvidenceIndex
+from core.lexical import detect_language
 from core.llm import LLM
 from core.metrics import observe_feedback, observe_turn
 from core.rephrase import Completer, Exchange
 from core.retrieve import Retriever, ScoredEvidence
 from core.selfcheck import SelfCheck, self_check
 from core.settings import Settings
+from core.smalltalk import SmallTalk, help_text, small_talk
+from core.spelling import Correction
 from core.suggest import follow_ups
 
 __all__ = ["Assistant", "ConversationKey", "Turn", "make_llm"]
@@ -53,15 +57,20 @@ class Turn:
     answer prompt, so citation `[n]` is `evidences[n-1]`): the retrieved ones, less those
     the self-check dropped (`self_check`; when it drops all, the answer declines and these
     are the retrieved ones, the closest pages); `timings` are milliseconds per step:
-    `history_ms`, `complete_ms`, `retrieve_ms` (and the retriever's own steps as
-    `retrieve.<step>`), `self_check_ms` (when on), `answer_ms` (the LLM call), `suggest_ms`,
-    `store_ms`, `total_ms`. `messages` holds the exact chat messages sent: `completion` (None
-    for the offline completer) and `answer`, and the `self_check` outcome when on
+    `history_ms`, `spell_ms` (spelling correction), `complete_ms`, `retrieve_ms` (and the
+    retriever's own steps as `retrieve.<step>`), `self_check_ms` (when on), `answer_ms` (the
+    LLM call, and the offline answerer's confidence, `core.confidence`, stored in the trace
+    as `confidence`), `suggest_ms`, `store_ms`, `total_ms`. `messages` holds the exact chat
+    messages sent: `completion` (None for the offline completer) and `answer`, and the
+    `self_check` outcome when on
     (`core.selfcheck.SelfCheck.to_dict`); `query` is the text the retriever searched;
     `suggestions` are up to three in-scope follow-up questions (`core.suggest`), also
     stored in the trace, beside the ones the model proposed (`proposed_suggestions`, empty
     for the offline answerer); `suggestions_pending` says they were left for
-    `Assistant.suggest` (`ask(..., suggest=False)`).
+    `Assistant.suggest` (`ask(..., suggest=False)`). `corrections` maps each misspelt word
+    of the question to the word searched instead (`core.spelling`); `small_talk` names the
+    kind of chit-chat (`core.smalltalk`) a turn answered with the help text, without a
+    search.
     """
 
     id: int
@@ -79,6 +88,8 @@ class Turn:
     completion_notes: dict = field(default_factory=dict)
     suggestions: list[str] = field(default_factory=list)
     suggestions_pending: bool = False
+    corrections: dict[str, str] = field(default_factory=dict)
+    small_talk: str | None = None
 
 
 def evidence_trace(results: Sequence[ScoredEvidence]) -> list[dict]:
@@ -139,6 +150,8 @@ class Assistant:
         self._explaining: dict[int, Future] = {}
         self._explain_guard = threading.Lock()
         self._background: ThreadPoolExecutor | None = None
+        self.examples: list[str] = []
+        """Example questions the help text quotes (a surface sets the sample wiki's)."""
 
     @classmethod
     def from_settings(cls, settings: Settings) -> Assistant:
@@ -167,10 +180,14 @@ class Assistant:
             return holder
 
     def history(self, key: ConversationKey) -> list[Exchange]:
-        """The conversation's current turns as the completer sees them, oldest first."""
+        """The conversation's current turns as the completer sees them, oldest first, each
+        question with its spelling corrected; chit-chat is no context for a follow-up."""
         return [
-            Exchange(r.question, r.completed_question, r.answer)
+            Exchange(
+                (r.messages or {}).get("spelled") or r.question, r.completed_question, r.answer
+            )
             for r in self.store.history(key, limit=HISTORY_TURNS)
+            if not (r.messages or {}).get("small_talk")
         ]
 
     def ask(
@@ -200,6 +217,9 @@ class Assistant:
         spaces: Collection[str] | None,
         suggest: bool,
     ) -> Turn:
+        talk = small_talk(question)
+        if talk is not None:
+            return self._small_talk(key, question, talk)
         timings: dict[str, float] = {}
         started = time.perf_counter()
 
@@ -214,7 +234,9 @@ class Assistant:
         def search(query: str):
             return self.retriever.search(query, k=1, spaces=spaces).results
 
-        completion = self.completer.complete(question, history, search)
+        correction = self._correct_spelling(question)
+        mark = lap("spell", mark)
+        completion = self.completer.complete(correction.text, history, search)
         mark = lap("complete", mark)
 
         retrieval = self.retriever.search(completion.query, spaces=spaces)
@@ -225,6 +247,7 @@ class Assistant:
         if check is not None:
             mark = lap("self_check", mark)
         (answer,) = generate(self.llm, completion.question, [r.evidence for r in results])
+        confidence = None if answer.out_of_scope else answer_confidence(self.llm, answer.messages)
         mark = lap("answer", mark)
         if check is not None and not check.kept:
             results = retrieval.results  # nothing helped: a decline still shows the closest pages
@@ -253,6 +276,9 @@ class Assistant:
                 "suggestions": suggestions,
                 "proposed_suggestions": answer.suggestions,
                 "spaces": sorted(spaces) if spaces is not None else None,
+                "spelling": correction.changes,
+                "spelled": correction.text if correction.changes else None,
+                "confidence": confidence,
             },
             answer=answer.text,
             citations=[asdict(c) for c in answer.citations],
@@ -281,6 +307,48 @@ class Assistant:
             completion_notes=completion.notes,
             suggestions=suggestions or [],
             suggestions_pending=suggestions is None,
+            corrections=correction.changes,
+        )
+
+    def _correct_spelling(self, question: str) -> Correction:
+        """The question with the words the wiki lacks corrected (`core.spelling`), when the
+        `correct_spelling` setting is on."""
+        if not self.settings.correct_spelling:
+            return Correction(question)
+        return self.index.speller().correct(question, detect_language(question))
+
+    def _small_talk(self, key: ConversationKey, question: str, talk: SmallTalk) -> Turn:
+        """Chit-chat answered with the help text (`core.smalltalk`): no search, stored as a
+        turn that later follow-ups do not take as context."""
+        started = time.perf_counter()
+        answer = help_text(talk, self.examples)
+        record = self.store.add_turn(
+            key,
+            question=question,
+            completed_question=question,
+            evidences=[],
+            messages={"small_talk": talk.kind, "suggestions": []},
+            answer=answer,
+            citations=[],
+            out_of_scope=False,
+            model="small talk",
+            timings={},
+        )
+        timings = {"total_ms": (time.perf_counter() - started) * 1000}
+        observe_turn(key.surface, timings, False)
+        return Turn(
+            id=record.id,
+            key=key,
+            question=question,
+            completed_question=question,
+            query="",
+            answer=answer,
+            citations=[],
+            evidences=[],
+            timings=timings,
+            model="small talk",
+            out_of_scope=False,
+            small_talk=talk.kind,
         )
 
     def _self_check(

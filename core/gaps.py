@@ -2,7 +2,10 @@
 pages that came closest, so a wiki owner knows what to write.
 
 A question counts as unanswered when its answer declined (`out_of_scope`, the fixed
-out-of-scope answer) or someone rated it 👎 (feedback `down`). `unanswered_turns` reads them
+out-of-scope answer), someone rated it 👎 (feedback `down`), or it was answered with low
+confidence: the offline answerer's support barely passed its decline threshold
+(`core.confidence`, stored with the turn), the answers most likely to be wrong without
+anyone saying so. `unanswered_turns` reads them
 from the conversation store for a window of days (through the `created_at` index); archived
 turns count too, evaluation runs do not. `group_gaps` embeds the completed (self-contained)
 questions with the configured embedder and clusters them by agglomerative clustering with
@@ -21,8 +24,9 @@ from dataclasses import dataclass, field
 from datetime import datetime
 
 import numpy as np
-from sqlalchemy import or_, select
+from sqlalchemy import and_, not_, or_, select
 
+from core.confidence import LOW_CONFIDENCE_MARGIN, is_low_confidence
 from core.conversation import ConversationKey, ConversationRecord, FeedbackRecord, TurnRecord
 from core.db import session_factory
 from core.embeddings import Embedder
@@ -34,7 +38,8 @@ EXCLUDED_SURFACES = ("eval",)
 
 @dataclass
 class Unanswered:
-    """A question the wiki did not answer: declined, rated 👎, or both."""
+    """A question the wiki did not answer: declined, rated 👎, answered with low
+    confidence, or several of these."""
 
     turn_id: int
     key: ConversationKey
@@ -43,6 +48,7 @@ class Unanswered:
     asked_at: datetime
     declined: bool
     rated_down: bool
+    low_confidence: bool
     evidences: list[dict]
     """The retrieved evidences of the turn's trace, best first (`page_id`, `title`, `url`)."""
 
@@ -72,14 +78,21 @@ class Gap:
         return sum(q.rated_down for q in self.questions)
 
     @property
+    def low_confidence(self) -> int:
+        return sum(q.low_confidence for q in self.questions)
+
+    @property
     def last_asked(self) -> datetime:
         return max(q.asked_at for q in self.questions)
 
 
 def unanswered_turns(url: str, since: datetime) -> list[Unanswered]:
-    """Declined or 👎 questions asked at or after `since`, oldest first."""
+    """Declined, 👎 or low-confidence questions asked at or after `since`, oldest first."""
     sessions = session_factory(url)
     rated_down = select(FeedbackRecord.turn_id).where(FeedbackRecord.value == "down")
+    support = TurnRecord.messages[("confidence", "support")].as_float()
+    threshold = TurnRecord.messages[("confidence", "threshold")].as_float()
+    low = and_(not_(TurnRecord.out_of_scope), support < threshold + LOW_CONFIDENCE_MARGIN)
     with sessions() as db:
         rows = db.execute(
             select(TurnRecord, ConversationRecord)
@@ -87,7 +100,7 @@ def unanswered_turns(url: str, since: datetime) -> list[Unanswered]:
             .where(
                 TurnRecord.created_at >= since,
                 ConversationRecord.surface.not_in(EXCLUDED_SURFACES),
-                or_(TurnRecord.out_of_scope, TurnRecord.id.in_(rated_down)),
+                or_(TurnRecord.out_of_scope, TurnRecord.id.in_(rated_down), low),
             )
             .order_by(TurnRecord.id)
         ).all()
@@ -102,6 +115,8 @@ def unanswered_turns(url: str, since: datetime) -> list[Unanswered]:
             asked_at=turn.created_at,
             declined=bool(turn.out_of_scope),
             rated_down=turn.id in down,
+            low_confidence=not turn.out_of_scope
+            and is_low_confidence((turn.messages or {}).get("confidence")),
             evidences=list(turn.evidences or []),
         )
         for turn, c in rows

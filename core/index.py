@@ -46,6 +46,7 @@ from core.pages import Evidence, Page
 from core.redact import redact_url
 from core.refresh import Refreshed
 from core.settings import Settings, SettingsError
+from core.spelling import Speller
 from core.store import EvidenceStore, PageEntry, PendingMark, page_from_record
 from core.translate import TermTranslator, query_words, split_compound
 
@@ -233,6 +234,7 @@ class EvidenceIndex:
         # Both are derived from the store and keyed by its generation.
         self._translator: Refreshed[int, TermTranslator] = Refreshed(operator.eq)
         self._catalog: Refreshed[int, dict[str, PageEntry]] = Refreshed(operator.eq)
+        self._speller: Refreshed[int, Speller] = Refreshed(operator.eq)
         self._import_previous_store()
 
     def _import_previous_store(self) -> None:
@@ -617,6 +619,14 @@ class EvidenceIndex:
             )
 
         return self._translator.get(self.store.generation(), load)
+
+    def speller(self) -> Speller:
+        """The spelling corrector over the store's current vocabulary and its document
+        frequencies (`core.spelling`), reloaded when the store changed; in SQLite and in
+        PostgreSQL alike, since both keep the vocabulary table."""
+        return self._speller.get(
+            self.store.generation(), lambda _previous: Speller(self.store.word_counts())
+        )
 
     def _vocabulary_vectors(self, words: Sequence[str], known: dict[str, np.ndarray]) -> np.ndarray:
         """Vectors of the vocabulary: known in this process, else stored, else embedded now

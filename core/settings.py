@@ -156,6 +156,11 @@ class Settings:
     lexical_language: str = setting(
         "auto", "Query language for lexical search: auto (detect), en or de."
     )
+    correct_spelling: bool = setting(
+        True,
+        "Replace question words the wiki lacks by the closest wiki word (anual → annual)"
+        " before searching, and show the correction.",
+    )
 
     # --- state -----------------------------------------------------------------------
     database_url: str = setting(

@@ -22,7 +22,8 @@ evidences, so a deleted evidence can never be found by lexical search once the s
 committed. Each write transaction first bumps its collection's generation, which locks that
 row: writers of one collection take turns (and never deadlock on term rows), and readers can
 tell that something changed. `lexical_words` keeps the vocabulary the query translator maps
-German words onto (`core.translate`), with each word's vector once computed.
+German words onto (`core.translate`), with each word's vector once computed, and the number
+of evidences holding each word, which spelling correction prefers by (`core.spelling`).
 
 The tables are derived data, rebuilt from the wiki with `confbot sync --full` rather than
 migrated, so they are created here; Alembic (`migrations/`) owns the state tables.
@@ -798,6 +799,19 @@ class EvidenceStore:
                     .where(words.c.collection_id == self.collection_id, words.c.evidences > 0)
                     .order_by(words.c.word)
                 ).scalars()
+            )
+
+    @read_again_if_dropped
+    def word_counts(self) -> dict[str, int]:
+        """The vocabulary with document frequencies: every word of an indexed evidence and
+        the number of evidences containing it (for spelling correction, `core.spelling`)."""
+        with self.reader.connect() as db:
+            return dict(
+                db.execute(
+                    select(words.c.word, words.c.evidences).where(
+                        words.c.collection_id == self.collection_id, words.c.evidences > 0
+                    )
+                ).all()
             )
 
     @read_again_if_dropped

@@ -203,3 +203,57 @@ def test_a_declined_answer_has_no_suggestions_to_compute(assistant):
     assert assistant.suggest(turn.id) == []
     with pytest.raises(KeyError):
         assistant.suggest(10**6)
+
+
+def test_chit_chat_gets_the_help_text_and_is_no_context(assistant):
+    hello = assistant.ask(A, "Hello!")
+    assert hello.small_talk == "greeting" and hello.answer.startswith("Hi!")
+    assert hello.evidences == [] and hello.citations == [] and not hello.out_of_scope
+    assert "questions about the pages of the wiki" in hello.answer
+    record = assistant.turn_record(hello.id)
+    assert record.messages["small_talk"] == "greeting" and record.answer == hello.answer
+    question = assistant.ask(A, "What does BATS stand for?")
+    thanks = assistant.ask(A, "danke!")
+    assert thanks.small_talk == "thanks" and thanks.answer.startswith("Gern geschehen!")
+    follow_up = assistant.ask(A, "Is it compliant with the Test Anything Protocol?")
+    assert question.query == question.completed_question == "What does BATS stand for?"
+    assert "BATS" in follow_up.completed_question and "danke" not in follow_up.query
+    assert "Hello" not in follow_up.query and top_page(follow_up) == "101"
+    assistant.examples = ["Which TPM version did the Dell Optiplex 7040 have?"]
+    assert "“Which TPM version did the Dell Optiplex 7040 have?”" in assistant.ask(B, "hi").answer
+
+
+def test_a_question_that_starts_with_a_greeting_is_answered(assistant):
+    turn = assistant.ask(A, "Hi, which BIOS did the Dell Optiplex 7040 have?")
+    assert turn.small_talk is None and not turn.out_of_scope
+    assert "1.14.0" in turn.answer and top_page(turn) == "102"
+
+
+def test_misspelt_words_are_corrected_before_searching(assistant):
+    turn = assistant.ask(A, "Which BIOS did the Dell Optiplx 7040 have?")
+    assert turn.corrections == {"Optiplx": "Optiplex"}
+    assert turn.question == "Which BIOS did the Dell Optiplx 7040 have?"
+    assert turn.completed_question == "Which BIOS did the Dell Optiplex 7040 have?"
+    assert "1.14.0" in turn.answer and top_page(turn) == "102"
+    record = assistant.turn_record(turn.id)
+    assert record.messages["spelling"] == {"Optiplx": "Optiplex"}
+    follow_up = assistant.ask(A, "And the TPM?")
+    assert "Optiplex" in follow_up.completed_question and "Optiplx" not in follow_up.query
+
+
+def test_spelling_correction_can_be_turned_off(wiki, tmp_path):
+    settings, index, retriever = wiki
+    assistant = make_assistant(
+        (settings.replace(correct_spelling=False), index, retriever), tmp_path
+    )
+    turn = assistant.ask(A, "Which BIOS did the Dell Optiplx 7040 have?")
+    assert turn.corrections == {} and "Optiplx" in turn.completed_question
+
+
+def test_confidence_is_stored_with_an_answer(assistant):
+    answered = assistant.ask(A, "Which BIOS did the Dell Optiplex 7040 have?")
+    confidence = assistant.turn_record(answered.id).messages["confidence"]
+    assert 0 < confidence["support"] <= 1 and confidence["threshold"] >= 0
+    declined = assistant.ask(B, "Who won the football world cup in 1954?")
+    assert declined.out_of_scope
+    assert assistant.turn_record(declined.id).messages["confidence"] is None

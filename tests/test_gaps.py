@@ -77,6 +77,7 @@ def question(turn_id: int, text: str, pages=(), declined=True, key=None) -> Unan
         asked_at=utcnow() - timedelta(hours=turn_id),
         declined=declined,
         rated_down=not declined,
+        low_confidence=False,
         evidences=[{"page_id": p, "title": f"Page {p}", "url": f"https://w/{p}"} for p in pages],
     )
 
@@ -119,13 +120,15 @@ def test_a_question_belongs_to_the_space_it_was_asked_in(settings):
     assert not in_space(q("terminal", "", "", []), "HR", scope, spaces)
 
 
-def add_turn(store, url, thread, text, declined, surface="web", days_ago=0, rating=None):
+def add_turn(
+    store, url, thread, text, declined, surface="web", days_ago=0, rating=None, confidence=None
+):
     record = store.add_turn(
         ConversationKey(surface, "TEST", "", thread),
         question=text,
         completed_question=text,
         evidences=[{"page_id": "101", "title": "Bats", "url": "https://w/101"}],
-        messages={},
+        messages={"confidence": confidence},
         answer="...",
         citations=[],
         out_of_scope=declined,
@@ -159,6 +162,46 @@ def test_unanswered_turns_are_declined_or_rated_down(tmp_path):
         (both, True, True),
     ]
     assert found[0].key == ConversationKey("web", "TEST", "", "a")
+
+
+def test_answers_that_barely_passed_their_threshold_count_as_unanswered(tmp_path):
+    url = f"sqlite:///{tmp_path / 'state.sqlite'}"
+    upgrade(url)
+    store = ConversationStore(url)
+    doubtful = add_turn(
+        store,
+        url,
+        "a",
+        "hotel limit in Tokyo?",
+        False,
+        confidence={"support": 0.45, "threshold": 0.4},
+    )
+    add_turn(
+        store,
+        url,
+        "b",
+        "hotel limit in London?",
+        False,
+        confidence={"support": 0.9, "threshold": 0.4},
+    )
+    add_turn(store, url, "c", "bats?", False)  # no confidence stored: another answerer
+    declined = add_turn(
+        store, url, "d", "parental leave?", True, confidence={"support": 0.1, "threshold": 0.4}
+    )
+
+    found = unanswered_turns(url, utcnow() - timedelta(days=30))
+    assert [(q.turn_id, q.declined, q.low_confidence) for q in found] == [
+        (doubtful, False, True),
+        (declined, True, False),
+    ]
+    (gap,) = group_gaps(found[:1], HashEmbedder(), distance=0.45)
+    assert (gap.declined, gap.rated_down, gap.low_confidence) == (0, 0, 1)
+    settings, index, _ = build_wiki(tmp_path / "wiki")
+    settings = settings.replace(database_url=url)
+    (report,) = gap_reports(settings, index, HashEmbedder(), "TEST", timedelta(days=30))
+    lines = report_lines(report)
+    assert lines[0].startswith("TEST: 2 unanswered question(s)")
+    assert any("1 answered with low confidence" in line for line in lines)
 
 
 def test_weekly_post_and_its_job(tmp_path):
@@ -258,6 +301,13 @@ def test_status_gaps_and_doctor_on_postgres(postgres_url, tmp_path):
     assert status.usage.questions_per_day[-1] == (utcnow().date(), 2)
     assert status.usage.feedback == {"down": 1}
     assert len(unanswered_turns(postgres_url, utcnow() - timedelta(days=1))) == 2
+    doubtful = {"support": 0.45, "threshold": 0.4}
+    low = add_turn(store, postgres_url, "c", "tokyo?", False, confidence=doubtful)
+    add_turn(
+        store, postgres_url, "d", "london?", False, confidence={"support": 0.9, "threshold": 0.4}
+    )
+    found = unanswered_turns(postgres_url, utcnow() - timedelta(days=1))
+    assert [q.turn_id for q in found if q.low_confidence] == [low] and len(found) == 3
     check = check_database(settings)
     head = ScriptDirectory.from_config(alembic_config(postgres_url)).get_current_head()
     assert check.status == "OK" and f"schema at {head}" in check.detail

@@ -3,6 +3,8 @@ Block Kit limits, and the answer and explanation messages, on literal inputs."""
 
 from __future__ import annotations
 
+import dataclasses
+
 import pytest
 
 from bot.blocks import (
@@ -270,3 +272,16 @@ def test_explanation_with_nothing_attributed():
     explanation = Explanation("counterfactual", "q", "a", [ClusterShare(1, [1], ["e1"], 0.0, 0.0)])
     text = explanation_blocks(explanation, [{"title": "T", "url": "https://w.example/1"}])
     assert "nothing to attribute" in text[-1]["text"]["text"]
+
+
+def test_chit_chat_gets_the_help_text_alone():
+    turn = dataclasses.replace(make_turn("Hi! I answer <questions>."), small_talk="greeting")
+    turn = dataclasses.replace(turn, evidences=[], citations=[])
+    (block,) = answer_blocks(turn)
+    assert block["type"] == "section" and block["text"]["text"] == "Hi! I answer &lt;questions&gt;."
+
+
+def test_a_corrected_question_says_what_was_searched_for():
+    turn = dataclasses.replace(make_turn("It happened [1]."), corrections={"thne": "then"})
+    head = answer_blocks(turn)[0]["elements"][0]["text"]
+    assert head.startswith("_Searching for:_ What happened") and head.endswith("(thne → then)")

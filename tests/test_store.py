@@ -149,6 +149,15 @@ def test_vocabulary_follows_writes_and_keeps_vectors(store_url):
     assert store.word_vectors(["okapi", "zebra"]).keys() == {"okapi"}
 
 
+def test_word_counts_are_the_evidences_holding_each_word(store_url):
+    store = EvidenceStore(store_url, "test", postings_per_term=1000)
+    write(store, [evidence(1, "quagga okapi okapi"), evidence(2, "okapi zebra")])
+    counts = store.word_counts()
+    assert (counts["okapi"], counts["quagga"], counts["zebra"]) == (2, 1, 1)
+    store.delete_page("101")
+    assert "quagga" not in store.word_counts() and store.word_counts()["okapi"] == 1
+
+
 @pytest.mark.postgres
 def test_a_read_whose_pooled_connection_the_server_dropped_runs_again(postgres_url):
     from sqlalchemy import text

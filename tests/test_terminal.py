@@ -80,3 +80,15 @@ def test_ask_one_question_from_the_command_line(environ, capsys):
     captured = capsys.readouterr()
     assert "I couldn't find this in the wiki." in captured.out
     assert "The index is empty" in captured.err
+
+
+def test_chat_shows_the_help_text_for_chit_chat_and_a_spelling_correction(wiki, tmp_path):
+    assistant = make_assistant(wiki, tmp_path)
+    out = run_chat(assistant, "hello!", "Which BIOS did the Dell Optiplx 7040 have?")
+    hello, answer = out.split("\n\n", 1)
+    assert hello.startswith("Hi! I answer questions about the pages of the wiki")
+    assert "Sources" not in hello and "nothing in the index" not in hello
+    assert (
+        "Searching for: Which BIOS did the Dell Optiplex 7040 have? (Optiplx → Optiplex)" in answer
+    )
+    assert "1.14.0" in answer and "Completed question" not in answer

@@ -138,6 +138,16 @@ async def test_ask_returns_answer_and_numbered_sources(client):
     assert likely == turn["answer"].split("\n")[0]
     assert [f"Related: {line}" for line in related] == turn["answer"].split("\n")[1:]
     assert "declined" not in turn
+
+
+@pytest.mark.anyio
+async def test_ask_marks_chit_chat_and_spelling_corrections(client):
+    hello = (await ask(client, "Hallo!")).json()
+    assert hello["small_talk"] == "greeting" and hello["sources"] == []
+    assert hello["answer"].startswith("Hallo! Ich beantworte Fragen") and hello["spelling"] is None
+    turn = (await ask(client, "Which BIOS did the Dell Optiplx 7040 have?")).json()
+    assert turn["spelling"] == "Optiplx → Optiplex" and turn["small_talk"] is None
+    assert turn["completed_question"] == "Which BIOS did the Dell Optiplex 7040 have?"
     assert {"lexical", "dense"} <= set(turn["sources"][0]["ranks"])
     assert turn["timings"]["total_ms"] > 0
 

@@ -109,6 +109,10 @@
   function renderAnswer(turn) {
     const byNumber = new Map(turn.sources.map((s) => [s.number, s]));
     const box = el("div", { className: "answer" });
+    if (turn.small_talk) {
+      box.append(el("p", { text: turn.answer }));
+      return box;
+    }
     if (turn.declined) {
       box.classList.add("declined");
       box.append(document.createTextNode(turn.declined.message));
@@ -152,6 +156,7 @@
   }
 
   function renderSources(turn) {
+    if (turn.small_talk) return [];
     const cited = turn.sources.filter((s) => s.cited);
     if (cited.length) {
       return [el("h3", { text: "Sources" }), el("ol", { className: "sources" }, cited.map(sourceItem))];
@@ -260,7 +265,9 @@
   function renderTurn(turn) {
     const node = el("article", { className: "turn", "data-turn": String(turn.turn) });
     node.append(el("p", { className: "question", text: turn.question }));
-    if (turn.completed_question && turn.completed_question !== turn.question) {
+    if (turn.spelling) {
+      node.append(el("p", { className: "completed", text: "Searching for: " + turn.completed_question + " (" + turn.spelling + ")" }));
+    } else if (turn.completed_question && turn.completed_question !== turn.question) {
       node.append(el("p", { className: "completed", text: "Completed question: " + turn.completed_question }));
     }
     node.append(renderAnswer(turn));
@@ -296,7 +303,7 @@
       });
       return button;
     });
-    const actions = turn.out_of_scope ? [...feedbackButtons, note] : [explain, ...feedbackButtons, note];
+    const actions = turn.out_of_scope || turn.small_talk ? [...feedbackButtons, note] : [explain, ...feedbackButtons, note];
     node.append(el("div", { className: "actions" }, actions));
     node.append(explainBox);
     if (turn.suggestions && turn.suggestions.length) node.append(renderSuggestions(turn.suggestions));

@@ -222,7 +222,8 @@ def test_a_footnote_mark_in_the_page_is_not_shown_as_a_citation():
     table = [
         ev(
             1,
-            "Row 1 in Table 1: Platform is Dell OptiPlex 7060, and UEFI upgrade is Fail [1] OXT-1654",
+            "Row 1 in Table 1: Platform is Dell OptiPlex 7060,"
+            " and UEFI upgrade is Fail [1] OXT-1654",
             "Measurement",
         )
     ]

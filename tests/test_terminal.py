@@ -38,6 +38,28 @@ def test_chat_shows_completed_question_answer_and_sources(wiki, tmp_path):
     assert re.search(
         r"Sources:\n  \[\d+\] OpenXT 9.0 Measurement Test — https://wiki.example/", out
     )
+    # the cited row under its header, the answer marked; never the index's "Row 1 in Table 1"
+    assert (
+        "      Machine             BIOS        Build  TPM\n"
+        "      Dell Optiplex 7040  **1.14.0**  6662   2.0\n"
+        "      (… 1 more row)"
+    ) in out
+    assert "in Table" not in out
+
+
+def test_sources_are_numbered_from_one_as_cited(wiki, tmp_path):
+    assistant = make_assistant(wiki, tmp_path)
+    out = run_chat(assistant, "What does BATS stand for?")
+    answer = out.split("Sources:")[0]
+    assert re.findall(r"\[(\d+)\]", answer) == ["1", "2"]
+    assert re.findall(r"^  \[(\d+)\]", out, re.MULTILINE) == ["1", "2"]
+
+
+def test_german_questions_get_german_labels(wiki, tmp_path):
+    assistant = make_assistant(wiki, tmp_path)
+    out = run_chat(assistant, "Welche BIOS-Version hatte der Dell Optiplex 7040?", "/explain")
+    assert "\nQuellen:\n  [1] OpenXT 9.0 Measurement Test" in out
+    assert "Warum diese Antwort: Diese Antwort stammt aus einer Quelle: OpenXT 9.0" in out
 
 
 def test_chat_commands(wiki, tmp_path):
@@ -59,8 +81,12 @@ def test_chat_commands(wiki, tmp_path):
     assert "lexical #1" in out and "dense #" in out
     assert "Messages sent (answer):\n--- system" in out and "Question: What does BATS" in out
     assert "Timings (ms): history" in out
-    assert "Explanation (counterfactual attribution):\n  Attributed " in out
-    assert re.search(r"Evidence:\n  \[\d+\] Bats: Bash Automated Testing System", out)
+    assert "Why this answer: Bats: Bash Automated Testing System [1] shaped " in out
+    assert re.search(
+        r"Share of each source \(counterfactual attribution\):\n +\d+\.\d%  \[1\] Bats: Bash"
+        r" Automated Testing System — https://wiki.example/",
+        out,
+    )
     assert "New conversation." in out
     assert "Completed question: And the BIOS?" not in out  # history was forgotten
     assert "Unknown command /bogus." in out

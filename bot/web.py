@@ -5,7 +5,9 @@ Routes:
 - `GET /ask?space=KEY&page=ID&q=TEXT`: the page a Confluence page or macro links to. A chat scoped
   to the space (retrieval searches only that space; with only `page`, the page's space):
   each answer shows the completed question, the answer with its `[n]` citations linked,
-  the numbered sources linked to Confluence, an Explain button (attribution breakdown) and
+  the sources numbered 1..k as cited and linked to Confluence, each with its excerpt as
+  the page shows it (`core.present`), an Explain button (why in plain words, then the
+  attribution breakdown) and
   a trace (retrieval ranks per retriever, the prompts sent, timings). Each page load is a
   new conversation (its id is in the page), so every browser tab has its own thread. `q`
   prepares a question: it fills the question box and waits for the user to ask it.

@@ -89,7 +89,7 @@ def excerpt(text: str, kind: str, answer: str = "", question: str = "") -> Excer
         table = _table(lines, wanted, asked, all_rows=kind == "row")
         if table is not None:
             return table
-    return _text(lines, wanted, asked)
+    return _text(lines, wanted, asked, _words(answer))
 
 
 # --------------------------------------------------------------------------- tables
@@ -148,8 +148,11 @@ def _answer_rows(
 
 
 # --------------------------------------------------------------------------- text
-def _text(lines: Sequence[str], wanted: frozenset[str], asked: frozenset[str]) -> Excerpt:
-    """The sentence or list item that best holds the answer, marked and cut."""
+def _text(
+    lines: Sequence[str], wanted: frozenset[str], asked: frozenset[str], said: str
+) -> Excerpt:
+    """The sentence or list item that best holds the answer, marked and cut; `said` is
+    the answer's words (`_words`): a sentence it quotes whole is not marked."""
     units: list[str] = []
     for line in lines:
         if _ITEM.match(line):
@@ -162,8 +165,10 @@ def _text(lines: Sequence[str], wanted: frozenset[str], asked: frozenset[str]) -
     best = scores.index(max(scores))
     unit = units[best]
     spans = _answer_spans(unit, wanted)
-    if sum(end - start for start, end in spans) > WHOLE_SENTENCE * len(unit):
-        spans = []  # the sentence is the answer: marking all of it would stress nothing
+    if sum(end - start for start, end in spans) > WHOLE_SENTENCE * len(unit) or (
+        _words(unit) and f" {_words(unit)} " in f" {said} "
+    ):
+        spans = []  # the sentence is the answer: marking it would stress nothing
     start, end = _window(unit, spans[0][0] if spans else 0)
     pieces: list[Piece] = []
     if best > 0 or start > 0:
@@ -231,6 +236,11 @@ def _window(text: str, anchor: int) -> tuple[int, int]:
     first = max(0, min(at - MAX_WORDS // 3, len(words) - MAX_WORDS))
     last = first + MAX_WORDS - 1
     return words[first].start(), words[last].end()
+
+
+def _words(text: str) -> str:
+    """`text`'s words, lower-cased and joined by single spaces (citations left out)."""
+    return " ".join(TOKEN.findall(CITATION.sub(" ", text).lower()))
 
 
 def _overlap(text: str, words: Iterable[str]) -> int:

@@ -110,9 +110,17 @@ def text(*pieces: tuple[str, bool] | str) -> Excerpt:
         (
             "Die Probezeit dauert sechs Monate. Danach gilt die Kündigungsfrist.",
             "passage",
-            "Die Probezeit dauert sechs Monate [1].",
+            "Sechs Monate [1].",
             "Wie lange dauert die Probezeit?",
             text("Die Probezeit dauert ", ("sechs Monate", True), ".", " …"),
+        ),
+        # a sentence the answer quotes whole is the answer: nothing in it is marked
+        (
+            "Read the handbook. Set goals for your probation period with your manager.",
+            "passage",
+            "Set goals for your probation period with your manager [1].",
+            "What do I do in my probation period?",
+            text("… ", "Set goals for your probation period with your manager."),
         ),
         # a list: the item holding the answer, without its bullet
         (

@@ -9,10 +9,11 @@ import pytest
 from sqlalchemy import inspect
 
 from bot.cli import main
-from bot.terminal import chat
+from bot.terminal import chat, render_excerpt
 from core.assistant import ConversationKey
 from core.conversation import TABLES
 from core.db import engine_for
+from core.excerpt import Excerpt, Piece
 from tests.fakes.tiny_wiki import Wiki, build_wiki, make_assistant
 
 KEY = ConversationKey("terminal", "tester", "cli", "t1")
@@ -91,6 +92,54 @@ def test_chat_commands(wiki, tmp_path):
     assert "Completed question: And the BIOS?" not in out  # history was forgotten
     assert "Unknown command /bogus." in out
     assert "never asked" not in out
+
+
+WIDE = "x" * 95
+
+
+@pytest.mark.parametrize(
+    ("found", "language", "expected"),
+    [
+        (
+            Excerpt(
+                "table",
+                ("City", "Hotel"),
+                (("Munich", "€180"), ("Bristol", "£150")),
+                frozenset({(0, 1)}),
+                more_rows=2,
+            ),
+            "en",
+            ["City     Hotel", "Munich   **€180**", "Bristol  £150", "(… 2 more rows)"],
+        ),
+        # too wide for aligned columns: one `Column: value` line a cell, names aligned
+        (
+            Excerpt(
+                "table",
+                ("Team", "Description", "Lead"),
+                (("Pay", WIDE, "Sophie"),),
+                frozenset({(0, 2)}),
+                more_rows=1,
+            ),
+            "de",
+            [
+                "Team:        Pay",
+                f"Description: {WIDE}",
+                "Lead:        **Sophie**",
+                "(… 1 weitere Zeile)",
+            ],
+        ),
+        (
+            Excerpt(
+                "text",
+                pieces=(Piece("… "), Piece("Limit is "), Piece("€180", True), Piece(" a night.")),
+            ),
+            "en",
+            ["… Limit is **€180** a night."],
+        ),
+    ],
+)
+def test_render_excerpt(found, language, expected):
+    assert render_excerpt(found, language) == expected
 
 
 def test_init_creates_the_tables(environ, capsys):

@@ -136,6 +136,11 @@ async def test_ask_returns_answer_and_numbered_sources(client):
         assert source["cited"] is True
         assert source["url"].startswith("https://wiki.example/")
         assert source["title"] and source["excerpt"]
+    first = by_number[1]["excerpt"]  # the sentence the page says it in
+    assert first["kind"] == "text"
+    assert "BATS stands for Bash Automated Testing System." in "".join(
+        p["text"] for p in first["pieces"]
+    )
     cited_links = [n for s in turn["segments"] if "cite" in s for n in s["cite"]]
     assert set(cited_links) == set(turn["citations"])
     assert "".join(s["text"] for s in turn["segments"]) == turn["answer"]

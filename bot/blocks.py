@@ -238,7 +238,8 @@ def excerpt_lines(excerpt: Excerpt, language: str = "en") -> list[str]:
     lines = []
     for r, row in enumerate(excerpt.rows):
         cells = [
-            f"{escape(name)}: {_bold(cell) if (r, c) in excerpt.marked else escape(cell)}"
+            (f"{escape(name)}: " if name else "")
+            + (_bold(cell) if (r, c) in excerpt.marked else escape(cell))
             for c, (name, cell) in enumerate(zip(excerpt.header, row, strict=True))
             if cell
         ]

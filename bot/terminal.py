@@ -44,6 +44,8 @@ MARK = "**"
 """The plain marker around the answer inside a source excerpt."""
 WIDTH = 100
 """The widest table row printed as aligned columns; a wider one is printed one cell a line."""
+NAME_WIDTH = 24
+"""The widest column name the one-cell-a-line layout aligns values after."""
 INDENT = "      "
 
 
@@ -89,7 +91,8 @@ def render_excerpt(excerpt: Excerpt, language: str = "en") -> list[str]:
         [f"{MARK}{cell}{MARK}" if (r, c) in excerpt.marked else cell for c, cell in enumerate(row)]
         for r, row in enumerate(excerpt.rows)
     ]
-    grid = [list(excerpt.header), *rows]
+    named = any(excerpt.header)
+    grid = [list(excerpt.header), *rows] if named else rows
     widths = [max(len(line[c]) for line in grid) for c in range(len(excerpt.header))]
     out = []
     if sum(widths) + 2 * (len(widths) - 1) <= WIDTH:
@@ -97,13 +100,13 @@ def render_excerpt(excerpt: Excerpt, language: str = "en") -> list[str]:
             out.append("  ".join(cell.ljust(w) for cell, w in zip(line, widths, strict=True)))
         out = [line.rstrip() for line in out]
     else:
-        name_width = max(len(name) for name in excerpt.header)
+        name_width = min(max(len(name) for name in excerpt.header), NAME_WIDTH)
         for r, row in enumerate(rows):
             if r:
                 out.append("")
             for name, cell in zip(excerpt.header, row, strict=True):
                 if cell:
-                    out.append(f"{name + ':':<{name_width + 1}} {cell}")
+                    out.append(f"{name + ':':<{name_width + 1}} {cell}" if name else cell)
     if excerpt.more_rows:
         out.append(f"(… {rows_left(excerpt.more_rows, language)})")
     return out

@@ -36,7 +36,7 @@ MAX_ROWS = 5
 """The most rows of a whole table an excerpt shows (the answer's rows come first)."""
 MAX_WORDS = 40
 """The longest sentence an excerpt shows whole; a longer one is cut around the answer."""
-MAX_CELL_CHARS = 80
+MAX_CELL_CHARS = 160
 """The longest cell shown; a longer one is cut with an ellipsis."""
 WHOLE_SENTENCE = 0.6
 """When the answer's words cover more than this share of a sentence's characters, the
@@ -60,9 +60,10 @@ class Piece:
 
 @dataclass(frozen=True)
 class Excerpt:
-    """An evidence as the page shows it: a table (`header`, `rows`, the answer's cells in
-    `marked` as (row, column) positions, `more_rows` rows left out) or a text (`pieces`,
-    with an ellipsis piece where the page goes on)."""
+    """An evidence as the page shows it: a table (`header`, with an empty name for a
+    column the page does not name; `rows`; the answer's cells in `marked` as (row, column)
+    positions; `more_rows` rows left out) or a text (`pieces`, with an ellipsis piece
+    where the page goes on)."""
 
     kind: str  # "table" or "text"
     header: tuple[str, ...] = ()
@@ -98,15 +99,14 @@ def _table(
 ) -> Excerpt | None:
     """A verbalized row or table as header and rows; None when `lines` are not verbalized
     rows (another linearizer wrote them)."""
-    named: list[str] = []
     head = _TABLE_HEAD.match(lines[0]) if lines else None
-    if head:
-        named = [name.strip() for name in head.group(1).split(", ") if name.strip()]
+    columns = head.group(1) if head else ""
+    named = [name.strip() for name in columns.split(", ") if name.strip()]
     rows: list[dict[str, str]] = []
     for line in lines:
         match = _ROW.match(line)
         if match:
-            rows.append(dict(row_pairs(match.group(1))))
+            rows.append(_cells(match.group(1), columns))
     if not rows or not all(rows):
         return None
     header = [name for name in named if any(name in row for row in rows)]
@@ -125,11 +125,35 @@ def _table(
     )
     return Excerpt(
         "table",
-        header=tuple(_clip(name) for name in header),
+        header=tuple("" if _GENERIC.match(name) else _clip(name) for name in header),
         rows=tuple(shown),
         marked=marked,
         more_rows=len(grid) - len(chosen),
     )
+
+
+def _cells(body: str, columns: str) -> dict[str, str]:
+    """Column → value of a verbalized row's body (`core.spans.row_pairs`), where a value
+    that itself reads "…, X is Y" is kept whole: a pair whose name is not among the
+    table's `columns` (its `Table N:` line), or without that line, does not look like a
+    column name (`_COLUMN_WORDS` words at most, no sentence end in it), belongs to the
+    value before it."""
+    cells: list[tuple[str, str]] = []
+    for name, value in row_pairs(body):
+        known = name in columns if columns else _column_like(name)
+        if cells and not known:
+            cells[-1] = (cells[-1][0], f"{cells[-1][1]}, {name} is {value}")
+        else:
+            cells.append((name, value))
+    return dict(cells)
+
+
+_COLUMN_WORDS = 8
+_GENERIC = re.compile(r"^Column \d+$")  # a column without a name on the page
+
+
+def _column_like(name: str) -> bool:
+    return len(name.split()) <= _COLUMN_WORDS and not re.search(r"[.!?:]\s", name)
 
 
 def _answer_rows(

@@ -59,6 +59,35 @@ def text(*pieces: tuple[str, bool] | str) -> Excerpt:
                 frozenset({(0, 2)}),
             ),
         ),
+        # a value that reads like "…, X is Y" stays in its cell: X is no column name
+        (
+            "Row 2 in Table 1: Patch is acpi.patch, and Comments is removes the vga device,"
+            " which prevents S3 in a Windows guest. R: This one is really weird",
+            "row",
+            "acpi.patch [1]",
+            "Which patch is weird?",
+            Excerpt(
+                "table",
+                ("Patch", "Comments"),
+                (
+                    (
+                        "acpi.patch",
+                        "removes the vga device, which prevents S3 in a Windows guest."
+                        " R: This one is really weird",
+                    ),
+                ),
+                frozenset({(0, 0)}),
+            ),
+        ),
+        # a table whose columns the page does not name has no header names
+        (
+            "Table 1: Column 1\nRow 1 in Table 1: Column 1 is All tickets are closed\n"
+            "Row 2 in Table 1: Column 1 is Docs are reviewed",
+            "table",
+            "Docs are reviewed [1].",
+            "What about the docs?",
+            Excerpt("table", ("",), (("Docs are reviewed",),), frozenset({(0, 0)}), more_rows=1),
+        ),
         # a whole table: the header and only the row holding the answer
         (
             ROTA,

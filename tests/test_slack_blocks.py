@@ -251,6 +251,10 @@ def test_german_questions_get_german_labels():
             ["City: Munich · Hotel: *€180*", "City: Berlin · Hotel: €150", "_… 3 more rows_"],
         ),
         (
+            Excerpt("table", ("",), (("All tickets are closed",),), frozenset()),
+            ["All tickets are closed"],
+        ),
+        (
             Excerpt(
                 "text",
                 pieces=(

@@ -128,6 +128,12 @@ WIDE = "x" * 95
                 "(… 1 weitere Zeile)",
             ],
         ),
+        # a table the page gives no column names: rows only
+        (
+            Excerpt("table", ("",), (("Tickets closed",), ("Docs reviewed",)), frozenset()),
+            "en",
+            ["Tickets closed", "Docs reviewed"],
+        ),
         (
             Excerpt(
                 "text",

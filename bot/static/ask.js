@@ -118,11 +118,12 @@
       const rows = excerpt.rows.map((row, r) => el("tr", {}, row.map((cell, c) =>
         el("td", {}, [marked.has(r + ":" + c) ? el("mark", { text: cell }) : cell])
       )));
+      // A table the page gives no column names has no header row.
+      const head = excerpt.header.some((h) => h)
+        ? el("thead", {}, [el("tr", {}, excerpt.header.map((h) => el("th", { text: h })))])
+        : null;
       const box = el("div", { className: "excerpt" }, [
-        el("table", { className: "excerpt-table" }, [
-          el("thead", {}, [el("tr", {}, excerpt.header.map((h) => el("th", { text: h })))]),
-          el("tbody", {}, rows),
-        ]),
+        el("table", { className: "excerpt-table" }, [head, el("tbody", {}, rows)]),
       ]);
       if (excerpt.more) box.append(el("span", { className: "more", text: "… " + excerpt.more }));
       return box;

@@ -102,17 +102,18 @@ def _table(
     head = _TABLE_HEAD.match(lines[0]) if lines else None
     columns = head.group(1) if head else ""
     named = [name.strip() for name in columns.split(", ") if name.strip()]
-    rows: list[dict[str, str]] = []
+    rows: list[dict[tuple[str, int], str]] = []
     for line in lines:
         match = _ROW.match(line)
         if match:
-            rows.append(_cells(match.group(1), columns))
+            rows.append(_keyed(_cells(match.group(1), columns)))
     if not rows or not all(rows):
         return None
-    header = [name for name in named if any(name in row for row in rows)]
+    keys = [key for key in _keyed([(name, "") for name in named]) if any(key in r for r in rows)]
     for row in rows:
-        header += [name for name in row if name not in header]
-    grid = [tuple(row.get(name, "") for name in header) for row in rows]
+        keys += [key for key in row if key not in keys]
+    header = [name for name, _ in keys]
+    grid = [tuple(row.get(key, "") for key in keys) for row in rows]
     chosen = list(range(len(grid)))
     if not all_rows:
         chosen = _answer_rows(grid, wanted, asked)
@@ -132,7 +133,18 @@ def _table(
     )
 
 
-def _cells(body: str, columns: str) -> dict[str, str]:
+def _keyed(pairs: Sequence[tuple[str, str]]) -> dict[tuple[str, int], str]:
+    """(column, its occurrence among equally named columns) → value: a table may name two
+    columns alike, and each keeps its own cell."""
+    seen: dict[str, int] = {}
+    out = {}
+    for name, value in pairs:
+        seen[name] = seen.get(name, 0) + 1
+        out[(name, seen[name])] = value
+    return out
+
+
+def _cells(body: str, columns: str) -> list[tuple[str, str]]:
     """Column → value of a verbalized row's body (`core.spans.row_pairs`), where a value
     that itself reads "…, X is Y" is kept whole: a pair whose name is not among the
     table's `columns` (its `Table N:` line), or without that line, does not look like a
@@ -145,7 +157,7 @@ def _cells(body: str, columns: str) -> dict[str, str]:
             cells[-1] = (cells[-1][0], f"{cells[-1][1]}, {name} is {value}")
         else:
             cells.append((name, value))
-    return dict(cells)
+    return cells
 
 
 _COLUMN_WORDS = 8

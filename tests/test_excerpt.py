@@ -79,6 +79,19 @@ def text(*pieces: tuple[str, bool] | str) -> Excerpt:
                 frozenset({(0, 0)}),
             ),
         ),
+        # two columns named alike keep a cell each
+        (
+            "Row 1 in Table 4: Platform is Dell 9010, 9.0.2-pre is Pass, 9.0.1 is ?,"
+            " and 9.0.2-pre is ?",
+            "row",
+            "Pass [1]",
+            "Which tests did the Dell 9010 pass?",
+            Excerpt(
+                "table",
+                ("Platform", "9.0.2-pre", "9.0.1", "9.0.2-pre"),
+                (("Dell 9010", "Pass", "?", "?"),),
+            ),
+        ),
         # a table whose columns the page does not name has no header names
         (
             "Table 1: Column 1\nRow 1 in Table 1: Column 1 is All tickets are closed\n"

@@ -203,7 +203,7 @@ class Words:
 def source_name(title: str, heading: str) -> str:
     """A source as a reader names it: the section it is in and its page, "Hotel and meal
     limits (Travel Policy)"; just the page title when it has no section."""
-    section = heading.split(" > ")[-1].strip() if heading else ""
+    section = heading.split(" > ")[-1].strip().rstrip(":").strip() if heading else ""
     title = " ".join(title.split())
     return f"{section} ({title})" if section and section != title else title
 

@@ -107,6 +107,7 @@ def test_every_language_has_every_label():
             "Hotel and meal limits (Travel Policy)",
         ),
         ("Travel Policy", "", "Travel Policy"),
+        ("Measurement Test", "Test table > Legacy:", "Legacy (Measurement Test)"),
         ("Travel Policy", "Travel Policy", "Travel Policy"),
     ],
 )

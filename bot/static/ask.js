@@ -216,7 +216,7 @@
           continue;
         }
         const first = byNumber.get(words.sources[0]);
-        p.append(link(first ? first.url : "", words.text, "evidence-link"));
+        p.append(first ? link(first.url, words.text, "evidence-link") : el("span", { text: words.text }));
         p.append(document.createTextNode(" " + words.sources.map((n) => "[" + n + "]").join("")));
       }
       box.append(p);

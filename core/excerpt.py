@@ -45,6 +45,7 @@ ELLIPSIS = "…"
 
 _ROW = re.compile(r"^Row \d+ in Table \d+:\s*(.*)$")
 _TABLE_HEAD = re.compile(r"^Table \d+:\s*(.*)$")
+_ROW_LABEL = re.compile(r"^Row \d+ in Table \d+:\s*")
 _ITEM = re.compile(r"^\s*(?:[-*•]|\d+[.)])\s+(?:\[[ x]\]\s+)?")
 # A sentence ends at . ! or ? before a capital or digit, not after an ordinal ("24. Mai").
 _SENTENCE_END = re.compile(r"(?<=[.!?])(?<!\b\d\.)(?<!\b\d\d\.)\s+(?=[A-ZÄÖÜ0-9\"'(\[])")
@@ -90,6 +91,8 @@ def excerpt(text: str, kind: str, answer: str = "", question: str = "") -> Excer
         table = _table(lines, wanted, asked, all_rows=kind == "row")
         if table is not None:
             return table
+        # a part of a split row or table: its text, without the index's table labels
+        lines = [_ROW_LABEL.sub("", line) for line in lines if not _TABLE_HEAD.match(line)]
     return _text(lines, wanted, asked, _words(answer))
 
 

@@ -194,6 +194,18 @@ def test_excerpt(evidence, kind, answer, question, expected):
     assert excerpt(evidence, kind, answer, question) == expected
 
 
+@pytest.mark.parametrize(
+    "part",
+    [
+        "Table 1: Item, Who, Notes",  # only the header of a table split in parts
+        "Table 1: Item, Who, Notes\nR: we keep it. M: OXT-590",  # a split row's tail
+    ],
+)
+def test_a_part_of_a_split_table_never_shows_the_index_labels(part):
+    found = excerpt(part, "table", "OXT-590 [1]", "Which ticket?")
+    assert "Table 1" not in "".join(p.text for p in found.pieces)
+
+
 def test_the_item_holding_the_answer_is_chosen_over_its_neighbours():
     found = excerpt(
         "- Laptop on day one\n- Badge from reception on day two\n- Buddy assigned",

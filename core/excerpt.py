@@ -8,15 +8,19 @@ whole table as its `Table 1: Week, Team, …` line and those row sentences, a li
 
 - a row: a one-row table with its header (the columns the row has values in);
 - a whole table: its header and the rows that hold the answer (at most `MAX_ROWS`, in
-  table order), or its first rows when none does, with the count of rows left out;
+  table order), else those sharing most words with the question, else its first rows,
+  with the count of rows left out;
 - a passage or list: the sentence (or list item) that holds the answer, cut to
-  `MAX_WORDS` words around the answer, with an ellipsis wherever the page goes on.
+  `MAX_WORDS` words around the answer, with an ellipsis wherever the page goes on;
+- a part of a row or table split for length (no verbalized rows to read): its text,
+  without the index's `Table N:` and `Row N in Table T:` labels.
 
 "The answer" inside an evidence is the words of the answer text that the question does
 not already say (stems, `core.questions.terms`): for "Who is the secondary on-call for
 Payments in week 2?" answered "The secondary on-call for Payments in week 2 is Sophie
 Brandt [1].", that is "Sophie Brandt". Those words are marked (`Excerpt.marked`, and the
-`marked` pieces of a text), so each surface can show them bold.
+`marked` pieces of a text), so each surface can show them bold; a sentence the answer
+quotes whole, or mostly, is the answer itself and is shown unmarked.
 
 Pure functions of strings: every surface (Slack, the web page, the terminal) renders the
 same `Excerpt`.
@@ -33,7 +37,7 @@ from core.questions import STOPWORDS, TOKEN, terms
 from core.spans import row_pairs
 
 MAX_ROWS = 5
-"""The most rows of a whole table an excerpt shows (the answer's rows come first)."""
+"""The most rows of a whole table an excerpt shows."""
 MAX_WORDS = 40
 """The longest sentence an excerpt shows whole; a longer one is cut around the answer."""
 MAX_CELL_CHARS = 160

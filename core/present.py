@@ -106,9 +106,9 @@ def shown_numbers(cited: Sequence[int]) -> dict[int, int]:
 
 
 def renumber(text: str, numbers: Mapping[int, int]) -> str:
-    """`text` with every citation marker rewritten to the shown numbers, one bracket each
-    (`[5, 1]` → `[1][2]`, ascending); a number with no shown source is left out, and a marker left
-    with none is removed with the space before it."""
+    """`text` with every citation marker rewritten to the shown numbers, one bracket each,
+    ascending (`[5, 1]` → `[1][2]`); a number with no shown source is left out, and a
+    marker left with none is removed with the space before it."""
 
     def replace(match: re.Match) -> str:
         shown = [numbers[n] for n in cited_numbers(match.group("marker")) if n in numbers]
@@ -137,7 +137,7 @@ class ShownSource:
 class Shown:
     """A turn's answer as every surface shows it: the most likely answer and the related
     lines (`core.answer.split_answer`), renumbered; the cited sources in shown order; the
-    reply's language."""
+    reply's language; `numbers`, prompt number → shown number."""
 
     answer: str
     related: list[str]
@@ -256,8 +256,9 @@ _WORDING = {
         "percent": "{v} %",
     },
 }
-SHOWN_SHARE = 0.005
-"""The least share a plain-words explanation names (it rounds to 1%)."""
+SHOWN_SHARE = 0.01
+"""The least share a plain-words explanation names: 1%, the least a whole percentage
+shows (a smaller share would read "shaped 0%")."""
 
 
 def percent(share: float, language: str) -> str:

@@ -26,11 +26,22 @@ from core.answer import (
     closest_pages,
     decline_intro,
     decline_message,
-    split_answer,
 )
 from core.assistant import Turn
 from core.attribution import Explanation
+from core.excerpt import Excerpt
 from core.pages import Page
+from core.present import (
+    Named,
+    Shown,
+    Words,
+    in_shown_order,
+    labels,
+    no_effect,
+    plain_explanation,
+    present,
+    rows_left,
+)
 from core.redact import web_link
 from core.spelling import describe
 
@@ -39,9 +50,6 @@ MAX_SECTION_TEXT = 3000
 MAX_QUESTION_CHARS = 300
 MAX_TITLE_CHARS = 150
 MAX_FALLBACK_CHARS = 3000
-
-ANSWER_LABEL = "*Most likely answer*"
-RELATED_LABEL = "*Related*"
 
 EXPLAIN_ACTION = "confbot_explain"
 FEEDBACK_UP_ACTION = "confbot_feedback_up"
@@ -212,71 +220,106 @@ def _pack(lines: Sequence[str], limit: int = MAX_SECTION_TEXT) -> list[str]:
 
 
 # --------------------------------------------------------------------------- answers
-def source_urls(turn: Turn) -> dict[int, str]:
-    """Source number → page URL for every numbered source of the answer prompt."""
-    numbered = {n: r.evidence.url for n, r in enumerate(turn.evidences, start=1)}
-    return numbered | {c.number: c.url for c in turn.citations}
+def shown_turn(turn: Turn) -> Shown:
+    """The turn as every surface shows it (`core.present.present`)."""
+    evidences = [r.evidence for r in turn.evidences]
+    return present(turn.question, turn.answer, evidences, turn.completed_question)
 
 
-def source_lines(turn: Turn, pages: Mapping[str, Page]) -> list[str]:
-    """One line per cited page, in order of first citation: its citation numbers, the
-    linked title, the space, the date it was last updated (when known) and the
-    near-duplicate pages it stands for ("also in" a copy or draft)."""
+def source_urls(shown: Shown) -> dict[int, str]:
+    """Shown source number → page URL."""
+    return {source.number: source.evidence.url for source in shown.sources}
+
+
+def excerpt_lines(excerpt: Excerpt, language: str = "en") -> list[str]:
+    """An excerpt as mrkdwn lines: each table row as `Column: value` pairs (the answer's
+    cells bold), a sentence with the answer bold, all page text escaped."""
+    if excerpt.kind == "text":
+        return ["".join(_bold(p.text) if p.marked else escape(p.text) for p in excerpt.pieces)]
+    lines = []
+    for r, row in enumerate(excerpt.rows):
+        cells = [
+            (f"{escape(name)}: " if name else "")
+            + (_bold(cell) if (r, c) in excerpt.marked else escape(cell))
+            for c, (name, cell) in enumerate(zip(excerpt.header, row, strict=True))
+            if cell
+        ]
+        lines.append(" · ".join(cells))
+    if excerpt.more_rows:
+        lines.append(f"_… {escape(rows_left(excerpt.more_rows, language))}_")
+    return lines
+
+
+def _bold(text: str) -> str:
+    """`text` escaped and bold, the spaces around it kept outside the markers."""
+    core = text.strip()
+    if not core:
+        return escape(text)
+    lead, trail = text[: len(text) - len(text.lstrip())], text[len(text.rstrip()) :]
+    return f"{lead}*{escape(core)}*{trail}"
+
+
+def source_lines(shown: Shown, turn: Turn, pages: Mapping[str, Page]) -> list[str]:
+    """One line per cited page, in shown order: its numbers, the linked title, the space,
+    the date it was last updated (when known) and the near-duplicate pages it stands for
+    ("also in" a copy or draft); under it, quoted, the excerpt of each of its cited
+    evidences (numbered when the page has several)."""
+    words = labels(shown.language)
     spaces = {r.evidence.page_id: r.evidence.space for r in turn.evidences}
     copies: dict[str, list] = {}
     for r in turn.evidences:
         for other in r.also_in:
             if other not in copies.setdefault(r.evidence.page_id, []):
                 copies[r.evidence.page_id].append(other)
-    order: list[str] = []
-    numbers: dict[str, list[int]] = {}
-    first: dict[str, tuple[str, str]] = {}
-    for citation in turn.citations:
-        if citation.page_id not in numbers:
-            order.append(citation.page_id)
-            numbers[citation.page_id] = []
-            first[citation.page_id] = (citation.url, citation.title)
-        numbers[citation.page_id].append(citation.number)
+    by_page: dict[str, list] = {}
+    for source in shown.sources:
+        by_page.setdefault(source.evidence.page_id, []).append(source)
     lines = []
-    for page_id in order:
-        url, title = first[page_id]
+    for page_id, sources in by_page.items():
+        first = sources[0].evidence
         page = pages.get(page_id)
-        parts = [link(url, clip(title, MAX_TITLE_CHARS))]
+        parts = [link(first.url, clip(first.title, MAX_TITLE_CHARS))]
         space = page.space if page is not None else spaces.get(page_id, "")
         if space:
             parts.append(escape(space))
         if page is not None and page.updated_at:
-            parts.append(f"updated {escape(page.updated_at[:10])}")
+            parts.append(f"{escape(words['updated'])} {escape(page.updated_at[:10])}")
         if copies.get(page_id):
             others = ", ".join(link(o.url, clip(o.title, MAX_TITLE_CHARS)) for o in copies[page_id])
-            parts.append(f"also in {others}")
-        cited = "".join(f"[{n}]" for n in numbers[page_id])
+            parts.append(f"{escape(words['also_in'])} {others}")
+        cited = "".join(f"[{s.number}]" for s in sources)
         lines.append(f"{cited} " + " · ".join(parts))
+        for source in sources:
+            number = f"[{source.number}] " if len(sources) > 1 else ""
+            lines += [f">{number}{line}" for line in excerpt_lines(source.excerpt, shown.language)]
     return lines
 
 
 def answer_blocks(turn: Turn, pages: Mapping[str, Page] | None = None) -> list[dict]:
     """The answer message: the completed question (context line), the answer with linked
-    citations, the Sources list, the suggested follow-up buttons, and the Explain / 👍 / 👎
-    buttons carrying the turn id.
-    `pages` (page id → indexed page) supplies spaces and last-updated dates. Chit-chat gets
-    the help text alone; a corrected question says what was searched for instead."""
+    citations, the Sources list (numbered 1..k as cited, each with its excerpt), the
+    suggested follow-up buttons, and the Explain / 👍 / 👎 buttons carrying the turn id;
+    labels in the question's language. `pages` (page id → indexed page) supplies spaces
+    and last-updated dates. Chit-chat gets the help text alone; a corrected question says
+    what was searched for instead."""
     if turn.small_talk:
         return [_section(escape(turn.answer))]
     pages = pages or {}
+    shown = shown_turn(turn)
+    words = labels(shown.language)
     question = escape(clip(" ".join(turn.completed_question.split()), MAX_QUESTION_CHARS))
     head = [_context(f"_Answering:_ {question}")]
     if turn.corrections:
         head = [_context(f"_Searching for:_ {question} ({escape(describe(turn.corrections))})")]
 
     sources = []
-    lines = source_lines(turn, pages)
+    lines = source_lines(shown, turn, pages) if not turn.out_of_scope else []
     if lines:
-        sources = [_section(text) for text in _pack(["*Sources*", *lines])]
+        sources = [_section(text) for text in _pack([f"*{words['sources']}*", *lines])]
 
     buttons = []
     if turn.evidences and not turn.out_of_scope:
-        buttons.append(_button("Explain", EXPLAIN_ACTION, str(turn.id)))
+        buttons.append(_button(words["explain"], EXPLAIN_ACTION, str(turn.id)))
     buttons.append(_button("👍", FEEDBACK_UP_ACTION, str(turn.id)))
     buttons.append(_button("👎", FEEDBACK_DOWN_ACTION, str(turn.id)))
     actions = [{"type": "actions", "elements": buttons}]
@@ -286,7 +329,7 @@ def answer_blocks(turn: Turn, pages: Mapping[str, Page] | None = None) -> list[d
     if turn.out_of_scope:
         answer = [decline_text(turn)]
     else:
-        answer = answer_sections(turn)
+        answer = answer_sections(shown)
     room = MAX_BLOCKS - len(head) - len(sources) - len(actions)
     if len(answer) > room:
         answer = answer[:room]
@@ -303,13 +346,16 @@ def suggestion_actions(turn: Turn) -> dict:
     return {"type": "actions", "elements": buttons}
 
 
-def answer_sections(turn: Turn) -> list[str]:
+def answer_sections(shown: Shown) -> list[str]:
     """The answer's section texts: *Most likely answer* and the answer, then *Related* and
-    its supporting lines (`core.answer.split_answer`), citations linked."""
-    urls = source_urls(turn)
-    parts = split_answer(turn.answer)
+    its supporting lines, citations renumbered and linked, labels in the reply's language."""
+    urls = source_urls(shown)
+    words = labels(shown.language)
     out = []
-    for label, text in ((ANSWER_LABEL, parts.answer), (RELATED_LABEL, "\n".join(parts.related))):
+    for label, text in (
+        (f"*{words['answer']}*", shown.answer),
+        (f"*{words['related']}*", "\n".join(shown.related)),
+    ):
         if not text:
             continue
         pieces = split_rendered(
@@ -332,69 +378,100 @@ def decline_text(turn: Turn) -> str:
 
 
 def answer_text(turn: Turn) -> str:
-    """The message's notification text (shown where blocks are not): the answer, escaped."""
-    return clip(escape(turn.answer.strip()), MAX_FALLBACK_CHARS) or "(no answer)"
+    """The message's notification text (shown where blocks are not): the answer as shown
+    (citations renumbered), escaped."""
+    shown = shown_turn(turn)
+    text = "\n".join([shown.answer, *shown.related]).strip() if not turn.out_of_scope else ""
+    return clip(escape(text or turn.answer.strip()), MAX_FALLBACK_CHARS) or "(no answer)"
 
 
 # --------------------------------------------------------------------------- explanations
 METHOD_NOTES = {
-    "counterfactual": "Counterfactual attribution: each group of near-identical sources was"
-    " left out and the answer regenerated; the more the answer changed, the larger the share.",
-    "naive": "Similarity baseline: how much the answer resembles each source (plausible,"
-    " not causal).",
-    "citation": "Citation baseline: the cited sources share the answer equally.",
+    "en": {
+        "counterfactual": "Counterfactual attribution: each group of near-identical sources"
+        " was left out and the answer regenerated; the more the answer changed, the larger"
+        " the share.",
+        "naive": "Similarity baseline: how much the answer resembles each source (plausible,"
+        " not causal).",
+        "citation": "Citation baseline: the cited sources share the answer equally.",
+    },
+    "de": {
+        "counterfactual": "Kontrafaktische Attribution: Jede Gruppe fast gleicher Quellen"
+        " wurde weggelassen und die Antwort neu erzeugt; je stärker sich die Antwort"
+        " änderte, desto größer der Anteil.",
+        "naive": "Ähnlichkeits-Baseline: wie sehr die Antwort jeder Quelle ähnelt"
+        " (plausibel, nicht kausal).",
+        "citation": "Zitat-Baseline: Die zitierten Quellen teilen sich die Antwort zu"
+        " gleichen Teilen.",
+    },
 }
 
 
-def cluster_sources(numbers: Sequence[int], evidences: Sequence[Mapping]) -> str:
-    """A cluster's evidences as page links, evidences of one page together: `[1][3] Title`."""
-    order: list[tuple[str, str]] = []
-    cited: dict[tuple[str, str], list[int]] = {}
-    for number in numbers:
-        ref = evidences[number - 1] if 0 < number <= len(evidences) else {}
-        title = clip(str(ref.get("title", "")), MAX_TITLE_CHARS) or f"Source {number}"
-        page = (str(ref.get("url", "")), title)
-        if page not in cited:
-            order.append(page)
-            cited[page] = []
-        cited[page].append(number)
-    return ", ".join("".join(f"[{n}]" for n in cited[page]) + " " + link(*page) for page in order)
+def plain_words(sentences: Sequence[Sequence[Words]], sources: Sequence[Named]) -> str:
+    """Plain-words sentences as mrkdwn: each shown source's name linked to its page and
+    followed by its numbers, `<url|Hotel limits (Travel Policy)> [1]`."""
+    urls = {s.shown: s.url for s in sources if s.shown is not None}
+    out = []
+    for sentence in sentences:
+        text = ""
+        for words in sentence:
+            if words.sources:
+                marks = "".join(f"[{n}]" for n in words.sources)
+                text += f"{link(urls.get(words.sources[0], ''), words.text)} {marks}"
+            else:
+                text += escape(words.text)
+        out.append(text)
+    return " ".join(out)
 
 
-def explanation_lines(explanation: Explanation, evidences: Sequence[Mapping]) -> list[str]:
-    """One line per cluster with a share: its bar, percentage and page links; then a line
-    counting the clusters that did not change the answer."""
+def explanation_lines(
+    explanation: Explanation, sources: Sequence[Named], language: str = "en"
+) -> list[str]:
+    """One line per cluster with a share: its bar, percentage and sources (the shown ones
+    numbered and linked, the others named as not cited); then a line counting the
+    clusters that did not change the answer. `sources[n-1]` names prompt source n."""
+    words = labels(language)
     if explanation.top_evidence() is None:
-        return [escape(line) for line in explanation.lines()]
+        return []
     lines, unchanged = [], 0
     for cluster in explanation.clusters:
         if cluster.share <= 0:
             unchanged += 1
             continue
-        sources = cluster_sources(cluster.evidences, evidences)
-        lines.append(f"`{bar(cluster.share)}` {cluster.share * 100:.1f}%  {sources}")
+        parts = []
+        for source in in_shown_order(cluster.evidences, sources):
+            name = clip(source.name, MAX_TITLE_CHARS)
+            if source.shown is None:
+                parts.append(f"{escape(name)} _({escape(words['not_cited'])})_")
+            else:
+                parts.append(f"[{source.shown}] {link(source.url, name)}")
+        lines.append(f"`{bar(cluster.share)}` {cluster.share * 100:.1f}%  " + ", ".join(parts))
     if unchanged:
-        noun = "source group" if unchanged == 1 else "source groups"
-        lines.append(f"_{unchanged} other {noun}: no effect on the answer._")
+        lines.append(f"_{escape(no_effect(unchanged, language))}_")
     return lines
 
 
-def explanation_blocks(explanation: Explanation, evidences: Sequence[Mapping]) -> list[dict]:
-    """The Explain message: a title, the method in a context line, and the breakdown.
-    `evidences` are the turn's stored evidences (number n is `evidences[n-1]`)."""
-    blocks = [_section("*Why this answer:* how much each source shaped it")]
-    note = METHOD_NOTES.get(explanation.method)
+def explanation_blocks(
+    explanation: Explanation, sources: Sequence[Named], language: str = "en"
+) -> list[dict]:
+    """The Explain message: the title, why in plain words (`core.present`), the method in
+    a context line, and the per-source breakdown, in the question's `language`.
+    `sources[n-1]` names prompt source n (`core.present.named_sources`)."""
+    words = labels(language)
+    sentences = plain_explanation(explanation, sources, language)
+    blocks = [_section(f"*{escape(words['why'])}*\n" + plain_words(sentences, sources))]
+    note = METHOD_NOTES.get(language, METHOD_NOTES["en"]).get(explanation.method)
     if note:
         blocks.append(_context(escape(note)))
-    texts = _pack(explanation_lines(explanation, evidences))
+    texts = _pack(explanation_lines(explanation, sources, language))
     blocks += [_section(text) for text in texts[: MAX_BLOCKS - len(blocks)]]
     return blocks
 
 
-def explanation_text(explanation: Explanation) -> str:
-    """The Explain message's notification text."""
-    if explanation.top_evidence() is None:
-        return escape(explanation.lines()[0])
-    top = explanation.clusters[0]
-    numbers = "".join(f"[{n}]" for n in top.evidences)
-    return f"Why this answer: {top.share * 100:.1f}% from source {numbers}"
+def explanation_text(
+    explanation: Explanation, sources: Sequence[Named], language: str = "en"
+) -> str:
+    """The Explain message's notification text: why, in plain words."""
+    sentences = plain_explanation(explanation, sources, language)
+    text = " ".join("".join(w.text for w in sentence) for sentence in sentences)
+    return clip(escape(f"{labels(language)['why']}: {text}"), MAX_FALLBACK_CHARS)

@@ -60,6 +60,7 @@ from bot.blocks import (
 from bot.slack_state import SlackStore
 from core.assistant import Assistant, ConversationKey, Turn
 from core.llm import LLMError
+from core.present import Named, language_of, named_sources
 from core.settings import Settings, SettingsError
 
 log = logging.getLogger(__name__)
@@ -337,12 +338,12 @@ class SlackBot:
         self._react(client, "add", channel, answer_ts)
         try:
             explanation = self.assistant.explain(turn_id)
-            record = self.assistant.turn_record(turn_id)
+            sources, language = self._named_sources(turn_id)
             client.chat_postMessage(
                 channel=channel,
                 thread_ts=thread,
-                text=explanation_text(explanation),
-                blocks=explanation_blocks(explanation, record.evidences if record else []),
+                text=explanation_text(explanation, sources, language),
+                blocks=explanation_blocks(explanation, sources, language),
                 unfurl_links=False,
                 unfurl_media=False,
             )
@@ -352,6 +353,17 @@ class SlackBot:
             self._post(client, channel, thread, EXPLAIN_FAILED)
         finally:
             self._react(client, "remove", channel, answer_ts)
+
+    def _named_sources(self, turn_id: int) -> tuple[list[Named], str]:
+        """The turn's prompt sources as its explanation names them (numbered as its answer
+        shows them, with their sections read from the index), and the reply's language."""
+        record = self.assistant.turn_record(turn_id)
+        if record is None:
+            return [], "en"
+        evidences = record.evidences or []
+        found = self.assistant.index.get([str(item.get("id", "")) for item in evidences])
+        headings = {e.id: e.heading for e in found}
+        return named_sources(record.answer, evidences, headings), language_of(record.question)
 
     def _pages(self, turn: Turn) -> dict:
         """The indexed records of the cited pages (for their spaces and dates)."""

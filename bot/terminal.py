@@ -18,7 +18,19 @@ from bot.serve import example_questions
 from core.answer import closest_pages, decline_message
 from core.assistant import Assistant, ConversationKey, Turn
 from core.attribution import Explanation
+from core.excerpt import Excerpt
 from core.llm import LLMError
+from core.present import (
+    Named,
+    in_shown_order,
+    labels,
+    no_effect,
+    plain_explanation,
+    plain_text,
+    present,
+    rows_left,
+    source_name,
+)
 from core.settings import Settings
 from core.spelling import describe
 
@@ -30,9 +42,19 @@ HELP = """Commands:
   /quit     leave (or Ctrl-D)"""
 
 
+MARK = "**"
+"""The plain marker around the answer inside a source excerpt."""
+WIDTH = 100
+"""The widest table row printed as aligned columns; a wider one is printed one cell a line."""
+NAME_WIDTH = 24
+"""The widest column name the one-cell-a-line layout aligns values after."""
+INDENT = "      "
+
+
 def render_turn(turn: Turn) -> str:
-    """The completed question, the answer and its numbered sources, as printed; chit-chat
-    gets the help text alone."""
+    """The completed question, the answer and its numbered sources (1..k in order of first
+    citation, each with its excerpt as the page shows it), as printed; chit-chat gets the
+    help text alone."""
     if turn.small_talk:
         return turn.answer
     lines = []
@@ -42,22 +64,59 @@ def render_turn(turn: Turn) -> str:
         lines.append(f"Completed question: {turn.completed_question}")
     evidences = [r.evidence for r in turn.evidences]
     closest = closest_pages(evidences)
+    shown = present(turn.question, turn.answer, evidences, turn.completed_question)
+    words = labels(shown.language)
     if turn.out_of_scope:
         answer = decline_message(turn.completed_question, [e.title for e in closest])
     else:
-        answer = turn.answer
+        answer = "\n".join(
+            [shown.answer, *(f"{words['related']}: {line}" for line in shown.related)]
+        )
     lines += ["", answer, ""]
-    if turn.citations:
-        lines.append("Sources:")
-        for citation in turn.citations:
-            lines.append(f"  [{citation.number}] {citation.title} — {citation.url}")
+    if shown.sources and not turn.out_of_scope:
+        lines.append(f"{words['sources']}:")
+        for source in shown.sources:
+            e = source.evidence
+            where = f"{e.title} — {e.heading}" if e.heading else e.title
+            lines.append(f"  [{source.number}] {where} — {e.url}")
+            lines += [INDENT + line for line in render_excerpt(source.excerpt, shown.language)]
     elif closest:
-        lines.append("Closest pages:")
-        for e in closest:
-            lines.append(f"  [{evidences.index(e) + 1}] {e.title} — {e.url}")
+        lines.append(f"{words['closest']}:")
+        for number, e in enumerate(closest, start=1):
+            lines.append(f"  [{number}] {e.title} — {e.url}")
     else:
         lines.append("(nothing in the index matched)")
     return "\n".join(lines)
+
+
+def render_excerpt(excerpt: Excerpt, language: str = "en") -> list[str]:
+    """An excerpt as printed lines: a table as aligned columns under its header (one
+    `Column: value` line a cell when too wide), a sentence with the answer between `**`."""
+    if excerpt.kind == "text":
+        return ["".join(f"{MARK}{p.text}{MARK}" if p.marked else p.text for p in excerpt.pieces)]
+    rows = [
+        [f"{MARK}{cell}{MARK}" if (r, c) in excerpt.marked else cell for c, cell in enumerate(row)]
+        for r, row in enumerate(excerpt.rows)
+    ]
+    named = any(excerpt.header)
+    grid = [list(excerpt.header), *rows] if named else rows
+    widths = [max(len(line[c]) for line in grid) for c in range(len(excerpt.header))]
+    out = []
+    if sum(widths) + 2 * (len(widths) - 1) <= WIDTH:
+        for line in grid:
+            out.append("  ".join(cell.ljust(w) for cell, w in zip(line, widths, strict=True)))
+        out = [line.rstrip() for line in out]
+    else:
+        name_width = min(max(len(name) for name in excerpt.header), NAME_WIDTH)
+        for r, row in enumerate(rows):
+            if r:
+                out.append("")
+            for name, cell in zip(excerpt.header, row, strict=True):
+                if cell:
+                    out.append(f"{name + ':':<{name_width + 1}} {cell}" if name else cell)
+    if excerpt.more_rows:
+        out.append(f"(… {rows_left(excerpt.more_rows, language)})")
+    return out
 
 
 def render_trace(turn: Turn) -> str:
@@ -135,18 +194,36 @@ def chat(
 
 
 def render_explanation(explanation: Explanation, turn: Turn) -> str:
-    """The attribution breakdown (`Attributed 67.32% to cluster 1 [Evidence 1, 2]`, one
-    line per cluster) and the evidences that got a share, with their pages."""
-    lines = [f"Explanation ({explanation.method} attribution):"]
-    lines += [f"  {line}" for line in explanation.lines()]
-    numbers = sorted({n for c in explanation.clusters if c.share > 0 for n in c.evidences})
-    if numbers:
-        lines.append("Evidence:")
-        for number in numbers:
-            if 1 <= number <= len(turn.evidences):
-                e = turn.evidences[number - 1].evidence
-                where = f"{e.title} — {e.heading}" if e.heading else e.title
-                lines.append(f"  [{number}] {where} — {e.url}")
+    """Why this answer in plain words (`core.present.plain_explanation`), then the share of
+    each group of sources that got one, numbered as the answer shows them (sources the
+    answer does not cite are named, not numbered), and a count of those without effect."""
+    evidences = [r.evidence for r in turn.evidences]
+    shown = present(turn.question, turn.answer, evidences, turn.completed_question)
+    words = labels(shown.language)
+    named = [
+        Named(shown.numbers.get(n), source_name(e.title, e.heading), e.url)
+        for n, e in enumerate(evidences, start=1)
+    ]
+    sentences = plain_explanation(explanation, named, shown.language)
+    lines = [f"{words['why']}: {plain_text(sentences)}"]
+    if explanation.top_evidence() is None:
+        return "\n".join(lines)
+    method = words.get(explanation.method, explanation.method)
+    lines.append(f"{words['breakdown']} ({method}):")
+    unchanged = 0
+    for cluster in explanation.clusters:
+        if cluster.share <= 0:
+            unchanged += 1
+            continue
+        parts = []
+        for source in in_shown_order(cluster.evidences, named):
+            if source.shown is None:
+                parts.append(f"{source.name} ({words['not_cited']})")
+            else:
+                parts.append(f"[{source.shown}] {source.name} — {source.url}")
+        lines.append(f"  {cluster.share * 100:5.1f}%  " + "; ".join(parts))
+    if unchanged:
+        lines.append("  " + no_effect(unchanged, shown.language))
     return "\n".join(lines)
 
 

@@ -5,7 +5,9 @@ Routes:
 - `GET /ask?space=KEY&page=ID&q=TEXT`: the page a Confluence page or macro links to. A chat scoped
   to the space (retrieval searches only that space; with only `page`, the page's space):
   each answer shows the completed question, the answer with its `[n]` citations linked,
-  the numbered sources linked to Confluence, an Explain button (attribution breakdown) and
+  the sources numbered 1..k as cited and linked to Confluence, each with its excerpt as
+  the page shows it (`core.present`), an Explain button (why in plain words, then the
+  attribution breakdown) and
   a trace (retrieval ranks per retriever, the prompts sent, timings). Each page load is a
   new conversation (its id is in the page), so every browser tab has its own thread. `q`
   prepares a question: it fills the question box and waits for the user to ask it.
@@ -62,11 +64,24 @@ from core.answer import (
     closest_pages,
     decline_intro,
     decline_message,
-    split_answer,
 )
 from core.assistant import Assistant, ConversationKey, Turn, also_in_json
 from core.attribution import Explanation
 from core.conversation import TurnRecord
+from core.excerpt import Excerpt
+from core.excerpt import excerpt as page_excerpt
+from core.present import (
+    Shown,
+    labels,
+    language_of,
+    named_sources,
+    no_effect,
+    plain_explanation,
+    present,
+    renumber,
+    rows_left,
+    shown_numbers,
+)
 from core.redact import web_link
 from core.spelling import describe
 
@@ -202,7 +217,29 @@ def conversation_key(space: str | None, page: str | None, conversation: str) -> 
 
 
 # --------------------------------------------------------------------------- JSON shapes
-def source_json(number: int, item: dict, cited: set[int], excerpt_text: str = "") -> dict:
+def excerpt_json(found: Excerpt, language: str = "en") -> dict:
+    """An excerpt as the page renders it: `{"kind": "table", "header", "rows", "marked":
+    [[row, column], ...], "more_rows", "more"}` (`more` says how many rows are left out, in
+    `language`) or `{"kind": "text", "pieces": [{"text", "marked"}]}`."""
+    if found.kind == "table":
+        return {
+            "kind": "table",
+            "header": list(found.header),
+            "rows": [list(row) for row in found.rows],
+            "marked": sorted([r, c] for r, c in found.marked),
+            "more_rows": found.more_rows,
+            "more": rows_left(found.more_rows, language) if found.more_rows else "",
+        }
+    return {"kind": "text", "pieces": [{"text": p.text, "marked": p.marked} for p in found.pieces]}
+
+
+def source_json(
+    number: int,
+    item: dict,
+    cited: set[int],
+    excerpt_found: Excerpt | None = None,
+    language: str = "en",
+) -> dict:
     """One numbered source as the page shows it, from an evidence trace entry."""
     return {
         "number": number,
@@ -219,15 +256,25 @@ def source_json(number: int, item: dict, cited: set[int], excerpt_text: str = ""
         "scores": item.get("scores", {}),
         "also_in": item.get("also_in", []),
         "cited": number in cited,
-        "excerpt": excerpt_text,
+        "excerpt": excerpt_json(excerpt_found, language) if excerpt_found is not None else None,
     }
 
 
 def turn_json(turn: Turn) -> dict:
-    """The API's answer to `POST /api/ask`."""
-    cited = {c.number for c in turn.citations}
+    """The API's answer to `POST /api/ask`: the answer and its sources numbered as shown
+    (1..k in order of first citation, then the sources it does not cite, best first; each
+    with `prompt_number`, its number in the answer prompt), each with its excerpt as the
+    page shows it, and the labels in the question's language."""
+    evidences = [r.evidence for r in turn.evidences]
+    shown = present(turn.question, turn.answer, evidences, turn.completed_question)
+    excerpts = {s.prompt_number: s.excerpt for s in shown.sources}
+    order = list(shown.numbers) + [
+        n for n in range(1, len(evidences) + 1) if n not in shown.numbers
+    ]
+    cited = set(shown.numbers.values())
     sources = []
-    for number, r in enumerate(turn.evidences, start=1):
+    for number, prompt in enumerate(order, start=1):
+        r = turn.evidences[prompt - 1]
         e = r.evidence
         item = {
             "id": e.id,
@@ -243,7 +290,11 @@ def turn_json(turn: Turn) -> dict:
             "scores": {k: float(v) for k, v in r.scores.items()},
             "also_in": also_in_json(r),
         }
-        sources.append(source_json(number, item, cited, excerpt(e.text)))
+        found = excerpts.get(prompt) or page_excerpt(e.text, e.kind, "", turn.completed_question)
+        sources.append(
+            {**source_json(number, item, cited, found, shown.language), "prompt_number": prompt}
+        )
+    answer = renumber(turn.answer, shown.numbers)
     return {
         "turn": turn.id,
         "conversation": turn.key.thread,
@@ -252,10 +303,10 @@ def turn_json(turn: Turn) -> dict:
         "question": turn.question,
         "completed_question": turn.completed_question,
         "query": turn.query,
-        "answer": turn.answer,
-        "segments": answer_segments(turn.answer, len(turn.evidences)),
-        **answer_display(turn),
-        "citations": [c.number for c in turn.citations],
+        "answer": answer,
+        "segments": answer_segments(answer, len(cited)),
+        **answer_display(turn, shown),
+        "citations": sorted(cited),
         "sources": sources,
         "out_of_scope": turn.out_of_scope,
         "small_talk": turn.small_talk,
@@ -264,13 +315,16 @@ def turn_json(turn: Turn) -> dict:
         "suggestions_pending": turn.suggestions_pending,
         "model": turn.model,
         "timings": {k: round(v, 2) for k, v in turn.timings.items()},
+        "language": shown.language,
+        "labels": labels(shown.language),
     }
 
 
-def answer_display(turn: Turn) -> dict:
+def answer_display(turn: Turn, shown: Shown) -> dict:
     """How the page shows the answer: `parts`, the most likely answer and the related lines
-    as segments (`core.answer.split_answer`); for a declined answer, `declined`: the
-    sentence saying so in the question's language and the closest pages."""
+    as segments (`core.present.present`, renumbered); for a declined answer, `declined`:
+    the sentence saying so in the question's language and the closest pages (numbered as
+    the sources list numbers them: nothing is cited, so in prompt order)."""
     if turn.out_of_scope:
         evidences = [r.evidence for r in turn.evidences]
         pages = [
@@ -280,20 +334,22 @@ def answer_display(turn: Turn) -> dict:
         question = turn.completed_question
         message = decline_intro(question) if pages else decline_message(question, [])
         return {"declined": {"message": message, "pages": pages}}
-    parts = split_answer(turn.answer)
-    count = len(turn.evidences)
+    count = len(shown.sources)
     return {
         "parts": {
-            "answer": answer_segments(parts.answer, count),
-            "related": [answer_segments(line, count) for line in parts.related],
+            "answer": answer_segments(shown.answer, count),
+            "related": [answer_segments(line, count) for line in shown.related],
         }
     }
 
 
 def trace_json(record: TurnRecord, explanation: dict | None, feedback: Sequence) -> dict:
-    """The API's answer to `GET /api/turns/{id}`: every step of the turn."""
+    """The API's answer to `GET /api/turns/{id}`: every step of the turn. Evidences keep
+    their numbers in the answer prompt (the prompt is shown too); `shown` is the number
+    the answer shows a cited one with."""
     messages = dict(record.messages or {})
     cited = {c.get("number") for c in record.citations or []}
+    numbers = shown_numbers([c.get("number") for c in record.citations or []])
     return {
         "turn": record.id,
         "question": record.question,
@@ -301,7 +357,7 @@ def trace_json(record: TurnRecord, explanation: dict | None, feedback: Sequence)
         "query": messages.get("query", record.completed_question),
         "completion_notes": messages.get("notes") or {},
         "retrieval": [
-            source_json(number, item, cited)
+            {**source_json(number, item, cited), "shown": numbers.get(number)}
             for number, item in enumerate(record.evidences or [], start=1)
         ],
         "messages": {
@@ -321,26 +377,43 @@ def trace_json(record: TurnRecord, explanation: dict | None, feedback: Sequence)
 def explanation_json(
     explanation: Explanation, record: TurnRecord, headings: dict[str, str] | None = None
 ) -> dict:
-    """The API's answer to `POST /api/explain`: clusters with shares (0..1) and, for each
-    evidence number, the source it names (title, heading, url). `headings` maps evidence
-    ids to their headings (the stored trace does not keep them)."""
+    """The API's answer to `POST /api/explain`: why, in plain words (`plain`: sentences of
+    `{"text", "sources"}` runs, `sources` the shown numbers a run names), and the clusters
+    with shares (0..1) and, for each evidence, the source it names: `number` as the answer
+    shows it (None when the answer does not cite it), `prompt_number`, name, title,
+    heading, url. `headings` maps evidence ids to their headings (the stored trace does not
+    keep them)."""
     evidences = record.evidences or []
     headings = headings or {}
+    named = named_sources(record.answer, evidences, headings)
+    language = language_of(record.question)
 
     def source(number: int) -> dict:
         item = evidences[number - 1] if 1 <= number <= len(evidences) else {}
+        found = named[number - 1] if 1 <= number <= len(named) else None
         return {
-            "number": number,
+            "number": found.shown if found else None,
+            "prompt_number": number,
+            "name": found.name if found else "",
             "title": item.get("title", ""),
             "heading": headings.get(item.get("id", ""), ""),
             "url": item.get("url", ""),
         }
 
+    top = explanation.top_evidence()
+    unchanged = sum(1 for c in explanation.clusters if c.share <= 0)
     return {
         "turn": record.id,
         "method": explanation.method,
+        "language": language,
+        "labels": labels(language),
+        "plain": [
+            [{"text": w.text, "sources": list(w.sources)} for w in sentence]
+            for sentence in plain_explanation(explanation, named, language)
+        ],
         "lines": explanation.lines(),
-        "top_evidence": explanation.top_evidence(),
+        "no_effect": no_effect(unchanged, language) if unchanged else "",
+        "top_evidence": source(top)["number"] if top is not None else None,
         "clusters": [
             {
                 "cluster": c.cluster,

@@ -32,9 +32,9 @@ import re
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 
-from core.lexical import detect_language
 from core.llm import LLM
 from core.pages import Evidence
+from core.questions import question_language
 
 OUT_OF_SCOPE = "The desired information cannot be found in the retrieved pool of evidence."
 
@@ -350,9 +350,10 @@ def closest_pages(evidences: Sequence[Evidence], limit: int = 3) -> list[Evidenc
 
 
 def decline_intro(question: str) -> str:
-    """The start of a declined answer in the question's language: "I couldn't find this
-    in the wiki; closest pages:" (the surfaces add the pages, linked where they can)."""
-    return DECLINE.get(detect_language(question), DECLINE["en"])
+    """The start of a declined answer in the question's language (`question_language`: a
+    completed follow-up's carried context does not tip it): "I couldn't find this in the
+    wiki; closest pages:" (the surfaces add the pages, linked where they can)."""
+    return DECLINE.get(question_language(question), DECLINE["en"])
 
 
 def decline_message(question: str, titles: Sequence[str]) -> str:

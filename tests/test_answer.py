@@ -11,6 +11,7 @@ from core.answer import (
     Citation,
     build_messages,
     cited_numbers,
+    decline_message,
     generate,
     is_out_of_scope,
     parse_citations,
@@ -219,3 +220,24 @@ def test_a_source_that_announces_a_list_continues_with_the_list():
 )
 def test_other_sources_are_their_text_alone(text, after):
     assert source_text(dataclasses.replace(ev(1, text), after=after)) == text
+
+
+@pytest.mark.parametrize(
+    ("question", "titles", "expected"),
+    [
+        (
+            "Capital of Mars?",
+            ["Travel", "Offices"],
+            "I couldn't find this in the wiki; closest pages: Travel; Offices.",
+        ),
+        ("Wie viele Urlaubstage?", [], "Das habe ich im Wiki nicht gefunden."),
+        # a German follow-up stays German whatever English context it carries
+        (
+            "Und in Berlin? (context: what, is, the, hotel, limit)",
+            ["Travel"],
+            "Das habe ich im Wiki nicht gefunden; am nächsten kommen diese Seiten: Travel.",
+        ),
+    ],
+)
+def test_decline_message_follows_the_question_language(question, titles, expected):
+    assert decline_message(question, titles) == expected

@@ -94,13 +94,16 @@ def test_ask_explain_and_trace_in_headless_chromium(tmp_path):
                 expect(sources.first.locator("a")).to_have_attribute(
                     "href", re.compile(r"^https://wiki\.example/spaces/TEST/")
                 )
+                # Under each source, the sentence the page says it in (never "Row 1 in Table").
+                expect(sources.first.locator(".excerpt")).to_contain_text("Bash Automated")
 
                 # Suggested follow-ups come after the answer, from a second request.
                 expect(turn.locator(".follow-ups a.suggestion").first).to_be_visible()
                 assert turn.locator(".follow-ups + details.trace").count() == 1
 
-                # Explain: bars with percentages and evidence links.
+                # Explain: why in plain words, then bars with percentages and evidence links.
                 turn.locator("button.explain").click()
+                expect(turn.locator(".explanation .plain").first).to_contain_text("shaped")
                 cluster = turn.locator(".explanation .cluster").first
                 expect(cluster.locator(".pct")).to_have_text(re.compile(r"^\d+\.\d%$"))
                 width = cluster.locator(".fill").evaluate("e => e.getBoundingClientRect().width")

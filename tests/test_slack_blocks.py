@@ -16,7 +16,9 @@ from bot.blocks import (
     answer_text,
     bar,
     escape,
+    excerpt_lines,
     explanation_blocks,
+    explanation_text,
     link,
     mentions,
     plain_text,
@@ -26,8 +28,10 @@ from bot.blocks import (
 from core.answer import Citation
 from core.assistant import ConversationKey, Turn
 from core.attribution import ClusterShare, Explanation
+from core.excerpt import Excerpt, Piece
 from core.index import PageEntry
 from core.pages import Evidence, Page
+from core.present import named_sources
 from core.retrieve import ScoredEvidence
 
 Z = ZWSP
@@ -183,10 +187,89 @@ def test_answer_message_escapes_page_text():
         "*Sources*",
         f"[1] <https://w.example/101|&lt;!channel&gt; {Z}*Pwned*{Z} &amp; &lt;@U0EVE&gt;>"
         " · TEST · updated 2024-05-01",
+        ">x",
         "[2] <https://w.example/102|Second> · T&amp;D",
+        ">y",
     ]
     assert all(b["text"]["verbatim"] for b in blocks if b["type"] == "section")
     assert "<!channel>" not in str(blocks)
+
+
+def test_sources_are_numbered_as_cited_with_their_excerpts():
+    turn = make_turn("It happened [2] and then [1, 2].")
+    row = "Row 3 in Table 1: Week is Week 2, and Secondary is <Sophie>"
+    turn.evidences[1].evidence = dataclasses.replace(
+        turn.evidences[1].evidence, text=row, kind="row"
+    )
+    turn.completed_question = "Who is secondary in week 2?"
+    blocks = answer_blocks(turn, PAGES)
+    assert blocks[1]["text"]["text"] == (
+        "*Most likely answer*\nIt happened <https://w.example/102|[1]> and then"
+        " <https://w.example/102|[1]><https://w.example/101|[2]>."
+    )
+    assert blocks[-2]["text"]["text"].splitlines()[1:] == [
+        "[1] <https://w.example/102|Second> · T&amp;D",
+        ">Week: Week 2 · Secondary: &lt;Sophie&gt;",
+        f"[2] <https://w.example/101|&lt;!channel&gt; {Z}*Pwned*{Z} &amp; &lt;@U0EVE&gt;>"
+        " · TEST · updated 2024-05-01",
+        ">x",
+    ]
+    assert answer_text(turn) == "It happened [1] and then [1][2]."
+
+
+def test_german_questions_get_german_labels():
+    turn = make_turn("Es passierte [1].\nRelated: Und dann [2].")
+    turn.question = "Was ist dann passiert?"
+    blocks = answer_blocks(turn, PAGES)
+    texts = [b["text"]["text"] for b in blocks if b["type"] == "section"]
+    assert texts[0].startswith("*Wahrscheinlichste Antwort*\n")
+    assert texts[1].startswith("*Siehe auch*\n")
+    assert texts[2].startswith("*Quellen*\n")
+    assert blocks[-1]["elements"][0]["text"]["text"] == "Erklären"
+
+
+@pytest.mark.parametrize(
+    ("found", "expected"),
+    [
+        (
+            Excerpt(
+                "table",
+                ("Week", "Team", "On <call>"),
+                (("Week 2", "", "Sophie *B*"),),
+                frozenset({(0, 2)}),
+            ),
+            [f"Week: Week 2 · On &lt;call&gt;: *Sophie {Z}*B*{Z}*"],
+        ),
+        (
+            Excerpt(
+                "table",
+                ("City", "Hotel"),
+                (("Munich", "€180"), ("Berlin", "€150")),
+                frozenset({(0, 1)}),
+                more_rows=3,
+            ),
+            ["City: Munich · Hotel: *€180*", "City: Berlin · Hotel: €150", "_… 3 more rows_"],
+        ),
+        (
+            Excerpt("table", ("",), (("All tickets are closed",),), frozenset()),
+            ["All tickets are closed"],
+        ),
+        (
+            Excerpt(
+                "text",
+                pieces=(
+                    Piece("… "),
+                    Piece("The limit is "),
+                    Piece("€180 ", marked=True),
+                    Piece("a night. …"),
+                ),
+            ),
+            ["… The limit is *€180* a night. …"],
+        ),
+    ],
+)
+def test_excerpt_lines(found, expected):
+    assert excerpt_lines(found) == expected
 
 
 def test_a_source_lists_its_near_duplicate_pages_as_also_in():
@@ -241,13 +324,16 @@ def test_most_likely_answer_and_related_are_shown_apart():
     )
 
 
+EVIDENCES = [
+    {"id": "e1", "page_id": "101", "title": EVIL_TITLE, "url": "https://w.example/101"},
+    {"id": "e2", "page_id": "101", "title": EVIL_TITLE, "url": "https://w.example/101"},
+    {"id": "e3", "page_id": "102", "title": "Second", "url": "https://w.example/102"},
+    {"id": "e4", "page_id": "103", "title": "Third", "url": "https://w.example/103"},
+]
+HEADINGS = {"e1": "Limits", "e2": "Limits", "e3": "Intro > Meals"}
+
+
 def test_explanation_message():
-    evidences = [
-        {"id": "e1", "page_id": "101", "title": EVIL_TITLE, "url": "https://w.example/101"},
-        {"id": "e2", "page_id": "101", "title": EVIL_TITLE, "url": "https://w.example/101"},
-        {"id": "e3", "page_id": "102", "title": "Second", "url": "https://w.example/102"},
-        {"id": "e4", "page_id": "103", "title": "Third", "url": "https://w.example/103"},
-    ]
     explanation = Explanation(
         method="counterfactual",
         question="q",
@@ -258,20 +344,53 @@ def test_explanation_message():
             ClusterShare(3, [4], ["e4"], 0.0, 0.0),
         ],
     )
-    blocks = explanation_blocks(explanation, evidences)
+    sources = named_sources("From Second [3] and the first [2][1].", EVIDENCES, HEADINGS)
+    blocks = explanation_blocks(explanation, sources)
+    title = f"Limits (&lt;!channel&gt; {Z}*Pwned*{Z} &amp; &lt;@U0EVE&gt;)"
+    assert blocks[0]["text"]["text"] == (
+        f"*Why this answer*\n<https://w.example/101|{title}> [2][3] shaped 52% of this answer."
+        " <https://w.example/102|Meals (Second)> [1] shaped 48%."
+    )
     lines = blocks[-1]["text"]["text"].splitlines()
     assert lines == [
-        f"`▇▇▇▇▇░░░░░` 52.1%  [1][2] <https://w.example/101|&lt;!channel&gt; {Z}*Pwned*{Z}"
-        " &amp; &lt;@U0EVE&gt;>",
-        "`▇▇▇▇▇░░░░░` 47.9%  [3] <https://w.example/102|Second>",
+        f"`▇▇▇▇▇░░░░░` 52.1%  [2] <https://w.example/101|{title}>,"
+        f" [3] <https://w.example/101|{title}>",
+        "`▇▇▇▇▇░░░░░` 47.9%  [1] <https://w.example/102|Meals (Second)>",
         "_1 other source group: no effect on the answer._",
     ]
+    assert explanation_text(explanation, sources) == (
+        f"Why this answer: {title} shaped 52% of this answer. Meals (Second) shaped 48%."
+    )
+
+
+def test_explanation_names_uncited_sources_without_linking_them():
+    explanation = Explanation(
+        "counterfactual",
+        "q",
+        "a",
+        [ClusterShare(1, [3], ["e3"], 0.5, 0.8), ClusterShare(2, [4], ["e4"], 0.1, 0.2)],
+    )
+    sources = named_sources("Das Essen [3].", EVIDENCES, HEADINGS)
+    blocks = explanation_blocks(explanation, sources, "de")
+    assert blocks[0]["text"]["text"] == (
+        "*Warum diese Antwort*\nDiese Antwort stammt aus einer Quelle:"
+        " <https://w.example/102|Meals (Second)> [1]. Sie hat 80 % der Antwort bestimmt;"
+        " nicht zitierte Abschnitte den Rest."
+    )
+    assert blocks[-1]["text"]["text"].splitlines()[1] == (
+        "`▇▇░░░░░░░░` 20.0%  Third _(nicht zitiert)_"
+    )
+    assert "w.example/103" not in str(blocks)
 
 
 def test_explanation_with_nothing_attributed():
     explanation = Explanation("counterfactual", "q", "a", [ClusterShare(1, [1], ["e1"], 0.0, 0.0)])
-    text = explanation_blocks(explanation, [{"title": "T", "url": "https://w.example/1"}])
-    assert "nothing to attribute" in text[-1]["text"]["text"]
+    sources = named_sources("a [1]", [{"title": "T", "url": "https://w.example/1"}], {})
+    blocks = explanation_blocks(explanation, sources)
+    assert blocks[0]["text"]["text"] == (
+        "*Why this answer*\nThis answer came from one source: <https://w.example/1|T> [1]."
+        " Leaving out any one source did not change this answer, so no source stands out."
+    )
 
 
 def test_chit_chat_gets_the_help_text_alone():

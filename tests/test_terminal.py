@@ -9,10 +9,11 @@ import pytest
 from sqlalchemy import inspect
 
 from bot.cli import main
-from bot.terminal import chat
+from bot.terminal import chat, render_excerpt
 from core.assistant import ConversationKey
 from core.conversation import TABLES
 from core.db import engine_for
+from core.excerpt import Excerpt, Piece
 from tests.fakes.tiny_wiki import Wiki, build_wiki, make_assistant
 
 KEY = ConversationKey("terminal", "tester", "cli", "t1")
@@ -38,6 +39,28 @@ def test_chat_shows_completed_question_answer_and_sources(wiki, tmp_path):
     assert re.search(
         r"Sources:\n  \[\d+\] OpenXT 9.0 Measurement Test — https://wiki.example/", out
     )
+    # the cited row under its header, the answer marked; never the index's "Row 1 in Table 1"
+    assert (
+        "      Machine             BIOS        Build  TPM\n"
+        "      Dell Optiplex 7040  **1.14.0**  6662   2.0\n"
+        "      (… 1 more row)"
+    ) in out
+    assert "in Table" not in out
+
+
+def test_sources_are_numbered_from_one_as_cited(wiki, tmp_path):
+    assistant = make_assistant(wiki, tmp_path)
+    out = run_chat(assistant, "What does BATS stand for?")
+    answer = out.split("Sources:")[0]
+    assert re.findall(r"\[(\d+)\]", answer) == ["1", "2"]
+    assert re.findall(r"^  \[(\d+)\]", out, re.MULTILINE) == ["1", "2"]
+
+
+def test_german_questions_get_german_labels(wiki, tmp_path):
+    assistant = make_assistant(wiki, tmp_path)
+    out = run_chat(assistant, "Welche BIOS-Version hatte der Dell Optiplex 7040?", "/explain")
+    assert "\nQuellen:\n  [1] OpenXT 9.0 Measurement Test" in out
+    assert "Warum diese Antwort: Diese Antwort stammt aus einer Quelle: OpenXT 9.0" in out
 
 
 def test_chat_commands(wiki, tmp_path):
@@ -59,12 +82,70 @@ def test_chat_commands(wiki, tmp_path):
     assert "lexical #1" in out and "dense #" in out
     assert "Messages sent (answer):\n--- system" in out and "Question: What does BATS" in out
     assert "Timings (ms): history" in out
-    assert "Explanation (counterfactual attribution):\n  Attributed " in out
-    assert re.search(r"Evidence:\n  \[\d+\] Bats: Bash Automated Testing System", out)
+    assert "Why this answer: Bats: Bash Automated Testing System [1] shaped " in out
+    assert re.search(
+        r"Share of each source \(counterfactual attribution\):\n +\d+\.\d%  \[1\] Bats: Bash"
+        r" Automated Testing System — https://wiki.example/",
+        out,
+    )
     assert "New conversation." in out
     assert "Completed question: And the BIOS?" not in out  # history was forgotten
     assert "Unknown command /bogus." in out
     assert "never asked" not in out
+
+
+WIDE = "x" * 95
+
+
+@pytest.mark.parametrize(
+    ("found", "language", "expected"),
+    [
+        (
+            Excerpt(
+                "table",
+                ("City", "Hotel"),
+                (("Munich", "€180"), ("Bristol", "£150")),
+                frozenset({(0, 1)}),
+                more_rows=2,
+            ),
+            "en",
+            ["City     Hotel", "Munich   **€180**", "Bristol  £150", "(… 2 more rows)"],
+        ),
+        # too wide for aligned columns: one `Column: value` line a cell, names aligned
+        (
+            Excerpt(
+                "table",
+                ("Team", "Description", "Lead"),
+                (("Pay", WIDE, "Sophie"),),
+                frozenset({(0, 2)}),
+                more_rows=1,
+            ),
+            "de",
+            [
+                "Team:        Pay",
+                f"Description: {WIDE}",
+                "Lead:        **Sophie**",
+                "(… 1 weitere Zeile)",
+            ],
+        ),
+        # a table the page gives no column names: rows only
+        (
+            Excerpt("table", ("",), (("Tickets closed",), ("Docs reviewed",)), frozenset()),
+            "en",
+            ["Tickets closed", "Docs reviewed"],
+        ),
+        (
+            Excerpt(
+                "text",
+                pieces=(Piece("… "), Piece("Limit is "), Piece("€180", True), Piece(" a night.")),
+            ),
+            "en",
+            ["… Limit is **€180** a night."],
+        ),
+    ],
+)
+def test_render_excerpt(found, language, expected):
+    assert render_excerpt(found, language) == expected
 
 
 def test_init_creates_the_tables(environ, capsys):

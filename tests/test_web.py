@@ -125,11 +125,22 @@ async def test_ask_returns_answer_and_numbered_sources(client):
     assert turn["citations"], "the extractive answerer cites its sources"
     by_number = {s["number"]: s for s in turn["sources"]}
     assert sorted(by_number) == list(range(1, len(turn["sources"]) + 1))
+    # numbered as shown: the cited sources are 1..k, in order of first citation
+    assert turn["citations"] == list(range(1, len(turn["citations"]) + 1))
+    assert [s["cited"] for s in turn["sources"]] == sorted(
+        (s["cited"] for s in turn["sources"]), reverse=True
+    )
+    assert sorted(s["prompt_number"] for s in turn["sources"]) == sorted(by_number)
     for number in turn["citations"]:
         source = by_number[number]
         assert source["cited"] is True
         assert source["url"].startswith("https://wiki.example/")
         assert source["title"] and source["excerpt"]
+    first = by_number[1]["excerpt"]  # the sentence the page says it in
+    assert first["kind"] == "text"
+    assert "BATS stands for Bash Automated Testing System." in "".join(
+        p["text"] for p in first["pieces"]
+    )
     cited_links = [n for s in turn["segments"] if "cite" in s for n in s["cite"]]
     assert set(cited_links) == set(turn["citations"])
     assert "".join(s["text"] for s in turn["segments"]) == turn["answer"]
@@ -150,6 +161,35 @@ async def test_ask_marks_chit_chat_and_spelling_corrections(client):
     assert turn["completed_question"] == "Which BIOS did the Dell Optiplex 7040 have?"
     assert {"lexical", "dense"} <= set(turn["sources"][0]["ranks"])
     assert turn["timings"]["total_ms"] > 0
+
+
+@pytest.mark.anyio
+async def test_a_cited_row_is_shown_as_a_table_row_under_its_header(client):
+    turn = (await ask(client, "Which TPM version did the Dell Optiplex 7040 have?")).json()
+    source = turn["sources"][0]
+    assert source["cited"] and source["title"] == "OpenXT 9.0 Measurement Test"
+    assert source["excerpt"] == {
+        "kind": "table",
+        "header": ["Machine", "BIOS", "Build", "TPM"],
+        "rows": [["Dell Optiplex 7040", "1.14.0", "6662", "2.0"]],
+        "marked": [[0, 3]],
+        "more_rows": 1,
+        "more": "1 more row",
+    }
+    assert "in Table" not in json.dumps([s["excerpt"] for s in turn["sources"]])
+    assert turn["labels"]["sources"] == "Sources" and turn["language"] == "en"
+
+
+@pytest.mark.anyio
+async def test_a_german_question_gets_german_labels(client):
+    turn = (await ask(client, "Welche BIOS-Version hatte der Dell Optiplex 7040?")).json()
+    assert turn["language"] == "de"
+    assert turn["labels"]["sources"] == "Quellen" and turn["labels"]["explain"] == "Erklären"
+    body = {"turn": turn["turn"], "conversation": CONVERSATION}
+    explanation = (await client.post("/api/explain", json=body)).json()
+    assert explanation["labels"]["why"] == "Warum diese Antwort"
+    plain = "".join(w["text"] for sentence in explanation["plain"] for w in sentence)
+    assert plain.startswith("Diese Antwort stammt aus einer Quelle: OpenXT 9.0 Measurement Test")
 
 
 @pytest.mark.anyio
@@ -198,6 +238,13 @@ async def test_explain_gives_shares_with_evidence_links(client):
     top = explanation["clusters"][0]["evidences"][0]
     assert top["number"] == explanation["top_evidence"]
     assert top["url"].startswith("https://wiki.example/") and top["title"]
+    # numbered as the answer shows its sources; those it does not cite have no number
+    numbers = {e["number"] for c in explanation["clusters"] for e in c["evidences"]}
+    assert numbers - {None} == set(turn["citations"])
+    plain = explanation["plain"]
+    linked = {n for sentence in plain for words in sentence for n in words["sources"]}
+    assert linked and linked <= set(turn["citations"])
+    assert "".join(w["text"] for w in plain[0]).startswith("Bats: Bash Automated Testing")
     again = await client.post("/api/explain", json=body)
     assert again.json()["clusters"] == explanation["clusters"], "stored and reused"
 

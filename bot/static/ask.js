@@ -104,6 +104,35 @@
     return node;
   }
 
+  // The words the page shows around a turn, in the question's language (from the server).
+  function label(turn, name, fallback) {
+    return (turn.labels && turn.labels[name]) || fallback;
+  }
+
+  // A source excerpt as the page shows it: a small table (header and the cited row, the
+  // answer's cells marked) or the sentence holding the answer, the answer in <mark>.
+  function renderExcerpt(excerpt) {
+    if (!excerpt) return null;
+    if (excerpt.kind === "table") {
+      const marked = new Set((excerpt.marked || []).map(([r, c]) => r + ":" + c));
+      const rows = excerpt.rows.map((row, r) => el("tr", {}, row.map((cell, c) =>
+        el("td", {}, [marked.has(r + ":" + c) ? el("mark", { text: cell }) : cell])
+      )));
+      // A table the page gives no column names has no header row.
+      const head = excerpt.header.some((h) => h)
+        ? el("thead", {}, [el("tr", {}, excerpt.header.map((h) => el("th", { text: h })))])
+        : null;
+      const box = el("div", { className: "excerpt" }, [
+        el("table", { className: "excerpt-table" }, [head, el("tbody", {}, rows)]),
+      ]);
+      if (excerpt.more) box.append(el("span", { className: "more", text: "… " + excerpt.more }));
+      return box;
+    }
+    return el("span", { className: "excerpt" }, excerpt.pieces.map((piece) =>
+      piece.marked ? el("mark", { text: piece.text }) : piece.text
+    ));
+  }
+
   // The most likely answer first, then its related (supporting) lines; a declined answer
   // says so and links the closest pages.
   function renderAnswer(turn) {
@@ -123,10 +152,10 @@
       return box;
     }
     const parts = turn.parts || { answer: turn.segments, related: [] };
-    box.append(el("p", { className: "label", text: "Most likely answer" }));
+    box.append(el("p", { className: "label", text: label(turn, "answer", "Most likely answer") }));
     box.append(appendSegments(el("p", { className: "likely" }), parts.answer, byNumber));
     if (parts.related.length) {
-      box.append(el("p", { className: "label", text: "Related" }));
+      box.append(el("p", { className: "label", text: label(turn, "related", "Related") }));
       const list = el("ul", { className: "related" });
       for (const line of parts.related) list.append(appendSegments(el("li"), line, byNumber));
       box.append(list);
@@ -134,8 +163,8 @@
     return box;
   }
 
-  function sourceItem(source) {
-    const item = el("li", { value: String(source.number), "data-number": String(source.number) }, [
+  function sourceItem(turn, source, number) {
+    const item = el("li", { value: String(number), "data-number": String(number) }, [
       link(source.url, source.title || source.page_id, "title"),
     ]);
     if (source.heading && source.heading !== source.title) {
@@ -144,14 +173,15 @@
     if (source.space) item.append(el("span", { className: "space", text: " (" + source.space + ")" }));
     if (source.also_in && source.also_in.length) {
       // Near-duplicate pages (copies, drafts) folded into this one.
-      const others = [" also in "];
+      const others = [" " + label(turn, "also_in", "also in") + " "];
       source.also_in.forEach((page, i) => {
         if (i) others.push(", ");
         others.push(link(page.url, page.title, "also"));
       });
       item.append(el("span", { className: "also-in" }, others));
     }
-    if (source.excerpt) item.append(el("span", { className: "excerpt", text: source.excerpt }));
+    const excerpt = renderExcerpt(source.excerpt);
+    if (excerpt) item.append(excerpt);
     return item;
   }
 
@@ -159,7 +189,8 @@
     if (turn.small_talk) return [];
     const cited = turn.sources.filter((s) => s.cited);
     if (cited.length) {
-      return [el("h3", { text: "Sources" }), el("ol", { className: "sources" }, cited.map(sourceItem))];
+      const items = cited.map((s) => sourceItem(turn, s, s.number));
+      return [el("h3", { text: label(turn, "sources", "Sources") }), el("ol", { className: "sources" }, items)];
     }
     // Nothing cited (out of scope): show the closest pages, one line each.
     const seen = new Set();
@@ -170,16 +201,34 @@
       closest.push(s);
       if (closest.length === 3) break;
     }
-    if (!closest.length) return [el("p", { className: "completed", text: "Nothing in the index matched." })];
-    return [el("h3", { text: "Closest pages" }), el("ol", { className: "sources closest" }, closest.map(sourceItem))];
+    if (!closest.length) return [el("p", { className: "completed", text: label(turn, "nothing", "Nothing in the index matched.") })];
+    const items = closest.map((s, i) => sourceItem(turn, s, i + 1));
+    return [el("h3", { text: label(turn, "closest", "Closest pages") }), el("ol", { className: "sources closest" }, items)];
   }
 
-  function renderExplanation(box, data) {
+  // Why this answer: the plain-words sentences first (shown sources linked with their
+  // numbers), then a bar per group of sources with a share; sources the answer does not
+  // cite are named, not linked.
+  function renderExplanation(box, data, turn) {
+    const byNumber = new Map(turn.sources.filter((s) => s.cited).map((s) => [s.number, s]));
     box.replaceChildren();
-    box.append(el("h3", { text: "Why this answer" }));
-    box.append(el("p", { className: "method", text: "Method: " + data.method + " attribution. " + data.lines[0] }));
-    if (data.top_evidence === null) return;
-    // Clusters that got a share get a bar; the rest (0%) are listed on one line.
+    box.append(el("h3", { text: label(data, "why", "Why this answer") }));
+    for (const sentence of data.plain || []) {
+      const p = el("p", { className: "plain" });
+      for (const words of sentence) {
+        if (!words.sources.length) {
+          p.append(document.createTextNode(words.text));
+          continue;
+        }
+        const first = byNumber.get(words.sources[0]);
+        p.append(first ? link(first.url, words.text, "evidence-link") : el("span", { text: words.text }));
+        p.append(document.createTextNode(" " + words.sources.map((n) => "[" + n + "]").join("")));
+      }
+      box.append(p);
+    }
+    box.append(el("p", { className: "method", text: label(data, data.method, data.method) }));
+    if (!data.clusters.some((c) => c.share > 0)) return;
+    // Clusters that got a share get a bar; the rest (0%) are counted on one line.
     const shown = data.clusters.filter((c) => c.share >= 0.0005);
     const rest = data.clusters.filter((c) => c.share < 0.0005);
     for (const cluster of shown) {
@@ -188,8 +237,11 @@
       const evidence = el("div", { className: "evidence" });
       cluster.evidences.forEach((e, i) => {
         if (i) evidence.append(document.createTextNode(", "));
-        evidence.append(link(e.url, "[" + e.number + "] " + (e.title || ""), "evidence-link"));
-        if (e.heading && e.heading !== e.title) evidence.append(document.createTextNode(" — " + e.heading));
+        if (e.number === null) {
+          evidence.append(el("span", { className: "not-cited", text: e.name + " (" + label(data, "not_cited", "not cited") + ")" }));
+        } else {
+          evidence.append(link(e.url, "[" + e.number + "] " + (e.name || e.title || ""), "evidence-link"));
+        }
       });
       box.append(
         el("div", { className: "cluster", "data-cluster": String(cluster.cluster) }, [
@@ -200,17 +252,7 @@
       );
     }
     if (rest.length) {
-      const label = data.method === "counterfactual"
-        ? "Removing any of these left the answer unchanged (0%): "
-        : "No share (0%): ";
-      const others = el("p", { className: "method others", text: label });
-      rest.flatMap((c) => c.evidences).forEach((e, i) => {
-        if (i) others.append(document.createTextNode(", "));
-        const a = link(e.url, "[" + e.number + "]", "evidence-link");
-        a.title = e.title + (e.heading ? " — " + e.heading : "");
-        others.append(a);
-      });
-      box.append(others);
+      box.append(el("p", { className: "method others", text: data.no_effect || "" }));
     }
   }
 
@@ -246,7 +288,7 @@
         if (rank === null || rank === undefined) return null;
         return "#" + rank + (score === undefined ? "" : " (" + Number(score).toFixed(3) + ")");
       }),
-      (item.cited ? "cited · " : "") + item.title + (item.heading ? " — " + item.heading : ""),
+      (item.shown ? "cited as [" + item.shown + "] · " : "") + item.title + (item.heading ? " — " + item.heading : ""),
     ]);
     box.append(table(["#", "fused", ...retrievers, "evidence"], rows));
 
@@ -274,23 +316,25 @@
     node.append(...renderSources(turn));
 
     const explainBox = el("div", { className: "explanation" });
-    const explain = el("button", { type: "button", className: "explain", text: "Explain" });
+    const explainLabel = label(turn, "explain", "Explain");
+    const explain = el("button", { type: "button", className: "explain", text: explainLabel });
     explain.addEventListener("click", async () => {
       explain.disabled = true;
       explain.textContent = "Explaining…";
       try {
-        renderExplanation(explainBox, await api("api/explain", scoped({ turn: turn.turn })));
+        renderExplanation(explainBox, await api("api/explain", scoped({ turn: turn.turn })), turn);
         explain.textContent = "Explained";
       } catch (error) {
         explainBox.replaceChildren(el("p", { className: "error", text: "Could not explain: " + error.message }));
         explain.disabled = false;
-        explain.textContent = "Explain";
+        explain.textContent = explainLabel;
       }
     });
 
     const note = el("span", { className: "feedback-note" });
-    const feedbackButtons = [["up", "Helpful"], ["down", "Not helpful"]].map(([value, label]) => {
-      const button = el("button", { type: "button", className: "secondary feedback", "data-value": value, text: label });
+    const feedbackLabels = [["up", label(turn, "helpful", "Helpful")], ["down", label(turn, "not_helpful", "Not helpful")]];
+    const feedbackButtons = feedbackLabels.map(([value, text]) => {
+      const button = el("button", { type: "button", className: "secondary feedback", "data-value": value, text: text });
       button.addEventListener("click", async () => {
         feedbackButtons.forEach((b) => { b.disabled = true; });
         try {

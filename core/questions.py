@@ -155,9 +155,13 @@ def _stem(word: str) -> str:
     return stems[0] if stems else word
 
 
+# What a contraction leaves as a word of its own: What's, don't, I'd, we'll, they're, I've.
+_CONTRACTED = frozenset("s t d ll re ve m".split())
+
+
 def terms(text: str, stopwords: frozenset[str] = ENGLISH_STOPWORDS) -> list[str]:
-    """Matching terms of `text`: lower-cased, stemmed words without `stopwords` and single
-    letters (the "s" of "What's"); a compound
+    """Matching terms of `text`: lower-cased, stemmed words without `stopwords` and the
+    letters left of a contraction (the "s" of "What's"); a compound
     (`OXT-1654`, `9.0.2`, `DISTRO_FEATURE`) is kept whole, and its word parts are added
     (and its number parts when it also has letters), so `OXT 1654` still meets `OXT-1654`
     while `9.0.2` does not match every `9`."""
@@ -174,7 +178,7 @@ def terms(text: str, stopwords: frozenset[str] = ENGLISH_STOPWORDS) -> list[str]
                         out.append(part)
                 elif len(part) > 1:
                     out.append(_stem(part))
-        elif token not in stopwords and not (len(token) == 1 and token.isalpha()):
+        elif token not in stopwords and token not in _CONTRACTED:
             out.append(token if any(c.isdigit() for c in token) else _stem(token))
     return out
 

@@ -253,7 +253,7 @@ def test_mention_gets_a_threaded_answer_with_sources(bot, slack):
     assert f"<{BATS_URL}|[1]>" in text  # the citation is a link to the page
     assert "*Sources*" in text
     assert f"<{BATS_URL}|Bats: Bash Automated Testing System> · TEST" in text
-    assert "\n>[1] BATS stands for Bash Automated Testing System. …" in text  # its sentence
+    assert "\n>BATS stands for Bash Automated Testing System. …" in text  # its sentence
     (turn_id,) = turn_ids(bot, "C1", "1700000000.000100")
     buttons = blocks[-1]["elements"]
     assert [b["action_id"] for b in buttons] == [
@@ -399,10 +399,12 @@ def test_explain_button_posts_the_breakdown_once(bot, slack):
     explanation = bot.answers(2)[1]
     assert explanation["thread_ts"] == thread
     text = section_texts(explanation["blocks"])
+    # the answer is the name the page's title spells out, from one source
     assert text.startswith(
-        f"*Why this answer*\n<{BATS_URL}|Bats: Bash Automated Testing System> [1] shaped "
+        "*Why this answer*\nThis answer came from one source: "
+        f"<{BATS_URL}|Bats: Bash Automated Testing System>"
     )
-    assert explanation["text"].startswith("Why this answer: Bats: Bash Automated Testing")
+    assert explanation["text"].startswith("Why this answer: This answer came from one source")
     bars = re.findall(r"^`([▇░]{10})` (\d+\.\d)%", text, re.MULTILINE)
     assert bars and bars[0][0].startswith("▇")
     assert f"<{BATS_URL}|Bats: Bash Automated Testing System>" in text

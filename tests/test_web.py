@@ -244,7 +244,9 @@ async def test_explain_gives_shares_with_evidence_links(client):
     plain = explanation["plain"]
     linked = {n for sentence in plain for words in sentence for n in words["sources"]}
     assert linked and linked <= set(turn["citations"])
-    assert "".join(w["text"] for w in plain[0]).startswith("Bats: Bash Automated Testing")
+    assert "".join(w["text"] for w in plain[0]).startswith(
+        "This answer came from one source: Bats: Bash Automated Testing"
+    )
     again = await client.post("/api/explain", json=body)
     assert again.json()["clusters"] == explanation["clusters"], "stored and reused"
 

@@ -885,6 +885,9 @@ def two_asks(
     if second is None or _plain(second[0]) == _plain(text):
         return None
     other, more, _ = second
+    values = [v for v in re.split(r",\s*|;\s*", _plain(text)) if v]
+    if values and all(v in _plain(other) for v in values):
+        return Composed(other, more)  # the second answer's sentence says the first too
     if numbers == more:
         text = text[: -len(_cites(numbers))].rstrip()
     joiner = "und" if question_language(question) == "de" else "and"

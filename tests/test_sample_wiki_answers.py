@@ -22,7 +22,6 @@ OURS = json.loads(DATA.read_text(encoding="utf-8"))
 FOLLOW_UPS = {"q14": "q13", "q16": "q15"}
 NOT_YET = {
     "q03": "retrieval: the compensation row is not in the top 10 ('allowance' is on no page)",
-    "q04": "two asks, the version and the fix, from one sentence with two versions in it",
     "q07": "the commands sit in a code block the answerer does not read as steps",
     "q09": "two asks in two sections (the port, the fallback)",
 }

@@ -368,11 +368,12 @@ def headline(question: str, number: int, span: Span) -> str:
     if span.kind == "row" and span.label and not span.parts:
         label = "" if span.answer.startswith(f"{span.label}: ") else span.label
         return f"{labelled(span.answer, label, span.row_key, language)} [{number}]"
-    if (
-        span.kind in ("sentence", "item")
-        and not span.parts
-        and len(span.unit.split()) <= SENTENCE_WORDS
-    ):
+    if span.kind not in ("sentence", "item") or span.parts:
+        return cited
+    if span.answer.endswith("…") and _plain(span.answer) in _plain(span.whole):
+        # a sentence cut before its end may be cut before the fact: show it whole
+        return f"{clip_words(span.whole, LONG_WORDS)} [{number}]"
+    if _plain(span.answer) in _plain(span.unit) and len(span.unit.split()) <= SENTENCE_WORDS:
         # A value cut from a sentence, with no statement to put it in: the sentence says
         # what the value is ("It must be done within your first 14 days, ...").
         return f"{span.unit} [{number}]"
@@ -390,6 +391,8 @@ def deciding_sentence(profile, unit: str) -> str:
 
 
 SENTENCE_WORDS = 35
+# The longest sentence shown whole as an answer (a longer one is cut there).
+LONG_WORDS = 60
 # A statement ("The X is value.") reads as certain: it is made only when the span covers
 # most of what the question asks; a weaker span is shown in its own words, so the reader
 # sees what the wiki says instead of a confident answer to another question.

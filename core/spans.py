@@ -60,7 +60,8 @@ _COUNTS_ITEMS = re.compile(r"\b(how many|number of|wie viele|wieviele|anzahl)\b"
 _PAIR_SPLIT = re.compile(r",(?: and)? (?=[^,]*? is )")
 # Confluence page furniture, never an answer (bylines, copyright and licence notes).
 _METADATA = re.compile(
-    r"\b(owned by|created by|last updated|last modified|modified by|copyright \d{4}"
+    r"\b(owned by|created by|last updated|last modified|modified by"
+    r"|copyright (?:\(c\)\s*|©\s*)?\d{4}"
     r"|licensed under|go to start of metadata|skip to end of metadata)\b",
     re.IGNORECASE,
 )
@@ -577,13 +578,18 @@ def counted_items(list_text: str) -> str:
 def _announced_items(
     profile: QuestionProfile, found: Sequence[Unit], position: int, words: int
 ) -> str:
-    """The items that the sentence at `position` announces with a closing colon ("The
-    basic approaches are:"), as the answer (counted for "how many"); "" when it is no such
-    sentence, no items follow it, or the question asks yes or no."""
+    """The items that the sentence or list item at `position` announces with a closing
+    colon ("The basic approaches are:"), as the answer (counted for "how many"); "" when it
+    is no such unit, no items follow it, or the question asks yes or no."""
     unit = found[position]
-    if unit.kind != "sentence" or not unit.text.endswith(":") or profile.qtype == "yesno":
+    if unit.kind not in ("sentence", "item") or not unit.text.endswith(":"):
         return ""
-    items = [u.text for u in takewhile(lambda u: u.kind == "item", found[position + 1 :])]
+    if profile.qtype == "yesno":
+        return ""
+    following = found[position + 1 :]
+    if unit.kind == "item":  # "- The basic approaches are:" and the items under it
+        following = [u for u in following if u.kind == "item"]
+    items = [u.text for u in takewhile(lambda u: u.kind == "item", following)]
     if not items:
         return ""
     listed = "; ".join(items)

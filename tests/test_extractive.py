@@ -229,3 +229,24 @@ def test_a_footnote_mark_in_the_page_is_not_shown_as_a_citation():
     ]
     text = ask("Did the Dell OptiPlex 7060 pass the UEFI upgrade?", evidences=table)
     assert text.startswith("No: UEFI upgrade: Fail OXT-1654") and text.count("[") == 1
+
+
+def test_a_long_sentence_is_shown_whole_not_cut_before_its_fact():
+    long = (
+        "Action by the board will only be invoked in the situation where no resolution to a"
+        " technical matter can be reached using the normal process, and it is initiated by"
+        " creating a JIRA ticket to fully describe the technical issue."
+    )
+    text = ask("How are actions by the board initiated?", evidences=[ev(1, long, "Board")])
+    assert text == f"{long} [1]"
+
+
+def test_a_list_item_announcing_items_is_answered_with_them():
+    steps = ev(
+        1,
+        "- Determine the best approach to test the PR. The basic approaches are:\n"
+        "- A full build on the build server\n- A partial build on a developer machine",
+        "Testing PRs",
+    )
+    text = ask("What are the basic approaches for testing a PR?", evidences=[steps])
+    assert text.startswith("A full build on the build server; A partial build")

@@ -4,8 +4,10 @@ A page's table and each of its rows are separate evidences, and a near-duplicate
 ("Copy of X", a draft) repeats X's passages; both often rank next to each other, so a few
 facts fill several of the top-k slots that the answer and its sources are drawn from.
 An evidence is redundant when more than `threshold` of its distinct words are inside one
-evidence ranked above it from the same page or the same near-duplicate group; dropping it
-lets the next distinct evidence in. This is maximal marginal relevance with a hard novelty
+evidence ranked above it from the same page or the same near-duplicate group (a table row
+only when a table part ranked above holds that very row: rows of one table share most of
+their words and differ in the one cell that matters); dropping it lets the next distinct
+evidence in. This is maximal marginal relevance with a hard novelty
 floor instead of a weighted trade-off (Carbonell and Goldstein, "The Use of MMR,
 Diversity-Based Reranking for Reordering Documents and Producing Summaries", SIGIR 1998),
 and it never drops the best-ranked evidence, nor anything from another page.
@@ -29,7 +31,7 @@ class NoveltyFilter:
     def __init__(self, threshold: float, groups: Mapping[str, str]):
         self.threshold = threshold
         self.groups = groups
-        self._admitted: dict[str, list[frozenset[str]]] = {}
+        self._admitted: dict[str, list[tuple[frozenset[str], str]]] = {}
 
     def admit(self, evidence: Evidence) -> bool:
         """True (and remembered) when `evidence` says something the admitted ones of its
@@ -39,7 +41,13 @@ class NoveltyFilter:
         words = frozenset(tokenize(evidence.text))
         group = self.groups.get(evidence.page_id, evidence.page_id)
         seen = self._admitted.setdefault(group, [])
-        if words and any(len(words & other) > self.threshold * len(words) for other in seen):
+        if evidence.kind == "row":
+            # A row's words are mostly its table's and its neighbours' ("Week 3, Payments,
+            # Sophie Brandt" beside "Week 2, Payments, Sophie Brandt"): it repeats only a
+            # table part that holds it, and says something of its own otherwise.
+            if any(evidence.text in text for _, text in seen):
+                return False
+        elif words and any(len(words & other) > self.threshold * len(words) for other, _ in seen):
             return False
-        seen.append(words)
+        seen.append((words, evidence.text))
         return True

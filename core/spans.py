@@ -33,6 +33,7 @@ from itertools import takewhile
 from typing import NamedTuple
 
 from core.questions import (
+    CONTEXT,
     ENTITY_WEIGHT,
     STOPWORDS,
     TOKEN,
@@ -752,6 +753,8 @@ def scored_units(
         )
         if profile.qtype != "yesno" and unit.stems <= wanted:
             continue
+        if unit.kind == "row" and numbered_otherwise(profile.text, unit):
+            continue
         if not (unit.stems & wanted or (titled and unit.kind == "list") or definition):
             continue
         score, covered = score_unit(profile, header_terms, unit, weights)
@@ -759,6 +762,24 @@ def scored_units(
             score += DEFINITION_BONUS
         out.append(Scored(score, covered, unit, position))
     return out
+
+
+# A numbered thing: "week 3", "Woche 3", "rc2", "phase 1" (a word and a small number).
+_NUMBERED = re.compile(r"\b([^\W\d_]{2,})[\s-]?(\d{1,3})\b", re.UNICODE)
+
+
+def numbered_otherwise(question: str, unit: Unit) -> bool:
+    """Whether a table row names another number of a numbered thing the question names
+    ("Week 1" in its cells for "... in week 3?"): such a row is about another week, however
+    many of the question's other words it holds."""
+    asked = {w.lower(): n for w, n in _NUMBERED.findall(CONTEXT.sub(" ", question))}
+    if not asked:
+        return False
+    for _, value in unit.pairs:
+        for word, number in _NUMBERED.findall(value):
+            if asked.get(word.lower(), number) != number:
+                return True
+    return False
 
 
 def _defines(profile: QuestionProfile, unit: Unit, defined: bool) -> bool:

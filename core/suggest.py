@@ -43,7 +43,7 @@ from collections.abc import Callable, Collection, Iterable, Mapping, Sequence
 from dataclasses import dataclass, replace
 from itertools import zip_longest
 
-from core.entities import entities, month_number
+from core.entities import entities
 from core.extractive import language_threshold
 from core.index import EvidenceIndex
 from core.lexical import GERMAN_STOPWORDS
@@ -68,6 +68,8 @@ SEARCH_K = 3  # a suggestion is in scope when its row or section is among the to
 MAX_HEADING_WORDS = 8
 SHORT_HEADING_WORDS = 3  # a heading this short is named with its page title
 MAX_LABEL_WORDS = 5
+MAX_COLUMN_WORDS = 6
+MAX_TITLE_WORDS = 6
 MAX_KEY_WORDS = 8  # a generic question names its row by at most this many words
 NEIGHBOURS = 2  # rows (or items) offered per changed cell: the next, then the previous
 
@@ -78,6 +80,17 @@ _LIST_MARKER = re.compile(r"^\s*(?:[-*•]|\d+[.)])\s+(?:\[[ xX]\]\s+)?")
 _LABELLED = re.compile(r"^([^:]{1,60}?):\s+\S")
 _GENERIC_COLUMN = re.compile(r"^Column \d+$")
 _TRAILING = re.compile(r"[\s:;,.!?]+$")
+# A day and a month name ("Mon 12 Oct", "12. Oktober", "Oct 12"); not "may" in a sentence.
+_MONTH_NAMES = (
+    "jan|feb|mar|apr|may|jun|jul|aug|sep|sept|oct|nov|dec|january|february|march|april|june"
+    "|july|august|september|october|november|december|januar|februar|märz|mai|juni|juli"
+    "|oktober|okt|dezember|dez"
+)
+_DAY_MONTH = re.compile(
+    rf"\b\d{{1,2}}\.?\s+(?:{_MONTH_NAMES})\b|\b(?:{_MONTH_NAMES})\.?\s+\d{{1,2}}\b",
+    re.IGNORECASE,
+)
+_VERDICTS = frozenset("pass passed fail failed failure ok yes no true false done".split())
 _EMPTY_VALUES = frozenset({"", "-", "–", "—", "n/a", "na", "none", "tbd", "?"})
 _PERSON = re.compile(r"[A-ZÄÖÜ][a-zäöüß'\-]+(?: [A-ZÄÖÜ][a-zäöüß'\-]+){1,2}")
 _AMOUNT = re.compile(
@@ -119,6 +132,11 @@ _SECTION_WORDING = {
     "en": "What {be} {the}{heading}{context}?",
     "de": "Was gilt für {heading}{context}?",
 }
+_ACTIVITY_WORDING = {"en": "How does {heading} work?", "de": "Wie funktioniert {heading}?"}
+_CLAUSE_STARTS = frozenset(
+    "before after during if unless while since until for with without about".split()
+)
+_FILE_NAME = re.compile(r"\w[./_]\w")
 _DETERMINERS = frozenset("our my your the a an this these".split())
 _BE = {"en": ("is", "are"), "de": ("ist", "sind")}
 _AND = {"en": " and ", "de": " und "}
@@ -198,6 +216,7 @@ def _read_page(evidences: Sequence[Evidence]) -> _Page:
             label = _LABELLED.match(_LIST_MARKER.sub("", line, count=1))
             if (
                 label
+                and label.group(1)[:1].isupper()  # a name ("Berlin:"), not "purpose:"
                 and len(label.group(1).split()) <= MAX_LABEL_WORDS
                 and evidence.kind != "table"
             ):
@@ -234,7 +253,14 @@ def _named(value: str, asked: frozenset[str]) -> int:
 
 
 def _usable(name: str, value: str) -> bool:
-    return not _GENERIC_COLUMN.match(name) and value.strip().casefold() not in _EMPTY_VALUES
+    """Whether a cell can be asked for: a column with a name (not "Column 2", not a
+    sentence the table's parse ran into) and a value."""
+    return (
+        not _GENERIC_COLUMN.match(name)
+        and len(name.split()) <= MAX_COLUMN_WORDS
+        and ". " not in name
+        and value.strip().casefold() not in _EMPTY_VALUES
+    )
 
 
 @dataclass(frozen=True)
@@ -242,6 +268,13 @@ class _RowMatch:
     row: _Row
     keys: tuple[str, ...]  # the columns whose cells the question names, in column order
     column: str  # the column the question asks for ("" when it names none)
+
+
+def _identifies(value: str) -> bool:
+    """Whether a named cell can say which row is meant: no verdict ("did it pass", "ML
+    fail") and not without letters or digits ("?")."""
+    words = set(value.casefold().split())
+    return not words & _VERDICTS and any(c.isalnum() for c in value)
 
 
 def _match_row(page: _Page, asked: frozenset[str]) -> _RowMatch | None:
@@ -257,12 +290,15 @@ def _match_row(page: _Page, asked: frozenset[str]) -> _RowMatch | None:
                 best = (score, row, tuple(name for name, n in named if n))
     if best is None:
         return None
-    _, row, keys = best
+    _, row, named = best
+    if not any(_identifies(row.value(k)) for k in named):
+        return None
     column, overlap = "", 0
     for name, _ in row.pairs:
         shared = len(set(terms(name)) & asked)
-        if name not in keys and not _GENERIC_COLUMN.match(name) and shared > overlap:
+        if name not in named and not _GENERIC_COLUMN.match(name) and shared > overlap:
             column, overlap = name, shared
+    keys = tuple(k for k in named if _usable(k, row.value(k)) and _identifies(row.value(k)))
     return _RowMatch(row, keys, column)
 
 
@@ -280,8 +316,8 @@ def _value_type(value: str, column: Sequence[str], lower_words: frozenset[str]) 
     value = value.strip()
     if _AMOUNT.search(value):
         return "amount"
-    if any(e.kind == "date" and len(e.value) > 4 for e in entities(value)) or (
-        any(c.isdigit() for c in value) and any(month_number(w) for w in re.findall(r"\w+", value))
+    if any(e.kind == "date" and len(e.value) > 4 for e in entities(value)) or _DAY_MONTH.search(
+        value
     ):
         return "when"
     filled = [v for v in column if v.strip().casefold() not in _EMPTY_VALUES]
@@ -301,14 +337,21 @@ def _plural(name: str) -> bool:
     """Whether a name reads as a plural ("Dates (2026)", "Hotel and meal limits")."""
     words = re.sub(r"\([^)]*\)", " ", name).split()
     last = words[-1].lower() if words else ""
-    return len(last) > 3 and last.endswith("s") and not last.endswith("ss")
+    plain = bool(words) and not words[-1].isupper()  # "BIOS" is no plural
+    return plain and len(last) > 3 and last.endswith("s") and not last.endswith("ss")
+
+
+def _short_title(title: str) -> bool:
+    """Whether a title is short enough to name in a question (not "Gov1: OpenXT Project
+    Governance Charter [ DRAFT ] [ xtopher-v2 ]")."""
+    return len(title.split()) <= MAX_TITLE_WORDS
 
 
 def _context(question: str, title: str, named: str) -> str:
     """ " in <title>" when the question names more than half of the page title's stems
     (it said which page) and `named` (the rest of the new question) does not already."""
     stems = set(terms(title))
-    if not stems or stems <= set(terms(named)):
+    if not stems or stems <= set(terms(named)) or not _short_title(title):
         return ""
     return f" in {title}" if len(stems & _asked(question)) * 2 > len(stems) else ""
 
@@ -363,6 +406,8 @@ def _substitute(question: str, old: str, new: str, whole: bool = True) -> str | 
         if len(found) != 1:
             continue
         replacement = " ".join(becomes)
+        if re.search(rf"(?<!\w){re.escape(replacement)}(?!\w)", question, re.IGNORECASE):
+            return None  # "BIOS and Build" → "BIOS and BIOS"
         simple = all(w[1:] == w[1:].lower() for w in becomes)
         if found[0].islower() and not " ".join(was).islower() and simple:
             replacement = replacement.lower()
@@ -465,9 +510,18 @@ def _section_question(language: str, heading: str, title: str) -> str | None:
     """A question about a section: the heading itself when it is a question in the
     question's language ("When do I need the VPN?"), else "What is/are the <heading>?"
     (German "Was gilt für <heading>?"), with the page title when a short heading shares no
-    word with it (a section "Compensation" is the compensation of that page)."""
+    word with it (a section "Compensation" is the compensation of that page). A heading
+    that names an activity ("Submitting expenses") asks how it works ("Wie funktioniert
+    ...?"); none for a heading that is a clause ("Before you travel") or a file name
+    ("nw-ber.conf")."""
     if question_language(heading) == "de" != language:
         return None  # a German heading on a page is no English question
+    first, _, rest = heading.partition(" ")
+    if first.lower() in _CLAUSE_STARTS or (not rest and _FILE_NAME.search(first)):
+        return None
+    if first.lower().endswith("ing") and len(first) > 5 and rest:
+        activity = f"{first.lower()} {rest}" if language == "en" else heading
+        return _ACTIVITY_WORDING[language].format(heading=activity)
     if _QUESTION_START.match(heading):
         if question_language(heading) != language:
             return None
@@ -477,14 +531,13 @@ def _section_question(language: str, heading: str, title: str) -> str | None:
     shared = set(terms(heading)) & set(terms(title))
     short = len(heading.split()) <= SHORT_HEADING_WORDS
     article = "the "
-    first, _, rest = heading.partition(" ")
     if language == "en" and first.lower() in _DETERMINERS:
         heading, article = f"{first.lower()} {rest}".strip(), ""
     return _SECTION_WORDING[language].format(
         be=_BE[language][_plural(heading)],
         the=article,
         heading=heading,
-        context=f" in {title}" if short and not shared else "",
+        context=f" in {title}" if short and not shared and _short_title(title) else "",
     )
 
 
@@ -507,16 +560,24 @@ def _section_candidates(
 
 def _touched(page: _Page, texts: Iterable[str]) -> set[tuple]:
     """The facts of the page that questions asked about: the row and column each names,
-    the items and the sections whose names it names (all their stems: a suggestion that
-    names the page title touches no section that shares a word with the title)."""
+    the items it names, and the sections it names (all the heading's stems; a heading of
+    one word, such as "Install", only with more than half of the title's stems and its
+    numbers, as many pages have one)."""
     facts: set[tuple] = set()
+    title = set(terms(page.title))
+    numbers = {t for t in title if any(c.isdigit() for c in t)}  # "OpenXT 8.0" is not 9.0
     for text in texts:
         asked = _asked(text)
         match = _match_row(page, asked)
         if match is not None:
             facts.add(("row", match.row.table, match.row.number, match.column))
         facts.update(("item", i.label.casefold()) for i in page.items if _named(i.label, asked))
-        facts.update(("section", h.casefold()) for h in page.headings if _named(h, asked))
+        on_page = len(title & asked) * 2 > len(title) and numbers <= asked
+        facts.update(
+            ("section", h.casefold())
+            for h in page.headings
+            if _named(h, asked) and (on_page or len(set(terms(h))) > 1)
+        )
     return facts
 
 

@@ -160,6 +160,12 @@ def _questions(question, page, earlier=()):
             TESTS,
             "What is the TPM for Dell Optiplex 7040 in OpenXT 9.0 Measurement Test?",
         ),
+        # A verdict the question names ("pass") does not name the row: the machine does.
+        (
+            "Did the Dell 7040 pass in the OpenXT 9.0 measurement test?",
+            TESTS,
+            "Did the Dell 7050 pass in the OpenXT 9.0 measurement test?",
+        ),
         # A list of `label: text` items: the next item's label.
         (
             "Which VPN endpoint should I use in Berlin?",
@@ -183,6 +189,15 @@ def _questions(question, page, earlier=()):
 )
 def test_each_kind_of_follow_up(question, page, expected):
     assert expected in _questions(question, page)
+
+
+def test_a_verdict_is_no_key_and_a_word_like_may_no_date():
+    found = _questions("Did the Dell 7040 pass in the OpenXT 9.0 measurement test?", TESTS)
+    assert not any("and Pass" in q for q in found)
+    page = _rows(
+        "Spec", "Events", [["Code", "Description"], ["DEV_SET", "You may send it 2 times"]]
+    )
+    assert "What is the Description for DEV_SET?" in _questions("What is the Code DEV_SET?", page)
 
 
 def test_suggestions_take_each_kind_in_turn_and_skip_the_asked_fact():
@@ -259,6 +274,44 @@ def test_a_question_on_no_row_of_the_page_gets_its_untouched_sections():
         "What is the Escalation policy in On-Call Rotation?"
     ]
     assert _questions("How are incidents escalated?", ONCALL) == ["What is the October rotation?"]
+
+
+@pytest.mark.parametrize(
+    ("heading", "english", "german"),
+    [
+        (
+            "Hotel and meal limits",
+            "What are the Hotel and meal limits?",
+            "Was gilt für Hotel and meal limits?",
+        ),
+        ("Our offices", "What are our offices in Policy?", "Was gilt für Our offices in Policy?"),
+        (
+            "Compensation",
+            "What is the Compensation in Policy?",
+            "Was gilt für Compensation in Policy?",
+        ),
+        (
+            "Submitting expenses",
+            "How does submitting expenses work?",
+            "Wie funktioniert Submitting expenses?",
+        ),
+        ("What is not reimbursed", "What is not reimbursed?", None),
+        ("Wann muss ich zahlen?", None, "Wann muss ich zahlen?"),
+        ("Before you travel", None, None),
+        ("nw-ber.conf", None, None),
+    ],
+)
+def test_section_wording(heading, english, german):
+    page = [
+        _evidence(0, "Policy", "Scope", "It applies to all."),
+        _evidence(1, "Policy", heading, "x"),
+    ]
+    assert [q for q in _questions("Who does it apply to?", page) if "Scope" not in q] == (
+        [english] if english else []
+    )
+    assert [q for q in _questions("Für wen gilt es?", page) if "Scope" not in q] == (
+        [german] if german else []
+    )
 
 
 def test_no_repeats_across_turns():

@@ -46,7 +46,7 @@ from itertools import zip_longest
 from core.entities import entities
 from core.extractive import language_threshold
 from core.index import EvidenceIndex
-from core.lexical import GERMAN_STOPWORDS
+from core.lexical import ENGLISH_STOPWORDS, GERMAN_STOPWORDS
 from core.pages import Evidence
 from core.questions import CONTEXT, question_language, terms
 from core.retrieve import Retriever, ScoredEvidence
@@ -137,6 +137,10 @@ _CLAUSE_STARTS = frozenset(
     "before after during if unless while since until for with without about".split()
 )
 _FILE_NAME = re.compile(r"\w[./_]\w")
+_GERMAN_OPENERS = frozenset(
+    "wer wie wieso weshalb welche welcher welches welchen welchem wann warum wo woher wohin"
+    " gibt ist sind hat haben kann können muss müssen nenne".split()
+)
 _DETERMINERS = frozenset("our my your the a an this these".split())
 _BE = {"en": ("is", "are"), "de": ("ist", "sind")}
 _AND = {"en": " and ", "de": " und "}
@@ -353,7 +357,8 @@ def _context(question: str, title: str, named: str) -> str:
     stems = set(terms(title))
     if not stems or stems <= set(terms(named)) or not _short_title(title):
         return ""
-    return f" in {title}" if len(stems & _asked(question)) * 2 > len(stems) else ""
+    named_page = len(stems & _asked(question)) * 2 > len(stems)
+    return f" in {_TRAILING.sub('', title)}" if named_page else ""
 
 
 def _row_question(
@@ -537,7 +542,9 @@ def _section_question(language: str, heading: str, title: str) -> str | None:
         be=_BE[language][_plural(heading)],
         the=article,
         heading=heading,
-        context=f" in {title}" if short and not shared and _short_title(title) else "",
+        context=f" in {_TRAILING.sub('', title)}"
+        if short and not shared and _short_title(title)
+        else "",
     )
 
 
@@ -581,6 +588,25 @@ def _touched(page: _Page, texts: Iterable[str]) -> set[tuple]:
     return facts
 
 
+def _language(question: str) -> str:
+    """The question's language (`core.questions.question_language`), German also for a
+    short question its function words leave undecided: one opening with a German question
+    word ("Wie", "Welche", "Gibt") or with "Was" and a verb that is no English word ("Was
+    bedeutet TBOOT?")."""
+    language = question_language(question)
+    words = CONTEXT.sub(" ", question).split()
+    if language == "de" or not words:
+        return language
+    first = words[0].lower()
+    if first in _GERMAN_OPENERS:
+        return "de"
+    following = words[1] if len(words) > 1 else ""
+    german_verb = following.islower() and following.endswith(("t", "et", "en"))
+    if first == "was" and german_verb and following not in ENGLISH_STOPWORDS:
+        return "de"
+    return language
+
+
 def _normal(text: str) -> str:
     return " ".join(_TRAILING.sub("", text).casefold().split())
 
@@ -593,7 +619,7 @@ def candidates(
     asked about: the neighbouring rows and other columns of the row it asked about, the
     neighbouring items of the item it named, the sections it did not touch; taken in turn
     from each kind, without repeats."""
-    language = question_language(question)
+    language = _language(question)
     page = _read_page(page_evidences)
     asked = _asked(question)
     own = " ".join(CONTEXT.sub(" ", question).split())  # the question without carried context

@@ -254,6 +254,12 @@ def test_german_questions_get_german_follow_ups(question, page, expected):
     assert not any(q.startswith(("What", "Who", "When", "How")) for q in found)
 
 
+@pytest.mark.parametrize("question", ["Was bedeutet TBOOT?", "Gibt es eine Checkliste?"])
+def test_a_short_german_question_gets_german_follow_ups(question):
+    """Its function words do not say German ("was" is English as well): its opening does."""
+    assert _questions(question, VPN)[:1] == ["Was gilt für VPN endpoints?"]
+
+
 def test_an_elliptical_question_gets_self_contained_follow_ups():
     """ "and in week 2?" (with or without carried context) is no question to change a value
     in: the follow-ups name the row by its key cells instead."""

@@ -62,6 +62,7 @@ __all__ = [
     "suggest_from_page",
 ]
 
+# Limits set by design, not tuned (no figure was used to choose them).
 MAX_SUGGESTIONS = 3
 MAX_CHECKS = 6  # candidates checked against retrieval per answer: each check is one search
 SEARCH_K = 3  # a suggestion is in scope when its row or section is among the top results

@@ -116,6 +116,26 @@ def also_in_json(result: ScoredEvidence) -> list[dict]:
     return [{"title": p.title, "url": p.url, "space": p.space} for p in result.also_in]
 
 
+def _context(records: Sequence[TurnRecord]) -> list[Exchange]:
+    """Stored turns as the completer sees them: each question with its spelling corrected,
+    chit-chat left out (it is no context for a follow-up)."""
+    return [
+        Exchange((r.messages or {}).get("spelled") or r.question, r.completed_question, r.answer)
+        for r in records
+        if not (r.messages or {}).get("small_talk")
+    ]
+
+
+def asked_and_suggested(records: Sequence[TurnRecord]) -> list[str]:
+    """The questions of stored turns (as typed and as completed) and the follow-ups
+    suggested after them: the suggestions of a later turn do not repeat them."""
+    out: list[str] = []
+    for record in records:
+        out += [record.question, record.completed_question]
+        out += (record.messages or {}).get("suggestions") or []
+    return out
+
+
 class _KeyLock:
     """A lock that can sit in a WeakValueDictionary (plain locks take no weak references)."""
 
@@ -182,13 +202,7 @@ class Assistant:
     def history(self, key: ConversationKey) -> list[Exchange]:
         """The conversation's current turns as the completer sees them, oldest first, each
         question with its spelling corrected; chit-chat is no context for a follow-up."""
-        return [
-            Exchange(
-                (r.messages or {}).get("spelled") or r.question, r.completed_question, r.answer
-            )
-            for r in self.store.history(key, limit=HISTORY_TURNS)
-            if not (r.messages or {}).get("small_talk")
-        ]
+        return _context(self.store.history(key, limit=HISTORY_TURNS))
 
     def ask(
         self,
@@ -228,7 +242,8 @@ class Assistant:
             timings[f"{step}_ms"] = (now - since) * 1000
             return now
 
-        history = self.history(key)
+        records = self.store.history(key, limit=HISTORY_TURNS)
+        history = _context(records)
         mark = lap("history", started)
 
         def search(query: str):
@@ -256,7 +271,10 @@ class Assistant:
         if answer.out_of_scope:
             suggestions = []
         elif suggest:
-            suggestions = self._suggest(completion.question, answer.suggestions, page_id, spaces)
+            earlier = [question, *asked_and_suggested(records)]
+            suggestions = self._suggest(
+                completion.question, answer.suggestions, page_id, spaces, earlier
+            )
             mark = lap("suggest", mark)
 
         messages = {"completion": completion.messages, "answer": answer.messages}
@@ -380,11 +398,18 @@ class Assistant:
         citations = record.citations or []
         page_id = citations[0].get("page_id") if citations else None
         spaces = messages.get("spaces")
+        key = self.store.turn_key(turn_id)
+        before = [
+            r
+            for r in (self.store.history(key, limit=HISTORY_TURNS) if key else [])
+            if r.position < record.position
+        ]
         suggestions = self._suggest(
             record.completed_question,
             list(messages.get("proposed_suggestions") or []),
             page_id,
             spaces,
+            [record.question, *asked_and_suggested(before)],
         )
         return self.store.set_suggestions(turn_id, suggestions)
 
@@ -394,16 +419,18 @@ class Assistant:
         proposed: list[str],
         page_id: str | None,
         spaces: Collection[str] | None,
+        earlier: list[str],
     ) -> list[str]:
         """Follow-ups the model proposed with the answer, else from the first cited page
-        `page_id` (`core.suggest.follow_ups`), each checked against retrieval and the
+        `page_id` (`core.suggest.follow_ups`), none about what the `earlier` questions and
+        suggestions of the conversation asked, each checked against retrieval and the
         offline answerer's decline threshold for its language."""
         thresholds = {
             "en": self.settings.answer_min_support,
             "de": self.settings.answer_min_support_de,
         }
         return follow_ups(
-            question, proposed, page_id, self.index, self.retriever, thresholds, spaces
+            question, proposed, page_id, self.index, self.retriever, thresholds, spaces, earlier
         )
 
     def feedback(self, turn_id: int, value: str, user: str = "") -> int:

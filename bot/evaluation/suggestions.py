@@ -18,6 +18,7 @@ COLUMNS = (
     ("Suggested", "suggested"),
     ("By model", "from_model"),
     ("Per turn", "per_turn"),
+    ("Median ms", "suggest_ms"),
 )
 
 

@@ -139,13 +139,13 @@ def test_copies_ahead_in_the_ranking_cost_few_store_reads(settings):
 
 
 def test_a_row_repeats_only_a_table_part_that_holds_it():
-    """Rows of one table share most of their words; a row is redundant only with a table
-    part ranked above it that holds that very row."""
+    """Rows of one table share most of their words; a row is redundant with a table part
+    ranked above it that holds that very row, or once three rows of its table are in."""
 
     def row(number: int, week: int, person: str):
         text = f"Row {number} in Table 1: Week is Week {week}, Team is Payments, Who is {person}"
         evidence = make_evidence(number, text, "On-call")
-        return dataclasses.replace(evidence, kind="row", page_id="p")
+        return dataclasses.replace(evidence, kind="row", page_id="p", metadata={"table": 1})
 
     week_two, week_three = row(5, 2, "Sophie Brandt"), row(8, 3, "Chloe Whitfield")
     part = dataclasses.replace(
@@ -157,3 +157,5 @@ def test_a_row_repeats_only_a_table_part_that_holds_it():
     assert novelty.admit(part)
     assert not novelty.admit(week_two)  # the part holds it
     assert novelty.admit(week_three)  # the same words, another week
+    more = [row(10 + n, 4 + n, "Chloe Whitfield") for n in range(3)]
+    assert [novelty.admit(r) for r in more] == [True, True, False]  # three rows let in

@@ -41,6 +41,9 @@ from core.suggest import follow_ups
 __all__ = ["Assistant", "ConversationKey", "Turn", "make_llm"]
 
 HISTORY_TURNS = 20
+# Results the completer's search returns: the pages a follow-up finds alone (is its subject
+# among the topic's pages?) and the table rows its kinds are learned from.
+COMPLETER_RESULTS = 5
 
 log = logging.getLogger(__name__)
 
@@ -61,7 +64,9 @@ class Turn:
     `suggestions` are up to three in-scope follow-up questions (`core.suggest`), also
     stored in the trace, beside the ones the model proposed (`proposed_suggestions`, empty
     for the offline answerer); `suggestions_pending` says they were left for
-    `Assistant.suggest` (`ask(..., suggest=False)`).
+    `Assistant.suggest` (`ask(..., suggest=False)`). A `clarification` turn asked back
+    instead of answering (a follow-up with no earlier turn to follow): `answer` is the
+    question asked back, nothing was searched, and it is no history for later turns.
     """
 
     id: int
@@ -79,6 +84,7 @@ class Turn:
     completion_notes: dict = field(default_factory=dict)
     suggestions: list[str] = field(default_factory=list)
     suggestions_pending: bool = False
+    clarification: bool = False
 
 
 def evidence_trace(results: Sequence[ScoredEvidence]) -> list[dict]:
@@ -167,11 +173,21 @@ class Assistant:
             return holder
 
     def history(self, key: ConversationKey) -> list[Exchange]:
-        """The conversation's current turns as the completer sees them, oldest first."""
-        return [
-            Exchange(r.question, r.completed_question, r.answer)
-            for r in self.store.history(key, limit=HISTORY_TURNS)
-        ]
+        """The conversation's current turns as the completer sees them, oldest first; the
+        clarifications asked back are left out (they answered nothing)."""
+        out = []
+        for r in self.store.history(key, limit=HISTORY_TURNS):
+            messages = r.messages or {}
+            if messages.get("clarification"):
+                continue
+            pages = tuple(dict.fromkeys(e.get("page_id", "") for e in (r.evidences or [])[:5]))
+            notes = messages.get("notes") or {}
+            out.append(
+                Exchange(
+                    r.question, r.completed_question, r.answer, pages, notes.get("topic_start")
+                )
+            )
+        return out
 
     def ask(
         self,
@@ -212,19 +228,22 @@ class Assistant:
         mark = lap("history", started)
 
         def search(query: str):
-            return self.retriever.search(query, k=1, spaces=spaces).results
+            return self.retriever.search(query, k=COMPLETER_RESULTS, spaces=spaces).results
 
         completion = self.completer.complete(question, history, search)
         mark = lap("complete", mark)
+        if completion.clarification:
+            return self._clarify(key, question, completion, timings, started, mark)
 
         retrieval = self.retriever.search(completion.query, spaces=spaces)
         mark = lap("retrieve", mark)
         timings.update({f"retrieve.{k}": v for k, v in retrieval.timings.items()})
 
-        results, check = self._self_check(completion.question, retrieval.results)
+        prompt_question = completion.prompt_question
+        results, check = self._self_check(prompt_question, retrieval.results)
         if check is not None:
             mark = lap("self_check", mark)
-        (answer,) = generate(self.llm, completion.question, [r.evidence for r in results])
+        (answer,) = generate(self.llm, prompt_question, [r.evidence for r in results])
         mark = lap("answer", mark)
         if check is not None and not check.kept:
             results = retrieval.results  # nothing helped: a decline still shows the closest pages
@@ -281,6 +300,40 @@ class Assistant:
             completion_notes=completion.notes,
             suggestions=suggestions or [],
             suggestions_pending=suggestions is None,
+        )
+
+    def _clarify(self, key, question, completion, timings, started, mark) -> Turn:
+        """Store and return a turn that asks back (`Completion.clarification`): no search,
+        no answer, no suggestions."""
+        timings["total_ms"] = (mark - started) * 1000
+        messages = {"completion": completion.messages, "answer": None, "clarification": True}
+        record = self.store.add_turn(
+            key,
+            question=question,
+            completed_question=completion.question,
+            evidences=[],
+            messages={**messages, "query": "", "notes": completion.notes, "suggestions": []},
+            answer=completion.clarification,
+            citations=[],
+            out_of_scope=False,
+            model="clarification",
+            timings=dict(timings),
+        )
+        return Turn(
+            id=record.id,
+            key=key,
+            question=question,
+            completed_question=completion.question,
+            query="",
+            answer=completion.clarification,
+            citations=[],
+            evidences=[],
+            timings=timings,
+            model="clarification",
+            out_of_scope=False,
+            messages=messages,
+            completion_notes=completion.notes,
+            clarification=True,
         )
 
     def _self_check(

@@ -35,6 +35,7 @@ ALIASES = {
     "england": "united kingdom",
     "großbritannien": "united kingdom",
     "vereinigtes königreich": "united kingdom",
+    "vereinigten königreich": "united kingdom",
     "us": "united states",
     "u.s.": "united states",
     "usa": "united states",
@@ -61,6 +62,9 @@ GERMAN_REFERENCES = frozenset(
     """es dies dieser diese dieses diesen diesem dort dafür darüber davon dabei daran
     darauf dazu deren dessen ihm ihn ihr ihre jene jener jenes""".split()
 )
+
+# "is there", "are there": no reference to a place.
+_EXISTENTIAL = frozenset("is are was were be been being isn't aren't wasn't weren't".split())
 
 # Openings of an elliptical follow-up ("and in week 3?", "what about TPM?", "und für ...").
 _ELLIPSIS = re.compile(
@@ -239,9 +243,10 @@ def substitutions(followup: str, previous: str, lexicon: dict[str, set[str]]) ->
                 used.add(position)
                 break
     taken = [(s.old.start, s.old.end) for s in out]
+    done = [(s.new.start, s.new.end) for s in out]
     for new in _names_after(followup):
-        if any(m.start < new.end and new.start < m.end for m in news):
-            continue  # a thing of a known kind: replaced above or not at all
+        if any(a < new.end and new.start < b for a, b in done):
+            continue  # replaced above
         old = _same_place(previous, new.kinds, taken)
         if old is not None and old.key != new.key:
             out.append(Substitution(old, new))
@@ -281,27 +286,27 @@ def _same_place(previous: str, kinds: frozenset[str], taken: list[tuple[int, int
     return None
 
 
-_ARTICLES = ("the ", "a ", "an ")
+_ARTICLES = frozenset("the a an der die das den dem des".split())
 
 
 def substitute(previous: str, followup: str, subs: Sequence[Substitution]) -> str:
-    """The earlier question with each substitution made. A name put in (capitalized) in
-    place of a phrase with an article drops the article the follow-up does not give it
-    ("in the UK" → "in Germany")."""
+    """The earlier question with each substitution made. A name put in (capitalized) at
+    the end of a noun phrase takes the follow-up's article, or none ("in the UK" → "in
+    Germany", "in Germany" → "in the UK")."""
     text = previous
     for sub in sorted(subs, key=lambda s: -s.old.start):
         start, new = sub.old.start, sub.new.text
         before = text[:start]
-        own_article = followup[: sub.new.start].lower().rstrip().endswith((" the", " a", " an"))
+        words_before = followup[: sub.new.start].split()
+        own = words_before[-1] if words_before and words_before[-1].lower() in _ARTICLES else ""
         after = text[sub.old.end :].split()
         ends_phrase = not after or not after[0][:1].isalpha() or after[0].lower() in STOPWORDS
-        if (
-            new[:1].isupper()
-            and not own_article
-            and ends_phrase
-            and before.lower().endswith(_ARTICLES)
-        ):
-            before = before[: before.rstrip().rfind(" ") + 1] if " " in before.rstrip() else ""
+        if new[:1].isupper() and ends_phrase:
+            kept = before.rstrip().split(" ")
+            if kept and kept[-1].lower() in _ARTICLES:
+                before = " ".join(kept[:-1]) + " " if len(kept) > 1 else ""
+            if own:
+                before = f"{before}{own.lower()} "
         if start == 0 and not new[:1].isupper():
             new = new[:1].upper() + new[1:]
         text = before + new + text[sub.old.end :]
@@ -350,6 +355,8 @@ def references(text: str) -> list[str]:
             continue  # "gibt es": there is
         last = position + 1 == len(words)
         if word in PRONOUNS or word in GERMAN_REFERENCES or (last and word == "das"):
+            found.append(word)
+        elif word == "there" and previous not in _EXISTENTIAL:
             found.append(word)
         elif word == "that":
             following = words[position + 1] if position + 1 < len(words) else ""

@@ -236,8 +236,9 @@ class OfflineCompleter:
 
     Topics end. A question that can stand alone (more than one word of its own and no
     reference back) starts a new topic (nothing is carried) when it names a different page
-    or a different release candidate or date (`new_topic`), or when none of the pages it
-    retrieves alone is among the topic's pages (its subject is not in them). With no topic
+    or a different release candidate or date, when none of the pages it retrieves alone is
+    among the topic's pages (its subject is not in them), or, unless it opens like "and
+    ...", when it shares no word with the topic's questions and answers (`new_topic`). With no topic
     to follow, a question that needs one (`core.followup.needs_topic`: "and in week 3?",
     "who?") gets a clarifying reply (`Completion.clarification`) instead of a guess.
     """
@@ -266,13 +267,19 @@ class OfflineCompleter:
         return list(history[start:])[-self.max_turns :]
 
     @staticmethod
-    def anchor(topic: Sequence[Exchange]) -> str:
-        """The latest readable question of the topic: a completed question that is no
-        "following up on" form (the topic's first question otherwise)."""
-        for exchange in reversed(topic):
-            if not is_following_up(exchange.completed_question):
-                return exchange.completed_question.strip()
-        return topic[0].question.strip()
+    def anchors(topic: Sequence[Exchange]) -> list[str]:
+        """The readable questions of the topic, latest first: its completed questions that
+        are no "following up on" form (the topic's first question when there are none)."""
+        out = [
+            e.completed_question.strip()
+            for e in reversed(topic)
+            if not is_following_up(e.completed_question)
+        ]
+        return list(dict.fromkeys(out)) or [topic[0].question.strip()]
+
+    def anchor(self, topic: Sequence[Exchange]) -> str:
+        """The latest readable question of the topic (see `anchors`)."""
+        return self.anchors(topic)[0]
 
     def new_topic(self, question: str, topic: Sequence[Exchange], results: Sequence[Any]) -> dict:
         """Whether `question` names a page other than the topic's: {"new_topic", "title",
@@ -293,6 +300,12 @@ class OfflineCompleter:
             covered
         ) >= self.new_topic_share * len(title_words)
         check = {"new_topic": changed, "title": title, "covered": sorted(covered)}
+        said = " ".join(f"{e.question} {e.answer}" for e in topic)
+        if not is_elliptical(question) and not set(tokenize(question, language)) & set(
+            tokenize(said, language)
+        ):
+            check.update(new_topic=True, shares_words=False)
+            return check
         known = {page for e in topic for page in e.pages}
         if known:
             shared = any(r.evidence.page_id in known for r in results)
@@ -320,8 +333,13 @@ class OfflineCompleter:
         anchor = self.anchor(topic)
         lexicon = learn_kinds([*(e.answer for e in topic), *(r.evidence.text for r in results)])
         refs = references(question)
-        short = not refs and _short(question, lexicon)
-        subs = substitutions(question, anchor, lexicon) if short else []
+        subs = []
+        if not refs and _short(question, lexicon):
+            for candidate in self.anchors(topic):  # the latest that names a thing to change
+                subs = substitutions(question, candidate, lexicon)
+                if subs:
+                    anchor = candidate
+                    break
         notes: dict = {"method": "offline", "topic_start": False}
         if subs:
             shown = substitute(anchor, question, subs)

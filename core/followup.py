@@ -21,7 +21,7 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 
 from core.answer import CITATION, RELATED
-from core.entities import entities
+from core.entities import entities, month_number
 from core.lexical import ENGLISH_STOPWORDS, GERMAN_STOPWORDS
 
 STOPWORDS = ENGLISH_STOPWORDS | GERMAN_STOPWORDS
@@ -180,7 +180,7 @@ def mentions(text: str, lexicon: dict[str, set[str]]) -> list[Mention]:
     found: list[Mention] = []
     for match in _NUMBERED.finditer(text):
         noun = match.group(1).lower()
-        if noun in STOPWORDS and noun not in NUMBERED_NOUNS:
+        if (noun in STOPWORDS and noun not in NUMBERED_NOUNS) or month_number(noun):
             continue
         noun = NUMBERED_NOUNS.get(noun, noun)
         kind = f"numbered:{noun.rstrip('s') if len(noun) > 3 else noun}"
@@ -270,6 +270,8 @@ def _names_after(text: str) -> list[Mention]:
         if prep not in _PREPOSITIONS:
             continue
         name = match.group("name")
+        if month_number(name.split()[0]):
+            continue  # a date: release candidates and dates are compared as entities
         start = match.start("name")
         kind = frozenset({f"after:{prep}"})
         out.append(Mention(name, start, start + len(name), normalize(name), kind))

@@ -348,7 +348,7 @@ class OfflineCompleter:
             notes["substituted"] = [list(pair) for pair in replace]
             dropped = {old.lower() for old, _ in replace}
         else:
-            if not is_thin(question) and not refs:
+            if (not is_thin(question) and not refs) or switched_entities(question, topic):
                 check = self.new_topic(question, topic, results)
                 if check["new_topic"]:
                     notes = {"method": "offline", "topic_start": True, **check}

@@ -49,7 +49,7 @@ ALIASES = {
 # German nouns of numbered things, to the English noun a kind is named by.
 NUMBERED_NOUNS = {"woche": "week", "kw": "week", "schritt": "step", "stufe": "level", "tag": "day"}
 
-_NUMBERED = re.compile(r"\b([^\W\d_]{2,})\s+(\d{1,4})\b")
+_NUMBERED = re.compile(r"\b([^\W\d_]{2,})\s+(\d{1,4})\b(?![.,]\d)")
 _WORD = re.compile(r"[^\W_]+(?:[.\-/'’][^\W_]+)*", re.UNICODE)
 _MAX_VALUE_WORDS = 4
 _MAX_PHRASE_WORDS = 4
@@ -76,7 +76,8 @@ _ELLIPSIS = re.compile(
 # Words of a question that say what is asked, not about what (EN and DE).
 QUESTION_WORDS = frozenset(
     """what which who whom whose when where why how wer wen wem wessen was welche welcher
-    welches welchen welchem wann wo warum wieso weshalb wie wohin woher""".split()
+    welches welchen welchem wann wo warum wieso weshalb wie wohin woher wofür wozu womit
+    wovon worüber woran worauf""".split()
 )
 
 
@@ -168,9 +169,10 @@ def learn_kinds(texts: Iterable[str]) -> dict[str, set[str]]:
             for (_, value), core in zip(row, cores, strict=True):
                 if _useful(core):
                     lexicon.setdefault(core, set()).add(signature)
-                key = normalize(value)
-                if value and _useful(key):
-                    lexicon.setdefault(key, set()).add(f"column:{core}")
+                for form in (value, re.sub(r"\(.*?\)", " ", value)):  # "Whit Monday (...)"
+                    key = normalize(form)
+                    if form and _useful(key):
+                        lexicon.setdefault(key, set()).add(f"column:{core}")
     return lexicon
 
 
@@ -220,9 +222,10 @@ def mentions(text: str, lexicon: dict[str, set[str]]) -> list[Mention]:
 # --------------------------------------------------------------------------- substitution
 @dataclass(frozen=True)
 class Substitution:
-    """`old` (a mention of the earlier question) replaced by `new` (the follow-up's)."""
+    """`old` (a mention of the earlier question) replaced by `new` (the follow-up's); with
+    no `old`, `new` (a place after a preposition) is added to the question."""
 
-    old: Mention
+    old: Mention | None
     new: Mention
 
 
@@ -244,6 +247,7 @@ def substitutions(followup: str, previous: str, lexicon: dict[str, set[str]]) ->
                 break
     taken = [(s.old.start, s.old.end) for s in out]
     done = [(s.new.start, s.new.end) for s in out]
+    added: list[Mention] = []
     for new in _names_after(followup):
         if any(a < new.end and new.start < b for a, b in done):
             continue  # replaced above
@@ -251,7 +255,40 @@ def substitutions(followup: str, previous: str, lexicon: dict[str, set[str]]) ->
         if old is not None and old.key != new.key:
             out.append(Substitution(old, new))
             taken.append((old.start, old.end))
+        elif old is None and new.key not in previous.lower():
+            added.append(new)
+    if out:  # a place the earlier question has none of is added to it ("... in Bristol?")
+        out += [Substitution(None, new) for new in added]
+    elif (name := _bare_name(followup)) is not None and name.key not in lexicon:
+        # "and Quality Assurance?": a name no row taught, in place of the earlier question's
+        # one named value (a word in capitals, no number: not "TPM" for "Optiplex 7040")
+        values = [o for o in olds if _named_value(o)]
+        if len(values) == 1 and values[0].key != name.key and not name.text.isupper():
+            out.append(Substitution(values[0], name))
     return out
+
+
+def _named_value(mention: Mention) -> bool:
+    """A mention that is a table column's value written as a name ("Payments")."""
+    return (
+        mention.text[:1].isupper()
+        and not any(c.isdigit() for c in mention.text)
+        and any(kind.startswith("column:") for kind in mention.kinds)
+    )
+
+
+def _bare_name(text: str) -> Mention | None:
+    """The name an elliptical follow-up consists of ("and Quality Assurance?"), if so."""
+    opening = _ELLIPSIS.match(text)
+    if opening is None:
+        return None
+    rest = text[opening.end() :].strip()
+    name = rest.rstrip(" ?!.")
+    words = name.split()
+    if not 0 < len(words) <= 3 or not all(w[:1].isupper() for w in words):
+        return None
+    start = opening.end() + (len(text[opening.end() :]) - len(text[opening.end() :].lstrip()))
+    return Mention(name, start, start + len(name), normalize(name), frozenset({"name"}))
 
 
 _PREPOSITIONS = frozenset("in for at on from of im in für bei am aus von".split())
@@ -296,7 +333,11 @@ def substitute(previous: str, followup: str, subs: Sequence[Substitution]) -> st
     the end of a noun phrase takes the follow-up's article, or none ("in the UK" → "in
     Germany", "in Germany" → "in the UK")."""
     text = previous
-    for sub in sorted(subs, key=lambda s: -s.old.start):
+    for sub in (s for s in subs if s.old is None):
+        prep = next(iter(sub.new.kinds)).removeprefix("after:")
+        body = text.rstrip().rstrip("?").rstrip()
+        text = f"{body} {prep} {sub.new.text}?"
+    for sub in sorted((s for s in subs if s.old is not None), key=lambda s: -s.old.start):
         start, new = sub.old.start, sub.new.text
         before = text[:start]
         words_before = followup[: sub.new.start].split()
@@ -362,7 +403,7 @@ def references(text: str) -> list[str]:
             found.append(word)
         elif word == "that":
             following = words[position + 1] if position + 1 < len(words) else ""
-            if not following or following not in STOPWORDS:
+            if not following or (following not in STOPWORDS and not following.endswith("ed")):
                 found.append(word)
     return found
 

@@ -343,7 +343,7 @@ class OfflineCompleter:
         notes: dict = {"method": "offline", "topic_start": False}
         if subs:
             shown = substitute(anchor, question, subs)
-            replace = [(s.old.text, s.new.text) for s in subs]
+            replace = [(s.old.text if s.old else "", s.new.text) for s in subs]
             query = " ".join(salient_terms(shown))
             notes["substituted"] = [list(pair) for pair in replace]
             dropped = {old.lower() for old, _ in replace}

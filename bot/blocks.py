@@ -255,13 +255,17 @@ def source_lines(turn: Turn, pages: Mapping[str, Page]) -> list[str]:
 
 
 def answer_blocks(turn: Turn, pages: Mapping[str, Page] | None = None) -> list[dict]:
-    """The answer message: the completed question (context line), the answer with linked
+    """The answer message: the completed question (context line, when it differs from what
+    was typed; a clarification asked back is its text alone), the answer with linked
     citations, the Sources list, the suggested follow-up buttons, and the Explain / 👍 / 👎
     buttons carrying the turn id.
     `pages` (page id → indexed page) supplies spaces and last-updated dates."""
     pages = pages or {}
+    if turn.clarification:  # a question asked back: the text alone
+        return [_section(escape(turn.answer))]
     question = escape(clip(" ".join(turn.completed_question.split()), MAX_QUESTION_CHARS))
-    head = [_context(f"_Answering:_ {question}")]
+    differs = " ".join(turn.completed_question.split()) != " ".join(turn.question.split())
+    head = [_context(f"_Answering:_ {question}")] if differs else []
 
     sources = []
     lines = source_lines(turn, pages)

@@ -29,10 +29,13 @@ HELP = """Commands:
 
 
 def render_turn(turn: Turn) -> str:
-    """The completed question, the answer and its numbered sources, as printed."""
+    """The completed question ("Answering: ...", when it differs from what was typed), the
+    answer and its numbered sources, as printed; a clarification asked back alone."""
+    if turn.clarification:
+        return "\n" + turn.answer
     lines = []
     if turn.completed_question != turn.question:
-        lines.append(f"Completed question: {turn.completed_question}")
+        lines.append(f"Answering: {turn.completed_question}")
     evidences = [r.evidence for r in turn.evidences]
     closest = closest_pages(evidences)
     if turn.out_of_scope:

@@ -257,6 +257,7 @@ def turn_json(turn: Turn) -> dict:
         "citations": [c.number for c in turn.citations],
         "sources": sources,
         "out_of_scope": turn.out_of_scope,
+        "clarification": turn.clarification,
         "suggestions": list(turn.suggestions),
         "suggestions_pending": turn.suggestions_pending,
         "model": turn.model,

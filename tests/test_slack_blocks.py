@@ -270,3 +270,18 @@ def test_explanation_with_nothing_attributed():
     explanation = Explanation("counterfactual", "q", "a", [ClusterShare(1, [1], ["e1"], 0.0, 0.0)])
     text = explanation_blocks(explanation, [{"title": "T", "url": "https://w.example/1"}])
     assert "nothing to attribute" in text[-1]["text"]["text"]
+
+
+def test_answering_line_only_when_the_completed_question_differs():
+    turn = make_turn("Sophie Brandt [1]")
+    head = answer_blocks(turn)[0]["elements"][0]["text"]
+    assert head.startswith("_Answering:_ What happened")
+    turn.completed_question = turn.question
+    assert "Answering" not in str(answer_blocks(turn))
+
+
+def test_a_clarification_is_its_text_alone():
+    turn = make_turn("Week 3 of what? Please ask the whole question.")
+    turn.evidences, turn.citations, turn.clarification = [], [], True
+    (block,) = answer_blocks(turn)
+    assert block["text"]["text"] == "Week 3 of what? Please ask the whole question."

@@ -41,8 +41,8 @@ from core.suggest import follow_ups
 __all__ = ["Assistant", "ConversationKey", "Turn", "make_llm"]
 
 HISTORY_TURNS = 20
-# Results the completer's search returns: the pages a follow-up finds alone (is its subject
-# among the topic's pages?) and the table rows its kinds are learned from.
+# Results the completer's search returns: the page a follow-up names alone (a new topic?)
+# and the table rows the kinds of its things are learned from.
 COMPLETER_RESULTS = 5
 
 log = logging.getLogger(__name__)
@@ -180,12 +180,9 @@ class Assistant:
             messages = r.messages or {}
             if messages.get("clarification"):
                 continue
-            pages = tuple(dict.fromkeys(e.get("page_id", "") for e in (r.evidences or [])[:5]))
             notes = messages.get("notes") or {}
             out.append(
-                Exchange(
-                    r.question, r.completed_question, r.answer, pages, notes.get("topic_start")
-                )
+                Exchange(r.question, r.completed_question, r.answer, notes.get("topic_start"))
             )
         return out
 

@@ -47,9 +47,9 @@ def ex(question: str, completed: str | None = None, answer: str = "") -> Exchang
     return Exchange(question, completed or question, answer, topic_start=False)
 
 
-def start(question: str, answer: str = "", pages: tuple[str, ...] = ()) -> Exchange:
+def start(question: str, answer: str = "") -> Exchange:
     """A turn that began a topic."""
-    return Exchange(question, question, answer, pages, topic_start=True)
+    return Exchange(question, question, answer, topic_start=True)
 
 
 def test_offline_first_question_is_kept():

@@ -259,7 +259,7 @@ def substitutions(followup: str, previous: str, lexicon: dict[str, set[str]]) ->
             added.append(new)
     if out:  # a place the earlier question has none of is added to it ("... in Bristol?")
         out += [Substitution(None, new) for new in added]
-    elif (name := _bare_name(followup)) is not None and name.key not in lexicon:
+    elif (name := bare_name(followup)) is not None and name.key not in lexicon:
         # "and Quality Assurance?": a name no row taught, in place of the earlier question's
         # one named value (a word in capitals, no number: not "TPM" for "Optiplex 7040")
         values = [o for o in olds if _named_value(o)]
@@ -277,7 +277,7 @@ def _named_value(mention: Mention) -> bool:
     )
 
 
-def _bare_name(text: str) -> Mention | None:
+def bare_name(text: str) -> Mention | None:
     """The name an elliptical follow-up consists of ("and Quality Assurance?"), if so."""
     opening = _ELLIPSIS.match(text)
     if opening is None:

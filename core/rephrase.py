@@ -25,10 +25,10 @@ from typing import Any, Protocol
 from core.answer import OUT_OF_SCOPE
 from core.entities import entities
 from core.followup import (
+    bare_name,
     clarification,
     content_words,
     following_up,
-    is_elliptical,
     is_following_up,
     is_thin,
     learn_kinds,
@@ -215,7 +215,8 @@ class OfflineCompleter:
     The retrieval query is the question followed by the earlier questions of the current
     topic (at most `max_turns`, the most recent ones), so what a follow-up leaves out comes
     back from the turns that named it. After a replacement it is the salient terms of the
-    completed question alone: the earlier questions name the replaced thing, and as a
+    completed question and the follow-up as asked: the earlier questions name the replaced
+    thing, and as a
     sentence the question ranks a table's first rows above the row of the changed thing
     (on the sample wiki "Who is the secondary on-call for the Payments team in week 3?"
     retrieves rows 1-5 of the rotation, and the novelty filter, `core.redundancy`, then
@@ -337,7 +338,7 @@ class OfflineCompleter:
         if subs:
             shown = substitute(anchor, question, subs)
             replace = [(s.old.text if s.old else "", s.new.text) for s in subs]
-            query = " ".join(salient_terms(shown))
+            query = f"{' '.join(salient_terms(shown))} {question}"
             notes["substituted"] = [list(pair) for pair in replace]
             dropped = {old.lower() for old, _ in replace}
         else:
@@ -382,17 +383,20 @@ class OfflineCompleter:
 
 
 def _short(question: str, lexicon: dict[str, set[str]]) -> bool:
-    """Whether a follow-up can change one thing of the earlier question: it is elliptical
-    ("and for meals?"), or it says nothing besides the things it names ("Who is the primary
-    in week 3?")."""
-    if is_elliptical(question):
-        return True
+    """Whether a follow-up can change one thing of the earlier question: besides the things
+    it names (of a known kind, or a bare name: "and Quality Assurance?") it says at most one
+    word of its own ("and for meals?", "What about Whit Monday in Bristol?"); one that says
+    more ("und gibt es festgelegte Regeln für den Änderungszugriff?") asks something else."""
     rest = list(content_words(question))
-    for mention in mentions(question, lexicon):
-        for word in content_words(mention.text):
+    named = [m.text for m in mentions(question, lexicon)]
+    bare = bare_name(question)
+    if bare is not None:
+        named.append(bare.text)
+    for text in named:
+        for word in content_words(text):
             if word in rest:
                 rest.remove(word)
-    return not rest
+    return len(rest) <= 1
 
 
 # Entity kinds that tell sibling pages apart: the rc1 and rc2 results of one test matrix, the

@@ -251,3 +251,20 @@ def test_llm_completer_keeps_question_on_junk_or_failure(server):
         completion = completer.complete("What does it stand for?", HISTORY)
         assert completion.question == completion.query == "What does it stand for?"
     assert len(server.chat_requests) == 3
+
+
+@pytest.mark.parametrize(
+    "question, changed",
+    [
+        ("and in week 3?", True),
+        ("Who is the primary in week 3?", True),
+        ("und gibt es festgelegte Regeln für den Änderungszugriff in Woche 3?", False),
+    ],
+)
+def test_offline_changes_one_thing_only_when_the_follow_up_says_little_else(question, changed):
+    anchor = "Who is the secondary on-call for the Payments team in week 2?"
+    completion = OfflineCompleter().complete(question, [start(anchor)])
+    assert ("substituted" in completion.notes) is changed
+    if changed:
+        assert completion.question.endswith("for the Payments team in week 3?")
+        assert completion.query.endswith(question) and "week 2" not in completion.query

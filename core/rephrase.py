@@ -215,8 +215,8 @@ class OfflineCompleter:
     The retrieval query is the question followed by the earlier questions of the current
     topic (at most `max_turns`, the most recent ones), so what a follow-up leaves out comes
     back from the turns that named it. After a replacement it is the salient terms of the
-    completed question and the follow-up as asked: the earlier questions name the replaced
-    thing, and as a
+    completed question (and any of the follow-up's it lacks): the earlier questions name the
+    replaced thing, and as a
     sentence the question ranks a table's first rows above the row of the changed thing
     (on the sample wiki "Who is the secondary on-call for the Payments team in week 3?"
     retrieves rows 1-5 of the rotation, and the novelty filter, `core.redundancy`, then
@@ -331,14 +331,18 @@ class OfflineCompleter:
         if not refs and _short(question, lexicon):
             for candidate in self.anchors(topic):  # the latest that names a thing to change
                 subs = substitutions(question, candidate, lexicon)
-                if subs:
+                if subs and _keeps_words(question, substitute(candidate, question, subs)):
                     anchor = candidate
                     break
+                subs = []
         notes: dict = {"method": "offline", "topic_start": False}
         if subs:
             shown = substitute(anchor, question, subs)
             replace = [(s.old.text if s.old else "", s.new.text) for s in subs]
-            query = f"{' '.join(salient_terms(shown))} {question}"
+            shown_terms = salient_terms(shown)
+            kept = {t.lower() for t in shown_terms}
+            own = [t for t in salient_terms(question) if t.lower() not in kept]
+            query = " ".join([*shown_terms, *own])
             notes["substituted"] = [list(pair) for pair in replace]
             dropped = {old.lower() for old, _ in replace}
         else:
@@ -397,6 +401,14 @@ def _short(question: str, lexicon: dict[str, set[str]]) -> bool:
             if word in rest:
                 rest.remove(word)
     return len(rest) <= 1
+
+
+def _keeps_words(question: str, completed: str) -> bool:
+    """Whether every word of the follow-up's own is in the completed question (a change that
+    left one out, "primary" in "Who is the primary in week 3?" when only the week was
+    replaced, would answer another question)."""
+    kept = {w.lower() for w in content_words(completed)}
+    return all(w.lower() in kept for w in content_words(question))
 
 
 # Entity kinds that tell sibling pages apart: the rc1 and rc2 results of one test matrix, the

@@ -113,7 +113,9 @@ def test_turns_of_one_conversation_never_interleave(wiki, tmp_path):
             assistant.ask(key, question)
 
         same = [
-            threading.Thread(target=ask, args=(A, f"What is BATS, take {i}?")) for i in range(3)
+            # "take one", not "take 1": a numbered thing would be changed, not carried
+            threading.Thread(target=ask, args=(A, f"What is BATS, take {n}?"))
+            for n in ("one", "two", "three")
         ]
         for thread in same:
             thread.start()

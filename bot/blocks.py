@@ -296,19 +296,21 @@ def source_lines(shown: Shown, turn: Turn, pages: Mapping[str, Page]) -> list[st
 
 
 def answer_blocks(turn: Turn, pages: Mapping[str, Page] | None = None) -> list[dict]:
-    """The answer message: the completed question (context line), the answer with linked
-    citations, the Sources list (numbered 1..k as cited, each with its excerpt), the
-    suggested follow-up buttons, and the Explain / 👍 / 👎 buttons carrying the turn id;
-    labels in the question's language. `pages` (page id → indexed page) supplies spaces
-    and last-updated dates. Chit-chat gets the help text alone; a corrected question says
-    what was searched for instead."""
-    if turn.small_talk:
+    """The answer message: the completed question (context line, when it differs from what
+    was typed), the answer with linked citations, the Sources list (numbered 1..k as cited,
+    each with its excerpt), the suggested follow-up buttons, and the Explain / 👍 / 👎
+    buttons carrying the turn id; labels in the question's language. `pages` (page id →
+    indexed page) supplies spaces and last-updated dates. Chit-chat gets the help text
+    alone, and a clarification asked back its text alone; a corrected question says what
+    was searched for instead."""
+    if turn.small_talk or turn.clarification:
         return [_section(escape(turn.answer))]
     pages = pages or {}
     shown = shown_turn(turn)
     words = labels(shown.language)
     question = escape(clip(" ".join(turn.completed_question.split()), MAX_QUESTION_CHARS))
-    head = [_context(f"_Answering:_ {question}")]
+    differs = " ".join(turn.completed_question.split()) != " ".join(turn.question.split())
+    head = [_context(f"_Answering:_ {question}")] if differs else []
     if turn.corrections:
         head = [_context(f"_Searching for:_ {question} ({escape(describe(turn.corrections))})")]
 

@@ -52,16 +52,19 @@ INDENT = "      "
 
 
 def render_turn(turn: Turn) -> str:
-    """The completed question, the answer and its numbered sources (1..k in order of first
-    citation, each with its excerpt as the page shows it), as printed; chit-chat gets the
-    help text alone."""
+    """The completed question ("Answering: ...", when it differs from what was typed), the
+    answer and its numbered sources (1..k in order of first citation, each with its excerpt
+    as the page shows it), as printed; chit-chat gets the help text alone, a clarification
+    asked back its text alone."""
     if turn.small_talk:
         return turn.answer
+    if turn.clarification:
+        return "\n" + turn.answer
     lines = []
     if turn.corrections:
         lines.append(f"Searching for: {turn.completed_question} ({describe(turn.corrections)})")
     elif turn.completed_question != turn.question:
-        lines.append(f"Completed question: {turn.completed_question}")
+        lines.append(f"Answering: {turn.completed_question}")
     evidences = [r.evidence for r in turn.evidences]
     closest = closest_pages(evidences)
     shown = present(turn.question, turn.answer, evidences, turn.completed_question)

@@ -311,6 +311,7 @@ def turn_json(turn: Turn) -> dict:
         "out_of_scope": turn.out_of_scope,
         "small_talk": turn.small_talk,
         "spelling": describe(turn.corrections) or None,
+        "clarification": turn.clarification,
         "suggestions": list(turn.suggestions),
         "suggestions_pending": turn.suggestions_pending,
         "model": turn.model,

@@ -45,6 +45,9 @@ from core.suggest import follow_ups
 __all__ = ["Assistant", "ConversationKey", "Turn", "make_llm"]
 
 HISTORY_TURNS = 20
+# Results the completer's search returns: the page a follow-up names alone (a new topic?)
+# and the table rows the kinds of its things are learned from.
+COMPLETER_RESULTS = 5
 
 log = logging.getLogger(__name__)
 
@@ -70,7 +73,9 @@ class Turn:
     `Assistant.suggest` (`ask(..., suggest=False)`). `corrections` maps each misspelt word
     of the question to the word searched instead (`core.spelling`); `small_talk` names the
     kind of chit-chat (`core.smalltalk`) a turn answered with the help text, without a
-    search.
+    search. A `clarification` turn asked back instead of answering (a follow-up with no
+    earlier turn to follow): `answer` is the question asked back, nothing was searched, and
+    it is no history for later turns.
     """
 
     id: int
@@ -90,6 +95,7 @@ class Turn:
     suggestions_pending: bool = False
     corrections: dict[str, str] = field(default_factory=dict)
     small_talk: str | None = None
+    clarification: bool = False
 
 
 def evidence_trace(results: Sequence[ScoredEvidence]) -> list[dict]:
@@ -117,13 +123,18 @@ def also_in_json(result: ScoredEvidence) -> list[dict]:
 
 
 def _context(records: Sequence[TurnRecord]) -> list[Exchange]:
-    """Stored turns as the completer sees them: each question with its spelling corrected,
-    chit-chat left out (it is no context for a follow-up)."""
-    return [
-        Exchange((r.messages or {}).get("spelled") or r.question, r.completed_question, r.answer)
-        for r in records
-        if not (r.messages or {}).get("small_talk")
-    ]
+    """Stored turns as the completer sees them: each question with its spelling corrected
+    and where its topic started; chit-chat and the clarifications asked back left out (they
+    are no context for a follow-up)."""
+    out = []
+    for r in records:
+        messages = r.messages or {}
+        if messages.get("small_talk") or messages.get("clarification"):
+            continue
+        notes = messages.get("notes") or {}
+        question = messages.get("spelled") or r.question
+        out.append(Exchange(question, r.completed_question, r.answer, notes.get("topic_start")))
+    return out
 
 
 def asked_and_suggested(records: Sequence[TurnRecord]) -> list[str]:
@@ -201,7 +212,8 @@ class Assistant:
 
     def history(self, key: ConversationKey) -> list[Exchange]:
         """The conversation's current turns as the completer sees them, oldest first, each
-        question with its spelling corrected; chit-chat is no context for a follow-up."""
+        question with its spelling corrected; chit-chat and the clarifications asked back
+        are no context for a follow-up."""
         return _context(self.store.history(key, limit=HISTORY_TURNS))
 
     def ask(
@@ -247,21 +259,24 @@ class Assistant:
         mark = lap("history", started)
 
         def search(query: str):
-            return self.retriever.search(query, k=1, spaces=spaces).results
+            return self.retriever.search(query, k=COMPLETER_RESULTS, spaces=spaces).results
 
         correction = self._correct_spelling(question)
         mark = lap("spell", mark)
         completion = self.completer.complete(correction.text, history, search)
         mark = lap("complete", mark)
+        if completion.clarification:
+            return self._clarify(key, question, completion, timings, started, mark)
 
         retrieval = self.retriever.search(completion.query, spaces=spaces)
         mark = lap("retrieve", mark)
         timings.update({f"retrieve.{k}": v for k, v in retrieval.timings.items()})
 
-        results, check = self._self_check(completion.question, retrieval.results)
+        prompt_question = completion.prompt_question
+        results, check = self._self_check(prompt_question, retrieval.results)
         if check is not None:
             mark = lap("self_check", mark)
-        (answer,) = generate(self.llm, completion.question, [r.evidence for r in results])
+        (answer,) = generate(self.llm, prompt_question, [r.evidence for r in results])
         confidence = None if answer.out_of_scope else answer_confidence(self.llm, answer.messages)
         mark = lap("answer", mark)
         if check is not None and not check.kept:
@@ -367,6 +382,40 @@ class Assistant:
             model="small talk",
             out_of_scope=False,
             small_talk=talk.kind,
+        )
+
+    def _clarify(self, key, question, completion, timings, started, mark) -> Turn:
+        """Store and return a turn that asks back (`Completion.clarification`): no search,
+        no answer, no suggestions."""
+        timings["total_ms"] = (mark - started) * 1000
+        messages = {"completion": completion.messages, "answer": None, "clarification": True}
+        record = self.store.add_turn(
+            key,
+            question=question,
+            completed_question=completion.question,
+            evidences=[],
+            messages={**messages, "query": "", "notes": completion.notes, "suggestions": []},
+            answer=completion.clarification,
+            citations=[],
+            out_of_scope=False,
+            model="clarification",
+            timings=dict(timings),
+        )
+        return Turn(
+            id=record.id,
+            key=key,
+            question=question,
+            completed_question=completion.question,
+            query="",
+            answer=completion.clarification,
+            citations=[],
+            evidences=[],
+            timings=timings,
+            model="clarification",
+            out_of_scope=False,
+            messages=messages,
+            completion_notes=completion.notes,
+            clarification=True,
         )
 
     def _self_check(

@@ -24,6 +24,21 @@ from typing import Any, Protocol
 
 from core.answer import OUT_OF_SCOPE
 from core.entities import entities
+from core.followup import (
+    bare_name,
+    clarification,
+    content_words,
+    following_up,
+    is_following_up,
+    is_thin,
+    learn_kinds,
+    mentions,
+    needs_topic,
+    references,
+    resolve_references,
+    substitute,
+    substitutions,
+)
 from core.lexical import ENGLISH_STOPWORDS, GERMAN_STOPWORDS, detect_language, tokenize
 
 log = logging.getLogger(__name__)
@@ -35,21 +50,37 @@ Search = Callable[[str], Sequence[Any]]
 
 @dataclass(frozen=True)
 class Exchange:
-    """One earlier turn of the conversation, as the completers see it."""
+    """One earlier turn of the conversation, as the completers see it: `topic_start` says
+    whether it began a topic (None: unknown, for turns stored without the note; then a turn
+    whose completed question is its question began one)."""
 
     question: str
     completed_question: str
     answer: str = ""
+    topic_start: bool | None = None
 
 
 @dataclass
 class Completion:
-    """A completed question, the retrieval query, and how they were made (for the trace)."""
+    """A completed question, the retrieval query, and how they were made (for the trace).
+
+    `prompt` is the question the answer prompt carries when it differs from the shown one
+    (the offline completer adds the carried topic, "(context: ...)", which the offline
+    answerer reads, `core.questions.CONTEXT`); `clarification`, when set, is the reply to a
+    question that cannot be answered without an earlier turn and has none: nothing is
+    searched."""
 
     question: str
     query: str
     messages: list[dict] | None = None
     notes: dict = field(default_factory=dict)
+    prompt: str = ""
+    clarification: str = ""
+
+    @property
+    def prompt_question(self) -> str:
+        """The question put in the answer prompt."""
+        return self.prompt or self.question
 
 
 class Completer(Protocol):
@@ -170,30 +201,52 @@ def salient_terms(text: str) -> list[str]:
 class OfflineCompleter:
     """Question completion without a language model.
 
+    A follow-up is resolved against the latest readable question of the current topic (the
+    anchor, `anchor`) and shown as a question (`core.followup`):
+    - one that names a thing of the same kind as one of the anchor's ("and in week 3?",
+      "and for meals?", "and in Germany?") is the anchor with that thing replaced; kinds are
+      learned from the table rows of the topic's answers and of what the follow-up alone
+      retrieves;
+    - one that points back ("Where is it located?", "that team") has the reference replaced
+      by the anchor's subject or phrase (English);
+    - one too thin to stand alone that cannot be folded ("What was the reason?", German
+      references) is shown with the question it follows ("... — following up on “...”");
+    - any other is shown as asked.
     The retrieval query is the question followed by the earlier questions of the current
-    topic (at most `max_turns`, the most recent ones), so the entities a follow-up leaves
-    out ("it", "these tests", "and Xen?") come back from the turns that named them. The
-    completed question shown to the user is the question plus the salient terms of those
-    turns, most recent first (at most `max_terms`).
+    topic (at most `max_turns`, the most recent ones), so what a follow-up leaves out comes
+    back from the turns that named it. After a replacement it is the salient terms of the
+    completed question (and any of the follow-up's it lacks): the earlier questions name the
+    replaced thing, and as a
+    sentence the question ranks a table's first rows above the row of the changed thing
+    (on the sample wiki "Who is the secondary on-call for the Payments team in week 3?"
+    retrieves rows 1-5 of the rotation, and the novelty filter, `core.redundancy`, then
+    drops the week 3 row; its salient terms retrieve that row first). The answer prompt's
+    question (`Completion.prompt`) is the shown one plus the salient terms of the topic it
+    does not name, as "(context: ...)" (at most `max_terms`), which the offline answerer
+    reads to weigh the carried topic and to hold follow-ups to their own decline
+    thresholds.
 
     Measured on ConfQuestions (dev split, raw conversational questions, default retrieval,
-    `benchmarks/assistant_overhead.py`): page-level P@1 0.862 in English and 0.814 in German
-    end to end, against 0.510 / 0.429 for the raw questions alone and 0.881 / 0.852 for the
-    hand-written completed ones. Carrying whole earlier questions beat carrying only their
-    salient terms in German (the dense model prefers sentences to word lists); carrying the
-    previous top page's title or evidence text hurt (EN 0.76 / DE 0.70), since a wrong page
-    then locks in for the rest of the conversation.
+    `benchmarks/assistant_overhead.py`): carrying whole earlier questions in the query gave
+    page-level P@1 0.862 EN / 0.814 DE against 0.510 / 0.429 for the raw questions alone;
+    carrying them beat carrying only their salient terms in German (the dense model prefers
+    sentences to word lists); carrying the previous top page's title or evidence text hurt
+    (EN 0.76 / DE 0.70), since a wrong page then locks in for the rest of the conversation.
 
-    Topic change: when the question's new words (not in the topic's earlier questions)
-    cover at least `new_topic_words` words and `new_topic_share` of the title of the page
-    the question retrieves on its own, it names a different page and starts a new topic
-    (nothing is carried). This needs `search`; without it every follow-up continues the topic.
-    A question that names another release candidate or date than the topic's ("and the rc1
-    results?" after rc2) also starts one: it asks about a sibling page, and the carried turns
-    would pull the old one back (`switched_entities`; conversational P@1 0.876 -> 0.895 EN,
-    0.843 -> 0.852 DE, docs/benchmarks.md).
-    A turn that carried nothing (its completed question equals its question) marks where the
-    current topic began.
+    Topics end. A question starts a new topic (nothing is carried, it is shown as asked)
+    when its new words (not in the topic's earlier questions) cover at least
+    `new_topic_words` words and `new_topic_share` of the title of the page it retrieves on
+    its own, or when it names another release candidate or date than the topic's ("and the
+    rc1 results?" after rc2: a sibling page the carried turns would pull back;
+    `switched_entities`; conversational P@1 0.876 -> 0.895 EN, 0.843 -> 0.852 DE,
+    docs/benchmarks.md). Stricter rules cost P@1 on ConfQuestions: starting a new topic
+    when a question shares no word with the topic's questions and answers, or when none of
+    the pages it retrieves alone is among the topic's, gave 0.767 EN / 0.571 DE (5 folds)
+    against 0.895 / 0.852: its conversations change subject within one page ("How many
+    people attended?" after the dial-in number of a meeting).
+    With no topic to follow, a question that needs one (`core.followup.needs_topic`: "and
+    in week 3?", "who?") gets a clarifying reply (`Completion.clarification`) instead of a
+    guess.
     """
 
     def __init__(
@@ -209,24 +262,38 @@ class OfflineCompleter:
         self.new_topic_share = new_topic_share
 
     def topic(self, history: Sequence[Exchange]) -> list[Exchange]:
-        """The turns of the current topic: from the last turn that carried nothing on."""
+        """The turns of the current topic: from the last turn that began one on."""
         start = 0
         for position, exchange in enumerate(history):
-            if exchange.completed_question.strip() == exchange.question.strip():
+            began = exchange.topic_start
+            if began is None:
+                began = exchange.completed_question.strip() == exchange.question.strip()
+            if began:
                 start = position
         return list(history[start:])[-self.max_turns :]
 
-    def new_topic(self, question: str, topic: Sequence[Exchange], search: Search | None) -> dict:
+    @staticmethod
+    def anchors(topic: Sequence[Exchange]) -> list[str]:
+        """The readable questions of the topic, latest first: its completed questions that
+        are no "following up on" form (the topic's first question when there are none)."""
+        out = [
+            e.completed_question.strip()
+            for e in reversed(topic)
+            if not is_following_up(e.completed_question)
+        ]
+        return list(dict.fromkeys(out)) or [topic[0].question.strip()]
+
+    def anchor(self, topic: Sequence[Exchange]) -> str:
+        """The latest readable question of the topic (see `anchors`)."""
+        return self.anchors(topic)[0]
+
+    def new_topic(self, question: str, topic: Sequence[Exchange], results: Sequence[Any]) -> dict:
         """Whether `question` names a page other than the topic's: {"new_topic", "title",
-        "covered"} or {"new_topic", "switched"}."""
-        if not topic:
-            return {"new_topic": False}
+        "covered"} or {"new_topic", "switched"}. `results` are what it retrieves alone (none:
+        only release candidates and dates are compared)."""
         switched = switched_entities(question, topic)
         if switched:
             return {"new_topic": True, "switched": switched}
-        if search is None:
-            return {"new_topic": False}
-        results = search(question)
         if not results:
             return {"new_topic": False}
         title = results[0].evidence.title
@@ -243,26 +310,105 @@ class OfflineCompleter:
     def complete(
         self, question: str, history: Sequence[Exchange], search: Search | None = None
     ) -> Completion:
-        """The question with the current topic's earlier questions carried into the query."""
+        """The completed question, the query with the topic's earlier questions, and the
+        prompt question with the carried topic (see the class docstring)."""
         question = question.strip()
+        language = detect_language(question)
         topic = self.topic(history)
-        check = self.new_topic(question, topic, search)
-        if not topic or check["new_topic"]:
-            return Completion(question, question, None, {"method": "offline", **check})
-        query = " ".join([question, *(e.question.strip() for e in topic)])
-        own = {t.lower() for t in salient_terms(question)}
+        if not topic:
+            notes = {"method": "offline", "topic_start": True}
+            if needs_topic(question):
+                reply = clarification(question, language)
+                return Completion(
+                    question, question, None, {**notes, "clarification": True}, clarification=reply
+                )
+            return Completion(question, question, None, notes)
+        results = list(search(question)) if search is not None else []
+        anchor = self.anchor(topic)
+        lexicon = learn_kinds([*(e.answer for e in topic), *(r.evidence.text for r in results)])
+        refs = references(question)
+        subs = []
+        if not refs and _short(question, lexicon):
+            for candidate in self.anchors(topic):  # the latest that names a thing to change
+                subs = substitutions(question, candidate, lexicon)
+                if subs and _keeps_words(question, substitute(candidate, question, subs)):
+                    anchor = candidate
+                    break
+                subs = []
+        notes: dict = {"method": "offline", "topic_start": False}
+        if subs:
+            shown = substitute(anchor, question, subs)
+            replace = [(s.old.text if s.old else "", s.new.text) for s in subs]
+            shown_terms = salient_terms(shown)
+            kept = {t.lower() for t in shown_terms}
+            own = [t for t in salient_terms(question) if t.lower() not in kept]
+            query = " ".join([*shown_terms, *own])
+            notes["substituted"] = [list(pair) for pair in replace]
+            dropped = {old.lower() for old, _ in replace}
+        else:
+            check = self.new_topic(question, topic, results)
+            if check["new_topic"]:
+                notes = {"method": "offline", "topic_start": True, **check}
+                return Completion(question, question, None, notes)
+            notes.update(check)
+            shown = resolve_references(question, anchor) if refs else None
+            if shown is not None:
+                notes["resolved"] = True
+            elif is_thin(question) or refs:
+                shown = following_up(question, anchor, language)
+            else:
+                shown = question
+            query = " ".join([question, *(e.question.strip() for e in topic)])
+            dropped = set()
+        asked = shown if not is_following_up(shown) else question
+        carried = self.carried(asked, topic, dropped)
+        notes.update(carried_turns=len(topic), carried=carried)
+        suffix = (
+            f"(context: {', '.join(carried)})"
+            if carried
+            else (f"(following up on: {topic[-1].question.strip()})")
+        )
+        return Completion(shown, query, None, notes, prompt=f"{asked} {suffix}")
+
+    def carried(self, asked: str, topic: Sequence[Exchange], dropped: set[str]) -> list[str]:
+        """The salient terms of the topic's questions, most recent first, that `asked` does
+        not name and no replacement took out (at most `max_terms`)."""
+        own = {t.lower() for t in salient_terms(asked)}
+        dropped_terms = {t.lower() for d in dropped for t in salient_terms(d)}
         carried: list[str] = []
+        seen: set[str] = set()
         for exchange in reversed(topic):
             for term in salient_terms(exchange.question):
-                if term.lower() not in own and term.lower() not in {c.lower() for c in carried}:
+                lower = term.lower()
+                if lower not in own and lower not in seen and lower not in dropped_terms:
                     carried.append(term)
-        carried = carried[: self.max_terms]
-        if carried:
-            shown = f"{question} (context: {', '.join(carried)})"
-        else:
-            shown = f"{question} (following up on: {topic[-1].question.strip()})"
-        notes = {"method": "offline", "carried_turns": len(topic), "carried": carried, **check}
-        return Completion(shown, query, None, notes)
+                    seen.add(lower)
+        return carried[: self.max_terms]
+
+
+def _short(question: str, lexicon: dict[str, set[str]]) -> bool:
+    """Whether a follow-up can change one thing of the earlier question: besides the things
+    it names (of a known kind, or a bare name: "and Quality Assurance?") it says at most one
+    word of its own ("and for meals?", "What about Whit Monday in Bristol?"); one that says
+    more ("und gibt es festgelegte Regeln für den Änderungszugriff?") asks something else."""
+    rest = list(content_words(question))
+    named = [m.text for m in mentions(question, lexicon)]
+    bare = bare_name(question)
+    if bare is not None:
+        named.append(bare.text)
+    for text in named:
+        for word in content_words(text):
+            if word in rest:
+                rest.remove(word)
+    return len(rest) <= 1
+
+
+def _keeps_words(question: str, completed: str) -> bool:
+    """Whether every word of the follow-up's own is in the completed question (a change that
+    left one out, "primary" in "Who is the primary in week 3?" when only the week was
+    replaced, would answer another question)."""
+    kept = {w.lower() for w in content_words(completed)}
+    return all(w.lower() in kept for w in content_words(question))
 
 
 # Entity kinds that tell sibling pages apart: the rc1 and rc2 results of one test matrix, the

@@ -89,7 +89,11 @@ def test_new_conversation_forgets_history(assistant):
     assistant.ask(A, "What does BATS stand for?")
     assert assistant.new_conversation(A) == 1
     turn = assistant.ask(A, "And the BIOS?")
-    assert turn.completed_question == turn.query == "And the BIOS?"
+    # nothing to follow: asked back, nothing searched, not guessed
+    assert turn.clarification and turn.completed_question == "And the BIOS?"
+    assert turn.answer == "BIOS of what? Please ask the whole question."
+    assert turn.query == "" and turn.evidences == [] and turn.citations == []
+    assert assistant.history(A) == []  # a clarification is no history for the next turn
 
 
 def test_empty_question_is_refused(assistant):
@@ -109,7 +113,9 @@ def test_turns_of_one_conversation_never_interleave(wiki, tmp_path):
             assistant.ask(key, question)
 
         same = [
-            threading.Thread(target=ask, args=(A, f"What is BATS, take {i}?")) for i in range(3)
+            # "take one", not "take 1": a numbered thing would be changed, not carried
+            threading.Thread(target=ask, args=(A, f"What is BATS, take {n}?"))
+            for n in ("one", "two", "three")
         ]
         for thread in same:
             thread.start()

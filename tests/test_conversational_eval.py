@@ -64,7 +64,10 @@ def test_replay_uses_own_history_per_language(tmp_path):
         ("7", "2", "de"),
     ]
     en2, de1 = records[1], records[2]
-    assert "Optiplex" in en2["completed_question"] and en2["query"].startswith("And the BIOS?")
+    # "And the BIOS?" changes one thing of the first question: shown as a question, and
+    # searched by its salient terms
+    assert en2["completed_question"] == "Which BIOS version did the Dell Optiplex 7040 have?"
+    assert en2["query"] == "BIOS version Dell Optiplex 7040"
     assert de1["completed_question"] == de1["question"]  # a fresh conversation per language
     for record in records:
         assert record["ranked_pages"][0] == "102" and record["p_at_1"] == 1.0

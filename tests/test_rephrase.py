@@ -9,6 +9,7 @@ import pytest
 
 from core.answer import OUT_OF_SCOPE
 from core.llm import OpenAILLM
+from core.questions import is_followup
 from core.rephrase import (
     Exchange,
     LLMCompleter,
@@ -42,35 +43,44 @@ def test_salient_terms(text, terms):
 
 
 def ex(question: str, completed: str | None = None, answer: str = "") -> Exchange:
-    return Exchange(
-        question, completed if completed is not None else question + " (context: x)", answer
-    )
+    """A turn that continued its topic."""
+    return Exchange(question, completed or question, answer, topic_start=False)
+
+
+def start(question: str, answer: str = "") -> Exchange:
+    """A turn that began a topic."""
+    return Exchange(question, question, answer, topic_start=True)
 
 
 def test_offline_first_question_is_kept():
     completion = OfflineCompleter().complete("  What does BATS stand for? ", [])
     assert completion.question == completion.query == "What does BATS stand for?"
-    assert completion.messages is None
+    assert completion.prompt_question == "What does BATS stand for?"
+    assert completion.messages is None and completion.clarification == ""
+    assert completion.notes["topic_start"] is True
 
 
-def test_offline_follow_up_carries_earlier_questions():
-    history = [
-        ex("What was the BIOS of the Dell Optiplex 7040 in the OpenXT 9.0 tests?", completed=None),
-    ]
-    history[0] = Exchange(history[0].question, history[0].question)  # a topic start
+def test_offline_follow_up_carries_earlier_questions_into_query_and_prompt_only():
+    history = [start("What was the BIOS of the Dell Optiplex 7040 in the OpenXT 9.0 tests?")]
     completion = OfflineCompleter().complete("And what about TPM?", history)
     assert completion.query == (
         "And what about TPM? What was the BIOS of the Dell Optiplex 7040 in the OpenXT 9.0 tests?"
     )
-    assert completion.question.startswith("And what about TPM? (context: BIOS, Dell, Optiplex")
-    assert "7040" in completion.question and "TPM" not in completion.question.split("(")[1]
+    # shown: a readable question, never a keyword list
+    assert completion.question == (
+        "And what about TPM? — following up on “What was the BIOS of the Dell Optiplex 7040"
+        " in the OpenXT 9.0 tests?”"
+    )
+    assert "context" not in completion.question
+    # the answer prompt carries the topic for the offline answerer
+    assert completion.prompt.startswith("And what about TPM? (context: BIOS, Dell, Optiplex")
+    assert "7040" in completion.prompt and "TPM" not in completion.prompt.split("(")[1]
+    assert is_followup(completion.prompt) and not is_followup(completion.question)
     assert completion.notes["carried_turns"] == 1
 
 
 def test_offline_weights_recent_turns_first_and_caps_history():
-    history = [Exchange("Tell me about Alpha?", "Tell me about Alpha?")] + [
-        ex(f"Question about topic{i}?") for i in range(10)
-    ]
+    history = [start("Tell me about Alpha?")] + [ex(f"Question about topic{i}?") for i in range(10)]
     completer = OfflineCompleter(max_turns=3, max_terms=4)
     completion = completer.complete("And then?", history)
     assert (
@@ -80,22 +90,27 @@ def test_offline_weights_recent_turns_first_and_caps_history():
     assert completion.notes["carried"] == ["Question", "topic9", "topic8", "topic7"]
 
 
-def test_offline_topic_starts_at_last_uncarried_turn():
+def test_offline_topic_starts_at_last_turn_that_began_one():
     history = [
-        Exchange("What is BATS?", "What is BATS?"),
+        start("What is BATS?"),
         ex("Who wrote it?"),
-        Exchange("Which TPM had the Optiplex?", "Which TPM had the Optiplex?"),  # new topic
+        start("Which TPM had the Optiplex?"),
         ex("And the BIOS?"),
     ]
     assert [e.question for e in OfflineCompleter().topic(history)] == [
         "Which TPM had the Optiplex?",
         "And the BIOS?",
     ]
+    # turns stored without the note: a turn whose completed question is its question began one
+    old = [Exchange("What is BATS?", "What is BATS?"), Exchange("Who?", "Who? (context: BATS)")]
+    assert len(OfflineCompleter().topic(old)) == 2
 
 
 @dataclass
 class _Evidence:
     title: str
+    text: str = ""
+    page_id: str = ""
 
 
 @dataclass
@@ -115,11 +130,7 @@ def search_returning(title: str):
 
 
 def test_offline_new_topic_when_question_names_another_page():
-    history = [
-        Exchange(
-            "What did the measured launch tests cover?", "What did the measured launch tests cover?"
-        )
-    ]
+    history = [start("What did the measured launch tests cover?")]
     search = search_returning("Forward Seal Test Procedures")
     completion = OfflineCompleter().complete(
         "What were the preconditions in Forward Seal Test Procedures?", history, search
@@ -129,12 +140,12 @@ def test_offline_new_topic_when_question_names_another_page():
         == completion.query
         == ("What were the preconditions in Forward Seal Test Procedures?")
     )
-    assert completion.notes["new_topic"] is True
+    assert completion.notes["new_topic"] is True and completion.notes["topic_start"] is True
     assert search.calls == ["What were the preconditions in Forward Seal Test Procedures?"]
 
 
 def test_offline_same_topic_when_title_words_were_already_named():
-    history = [Exchange("What does BATS stand for?", "What does BATS stand for?")]
+    history = [start("What does BATS stand for?")]
     search = search_returning("Bats: Bash Automated Testing System")
     completion = OfflineCompleter().complete("Is BATS compliant with TAP?", history, search)
     assert completion.notes["new_topic"] is False
@@ -143,10 +154,7 @@ def test_offline_same_topic_when_title_words_were_already_named():
 
 def test_offline_new_topic_when_question_names_a_sibling_release_or_date():
     history = [
-        Exchange(
-            "What was the hardware in the Stable-9 rc2 Test Matrix?",
-            "What was the hardware in the Stable-9 rc2 Test Matrix?",
-        ),
+        start("What was the hardware in the Stable-9 rc2 Test Matrix?"),
         ex("Was a performance test run for these configs?"),
     ]
     search = search_returning("Stable-9 rc2 Test Matrix results")  # the old page, alone
@@ -154,10 +162,9 @@ def test_offline_new_topic_when_question_names_a_sibling_release_or_date():
         "Which guest VMs were used in the rc1 Test results?", history, search
     )
     assert completion.query == "Which guest VMs were used in the rc1 Test results?"
-    assert completion.notes == {"method": "offline", "new_topic": True, "switched": ["rc1"]}
-    assert search.calls == []  # the entities decide it without a search
+    assert completion.notes["new_topic"] is True and completion.notes["switched"] == ["rc1"]
     call = "Who attended the call on July 23, 2015?"
-    meeting = [Exchange(call, call)]
+    meeting = [start(call)]
     completion = OfflineCompleter().complete("And on August 20, 2015?", meeting)
     assert completion.notes["switched"] == ["2015-08-20"]
 
@@ -171,14 +178,9 @@ def test_offline_new_topic_when_question_names_a_sibling_release_or_date():
     ],
 )
 def test_offline_same_topic_without_a_sibling_entity(question):
-    history = [
-        Exchange(
-            "What was the hardware in the Stable-9 rc2 Test Matrix with Debian 9.9?",
-            "What was the hardware in the Stable-9 rc2 Test Matrix with Debian 9.9?",
-        )
-    ]
+    history = [start("What was the hardware in the Stable-9 rc2 Test Matrix with Debian 9.9?")]
     completion = OfflineCompleter().complete(question, history)
-    assert completion.notes["new_topic"] is False
+    assert completion.notes.get("new_topic", False) is False
     assert "Stable-9 rc2 Test Matrix" in completion.query
 
 
@@ -249,3 +251,21 @@ def test_llm_completer_keeps_question_on_junk_or_failure(server):
         completion = completer.complete("What does it stand for?", HISTORY)
         assert completion.question == completion.query == "What does it stand for?"
     assert len(server.chat_requests) == 3
+
+
+@pytest.mark.parametrize(
+    "question, changed",
+    [
+        ("and in week 3?", True),
+        ("Who is the secondary in week 3?", True),
+        ("Who is the primary in week 3?", False),  # no row says primary is a role: kept whole
+        ("und gibt es festgelegte Regeln für den Änderungszugriff in Woche 3?", False),
+    ],
+)
+def test_offline_changes_one_thing_only_when_the_follow_up_says_little_else(question, changed):
+    anchor = "Who is the secondary on-call for the Payments team in week 2?"
+    completion = OfflineCompleter().complete(question, [start(anchor)])
+    assert ("substituted" in completion.notes) is changed
+    if changed:
+        assert completion.question.endswith("for the Payments team in week 3?")
+        assert completion.query.endswith("week 3") and "week 2" not in completion.query

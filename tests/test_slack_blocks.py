@@ -404,3 +404,18 @@ def test_a_corrected_question_says_what_was_searched_for():
     turn = dataclasses.replace(make_turn("It happened [1]."), corrections={"thne": "then"})
     head = answer_blocks(turn)[0]["elements"][0]["text"]
     assert head.startswith("_Searching for:_ What happened") and head.endswith("(thne → then)")
+
+
+def test_answering_line_only_when_the_completed_question_differs():
+    turn = make_turn("Sophie Brandt [1]")
+    head = answer_blocks(turn)[0]["elements"][0]["text"]
+    assert head.startswith("_Answering:_ What happened")
+    turn.completed_question = turn.question
+    assert "Answering" not in str(answer_blocks(turn))
+
+
+def test_a_clarification_is_its_text_alone():
+    turn = make_turn("Week 3 of what? Please ask the whole question.")
+    turn.evidences, turn.citations, turn.clarification = [], [], True
+    (block,) = answer_blocks(turn)
+    assert block["text"]["text"] == "Week 3 of what? Please ask the whole question."

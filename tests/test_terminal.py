@@ -34,7 +34,8 @@ def run_chat(assistant, *lines: str) -> str:
 def test_chat_shows_completed_question_answer_and_sources(wiki, tmp_path):
     assistant = make_assistant(wiki, tmp_path)
     out = run_chat(assistant, "Which TPM version did the Dell Optiplex 7040 have?", "And the BIOS?")
-    assert "Completed question: And the BIOS? (context: TPM, version, Dell, Optiplex" in out
+    (shown,) = [line for line in out.splitlines() if line.startswith("Answering: ")]
+    assert "BIOS" in shown and "Optiplex 7040" in shown and "context:" not in out
     assert "1.14.0" in out
     assert re.search(
         r"Sources:\n  \[\d+\] OpenXT 9.0 Measurement Test — https://wiki.example/", out
@@ -90,7 +91,8 @@ def test_chat_commands(wiki, tmp_path):
         out,
     )
     assert "New conversation." in out
-    assert "Completed question: And the BIOS?" not in out  # history was forgotten
+    assert "Answering: " not in out  # history was forgotten: asked back, not guessed
+    assert "BIOS of what? Please ask the whole question." in out
     assert "Unknown command /bogus." in out
     assert "never asked" not in out
 

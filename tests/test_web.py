@@ -196,10 +196,13 @@ async def test_a_german_question_gets_german_labels(client):
 async def test_follow_up_is_completed_within_the_conversation_only(client):
     await ask(client, "Which TPM version did the Dell Optiplex 7040 have?")
     follow_up = (await ask(client, "And the BIOS?")).json()
-    assert follow_up["completed_question"].startswith("And the BIOS? (context:")
+    shown = follow_up["completed_question"]
+    assert "BIOS" in shown and "Optiplex 7040" in shown and "context:" not in shown
     assert "1.14.0" in follow_up["answer"]
     other_tab = (await ask(client, "And the BIOS?", conversation="tab-other-tab")).json()
     assert other_tab["completed_question"] == "And the BIOS?"
+    assert other_tab["clarification"] is True  # no topic there: asked back, not guessed
+    assert other_tab["answer"] == "BIOS of what? Please ask the whole question."
 
 
 @pytest.mark.anyio

@@ -307,10 +307,14 @@
   function renderTurn(turn) {
     const node = el("article", { className: "turn", "data-turn": String(turn.turn) });
     node.append(el("p", { className: "question", text: turn.question }));
+    if (turn.clarification) {  // a question asked back: its text alone
+      node.append(el("div", { className: "answer clarification" }, [el("p", { text: turn.answer })]));
+      return node;
+    }
     if (turn.spelling) {
       node.append(el("p", { className: "completed", text: "Searching for: " + turn.completed_question + " (" + turn.spelling + ")" }));
     } else if (turn.completed_question && turn.completed_question !== turn.question) {
-      node.append(el("p", { className: "completed", text: "Completed question: " + turn.completed_question }));
+      node.append(el("p", { className: "completed", text: "Answering: " + turn.completed_question }));
     }
     node.append(renderAnswer(turn));
     node.append(...renderSources(turn));

@@ -31,7 +31,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
-from core.answer import source_header
+from core.answer import parse_prompt, source_header
 from core.assistant import Assistant
 from core.conversation import ConversationKey
 from core.evaluation.answers import decline_objective
@@ -113,7 +113,8 @@ def replay(assistant: Assistant, conversations: Sequence[Conversation]) -> list[
                     (n, source_header(r.evidence), r.evidence.text)
                     for n, r in enumerate(turn.evidences, start=1)
                 ]
-                spans = assistant.llm.spans(turn.completed_question, sources)
+                asked = prompt_question(turn)
+                spans = assistant.llm.spans(asked, sources)
                 best: Span | None = spans[0][1] if spans else None
                 records.append(
                     {
@@ -125,8 +126,8 @@ def replay(assistant: Assistant, conversations: Sequence[Conversation]) -> list[
                         "reply": turn.answer,
                         "answerable": answerable,
                         "scored": answerable is False or not outside,
-                        "followup": is_followup(turn.completed_question),
-                        "language": question_language(turn.completed_question),
+                        "followup": is_followup(asked),
+                        "language": question_language(asked),
                         "support": best.support if best else 0.0,
                         "topic": best.topic if best else 0.0,
                         "no_span": best is None,
@@ -135,6 +136,13 @@ def replay(assistant: Assistant, conversations: Sequence[Conversation]) -> list[
     finally:
         assistant.llm = llm
     return records
+
+
+def prompt_question(turn) -> str:
+    """The question a turn's answer prompt carried (with the offline completer's carried
+    topic, which the shown completed question leaves out)."""
+    parsed = parse_prompt(turn.messages.get("answer") or [])
+    return parsed[0] if parsed else turn.completed_question
 
 
 @dataclass(frozen=True)

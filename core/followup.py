@@ -1,0 +1,564 @@
+"""Follow-ups that change one thing, offline: what kind of thing each mention of a question
+is, the substitution of one mention by another of the same kind, references back ("it",
+"that team"), and the shape of a follow-up (elliptical, anaphoric, or standing on its own).
+
+Kinds come from three places, so they carry over to wikis never seen:
+- the wiki's own tables, as the index linearizes a row ("City: Amsterdam; Country:
+  Netherlands; Hotel per night: €190; Meals per day: €40"): the values of one column are
+  one kind (`column:city` holds Amsterdam and Chicago), and the columns of one table are
+  one kind (hotel and meals, primary and secondary, Germany and United Kingdom);
+- numbered things, "<noun> <number>": week 3 and week 2 are of kind `numbered:week`
+  (German nouns through `NUMBERED_NOUNS`);
+- dates, release candidates and versions (`core.entities`).
+`ALIASES` maps the few short forms of country names a question uses for the names a
+table writes (UK → United Kingdom); it is a hand list, as the tables cannot teach it.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+
+from core.answer import CITATION, RELATED
+from core.entities import entities, month_number
+from core.lexical import ENGLISH_STOPWORDS, GERMAN_STOPWORDS
+
+STOPWORDS = ENGLISH_STOPWORDS | GERMAN_STOPWORDS
+
+# Short forms of country names as questions write them, to the form tables write.
+ALIASES = {
+    "uk": "united kingdom",
+    "u.k.": "united kingdom",
+    "great britain": "united kingdom",
+    "britain": "united kingdom",
+    "england": "united kingdom",
+    "großbritannien": "united kingdom",
+    "vereinigtes königreich": "united kingdom",
+    "vereinigten königreich": "united kingdom",
+    "us": "united states",
+    "u.s.": "united states",
+    "usa": "united states",
+    "vereinigte staaten": "united states",
+    "deutschland": "germany",
+    "niederlande": "netherlands",
+    "holland": "netherlands",
+    "münchen": "munich",
+}
+
+# German nouns of numbered things, to the English noun a kind is named by.
+NUMBERED_NOUNS = {"woche": "week", "kw": "week", "schritt": "step", "stufe": "level", "tag": "day"}
+
+_NUMBERED = re.compile(r"\b([^\W\d_]{2,})\s+(\d{1,4})\b(?![.,]\d)")
+_WORD = re.compile(r"[^\W_]+(?:[.\-/'’][^\W_]+)*", re.UNICODE)
+_MAX_VALUE_WORDS = 4
+_MAX_PHRASE_WORDS = 4
+
+# Words that point back at something named before (English; German ones are told apart by
+# `GERMAN_REFERENCES`, as their case endings make rewriting unsafe).
+PRONOUNS = frozenset("it its they them their this these those".split())
+DEMONSTRATIVES = frozenset("this that these those".split())
+GERMAN_REFERENCES = frozenset(
+    """es dies dieser diese dieses diesen diesem dort dafür darüber davon dabei daran
+    darauf dazu deren dessen ihm ihn ihr ihre jene jener jenes""".split()
+)
+
+# "is there", "are there": no reference to a place.
+_EXISTENTIAL = frozenset("is are was were be been being isn't aren't wasn't weren't".split())
+
+# Openings of an elliptical follow-up ("and in week 3?", "what about TPM?", "und für ...").
+_ELLIPSIS = re.compile(
+    r"^\W*(?:and|und|also|sowie|what about|how about|and what about|was ist mit|wie ist es mit"
+    r"|wie sieht es mit|und was ist mit)\b",
+    re.IGNORECASE,
+)
+
+# Words of a question that say what is asked, not about what (EN and DE).
+QUESTION_WORDS = frozenset(
+    """what which who whom whose when where why how wer wen wem wessen was welche welcher
+    welches welchen welchem wann wo warum wieso weshalb wie wohin woher wofür wozu womit
+    wovon worüber woran worauf""".split()
+)
+
+
+@dataclass(frozen=True)
+class Mention:
+    """A phrase of a question (`text`, at `start`:`end`) with the kinds it is of; `key` is
+    its normalized form (aliases resolved), so two spellings of one thing compare equal."""
+
+    text: str
+    start: int
+    end: int
+    key: str
+    kinds: frozenset[str]
+
+
+# --------------------------------------------------------------------------- kinds
+_ROW = re.compile(r"^Row \d+ in Table \d+:\s*(.*)$")
+_TABLE = re.compile(r"^Table \d+:\s*(.*)$")
+
+
+def table_rows(text: str) -> list[list[tuple[str, str]]]:
+    """The (header, value) pairs of each table row in `text`, in the two forms the wiki's
+    rows come in: an indexed row ("Row 8 in Table 1: City is Chicago, Country is United
+    States, and Meals per day is US$65"), with its table's header line ("Table 1: City,
+    Country, ...", pairs with empty values), and a row as an answer quotes it ("City:
+    Chicago; Country: United States"; citation markers and the `Related:` label removed).
+    Rows of two pairs or more."""
+    rows = []
+    for line in text.splitlines():
+        line = CITATION.sub("", line).strip()
+        if line.startswith(RELATED):
+            line = line[len(RELATED) :].strip()
+        if match := _ROW.match(line):
+            pairs: list[tuple[str, str]] = []
+            for part in re.split(r",\s+(?:and\s+)?", match.group(1)):
+                header, sep, value = part.partition(" is ")
+                if sep and 0 < len(header) <= 60:
+                    pairs.append((header.strip(), value.strip()))
+                elif pairs:  # a comma inside a value
+                    pairs[-1] = (pairs[-1][0], f"{pairs[-1][1]}, {part}")
+        elif match := _TABLE.match(line):
+            pairs = [(h.strip(), "") for h in match.group(1).split(", ") if h.strip()]
+        else:
+            pairs = []
+            for part in line.split("; "):
+                header, sep, value = part.partition(": ")
+                if sep and 0 < len(header) <= 60 and value.strip():
+                    pairs.append((header.strip(), value.strip()))
+        if len(pairs) >= 2:
+            rows.append(pairs)
+    return rows
+
+
+def header_core(header: str) -> str:
+    """What a column header names: its last part after " / " (a grouped header such as
+    "On-call / Secondary"), without a parenthesis or a "per ..." unit ("Germany (per
+    week)" → Germany, "Meals per day" → Meals)."""
+    core = header.split(" / ")[-1]
+    core = re.sub(r"\(.*?\)", " ", core)
+    core = re.split(r"\s+(?:per|pro|je)\s+", core)[0]
+    return " ".join(core.split())
+
+
+def normalize(phrase: str) -> str:
+    """A phrase's key: lower-cased, spaces squeezed, a known alias resolved."""
+    key = " ".join(phrase.lower().split()).strip(".,;:!?\"'“”„")
+    return ALIASES.get(key, key)
+
+
+def _useful(phrase: str) -> bool:
+    """A phrase that can name a thing: a few words, not a stopword, not a bare number."""
+    words = phrase.split()
+    return (
+        0 < len(words) <= _MAX_VALUE_WORDS
+        and any(c.isalpha() for c in phrase)
+        and phrase not in STOPWORDS
+        and len(phrase) > 1
+    )
+
+
+def learn_kinds(texts: Iterable[str]) -> dict[str, set[str]]:
+    """Kinds learned from the table rows in `texts` (answers, evidence texts): each value
+    is of kind `column:<header>`, each header of kind `columns:<the row's headers>`."""
+    lexicon: dict[str, set[str]] = {}
+    for text in texts:
+        for row in table_rows(text):
+            cores = [normalize(header_core(h)) for h, _ in row]
+            signature = "columns:" + "|".join(sorted(set(cores)))
+            for (_, value), core in zip(row, cores, strict=True):
+                if _useful(core):
+                    lexicon.setdefault(core, set()).add(signature)
+                for form in (value, re.sub(r"\(.*?\)", " ", value)):  # "Whit Monday (...)"
+                    key = normalize(form)
+                    if form and _useful(key):
+                        lexicon.setdefault(key, set()).add(f"column:{core}")
+    return lexicon
+
+
+def mentions(text: str, lexicon: dict[str, set[str]]) -> list[Mention]:
+    """The phrases of `text` that have a kind, longest first where they overlap, in order:
+    numbered things, dates and versions, and the lexicon's phrases (up to four words)."""
+    found: list[Mention] = []
+    for match in _NUMBERED.finditer(text):
+        noun = match.group(1).lower()
+        if (noun in STOPWORDS and noun not in NUMBERED_NOUNS) or month_number(noun):
+            continue
+        noun = NUMBERED_NOUNS.get(noun, noun)
+        kind = f"numbered:{noun.rstrip('s') if len(noun) > 3 else noun}"
+        key = f"{noun} {int(match.group(2))}"
+        found.append(Mention(match.group(0), match.start(), match.end(), key, frozenset({kind})))
+    for entity in entities(text):
+        if entity.kind in ("version", "rc"):
+            at = text.lower().find(entity.value)
+            if at >= 0:
+                end = at + len(entity.value)
+                found.append(Mention(text[at:end], at, end, entity.value, frozenset({entity.kind})))
+    words = list(_WORD.finditer(text))
+    for size in range(_MAX_PHRASE_WORDS, 0, -1):
+        for i in range(len(words) - size + 1):
+            start, end = words[i].start(), words[i + size - 1].end()
+            key = normalize(text[start:end])
+            kinds = lexicon.get(key)
+            if not kinds and key.endswith("s") and len(key) > 4:
+                kinds = lexicon.get(key[:-1])  # meals ~ meal
+            if not kinds and not key.endswith("s"):
+                kinds = lexicon.get(key + "s")
+            if kinds:
+                found.append(Mention(text[start:end], start, end, key, frozenset(kinds)))
+    kept: list[Mention] = []
+    for mention in sorted(found, key=lambda m: (-(m.end - m.start), m.start)):
+        same = [m for m in kept if (m.start, m.end) == (mention.start, mention.end)]
+        if same:  # one phrase of two kinds ("week 2": numbered, and a column's value)
+            merged = Mention(
+                same[0].text, same[0].start, same[0].end, same[0].key, same[0].kinds | mention.kinds
+            )
+            kept[kept.index(same[0])] = merged
+        elif not any(m.start < mention.end and mention.start < m.end for m in kept):
+            kept.append(mention)
+    return sorted(kept, key=lambda m: m.start)
+
+
+# --------------------------------------------------------------------------- substitution
+@dataclass(frozen=True)
+class Substitution:
+    """`old` (a mention of the earlier question) replaced by `new` (the follow-up's); with
+    no `old`, `new` (a place after a preposition) is added to the question."""
+
+    old: Mention | None
+    new: Mention
+
+
+def substitutions(followup: str, previous: str, lexicon: dict[str, set[str]]) -> list[Substitution]:
+    """Each mention the follow-up names in place of a different one of the same kind in
+    the earlier question ("week 3" for "week 2", "Chicago" for "Amsterdam"); a mention the
+    earlier question already names changes nothing."""
+    olds = mentions(previous, lexicon)
+    out: list[Substitution] = []
+    used: set[int] = set()
+    news = mentions(followup, lexicon)
+    for new in news:
+        if any(o.key == new.key for o in olds):
+            continue
+        for position, old in enumerate(olds):
+            if position not in used and old.kinds & new.kinds:
+                out.append(Substitution(old, new))
+                used.add(position)
+                break
+    taken = [(s.old.start, s.old.end) for s in out]
+    done = [(s.new.start, s.new.end) for s in out]
+    added: list[Mention] = []
+    for new in _names_after(followup):
+        if any(a < new.end and new.start < b for a, b in done):
+            continue  # replaced above
+        old = _same_place(previous, new.kinds, taken)
+        if old is not None and old.key != new.key:
+            out.append(Substitution(old, new))
+            taken.append((old.start, old.end))
+        elif old is None and new.key not in previous.lower():
+            added.append(new)
+    if out:  # a place the earlier question has none of is added to it ("... in Bristol?")
+        out += [Substitution(None, new) for new in added]
+    elif (name := bare_name(followup)) is not None and name.key not in lexicon:
+        # "and Quality Assurance?": a name no row taught, in place of the earlier question's
+        # one named value (a word in capitals, no number: not "TPM" for "Optiplex 7040")
+        values = [o for o in olds if _named_value(o)]
+        if len(values) == 1 and values[0].key != name.key and not name.text.isupper():
+            out.append(Substitution(values[0], name))
+    return out
+
+
+def _named_value(mention: Mention) -> bool:
+    """A mention that is a table column's value written as a name ("Payments")."""
+    return (
+        mention.text[:1].isupper()
+        and not any(c.isdigit() for c in mention.text)
+        and any(kind.startswith("column:") for kind in mention.kinds)
+    )
+
+
+def bare_name(text: str) -> Mention | None:
+    """The name an elliptical follow-up consists of ("and Quality Assurance?"), if so."""
+    opening = _ELLIPSIS.match(text)
+    if opening is None:
+        return None
+    rest = text[opening.end() :].strip()
+    name = rest.rstrip(" ?!.")
+    words = name.split()
+    if not 0 < len(words) <= 3 or not all(w[:1].isupper() for w in words):
+        return None
+    start = opening.end() + (len(text[opening.end() :]) - len(text[opening.end() :].lstrip()))
+    return Mention(name, start, start + len(name), normalize(name), frozenset({"name"}))
+
+
+_PREPOSITIONS = frozenset("in for at on from of im in für bei am aus von".split())
+_NAME_AFTER = re.compile(
+    r"\b(?P<prep>[a-zäöü]+)\s+(?:(?:the|der|die|das|dem|den)\s+)?"
+    r"(?P<name>[A-ZÄÖÜ][\w\-]*(?:\s+[A-ZÄÖÜ][\w\-]*){0,2})"
+)
+
+
+def _names_after(text: str) -> list[Mention]:
+    """Names (capitalized runs) right after a preposition ("in Chicago", "for Fleet
+    Platform"), their kind the preposition: a follow-up's name of a kind no table taught."""
+    out = []
+    for match in _NAME_AFTER.finditer(text):
+        prep = match.group("prep")
+        if prep not in _PREPOSITIONS:
+            continue
+        name = match.group("name")
+        if month_number(name.split()[0]):
+            continue  # a date: release candidates and dates are compared as entities
+        start = match.start("name")
+        kind = frozenset({f"after:{prep}"})
+        out.append(Mention(name, start, start + len(name), normalize(name), kind))
+    return out
+
+
+def _same_place(previous: str, kinds: frozenset[str], taken: list[tuple[int, int]]):
+    """The earlier question's name after the same preposition (the last one), if not
+    replaced already."""
+    found = [m for m in _names_after(previous) if m.kinds == kinds]
+    for mention in reversed(found):
+        if not any(a < mention.end and mention.start < b for a, b in taken):
+            return mention
+    return None
+
+
+_ARTICLES = frozenset("the a an der die das den dem des".split())
+
+
+def substitute(previous: str, followup: str, subs: Sequence[Substitution]) -> str:
+    """The earlier question with each substitution made. A name put in (capitalized) at
+    the end of a noun phrase takes the follow-up's article, or none ("in the UK" → "in
+    Germany", "in Germany" → "in the UK")."""
+    text = previous
+    for sub in (s for s in subs if s.old is None):
+        prep = next(iter(sub.new.kinds)).removeprefix("after:")
+        body = text.rstrip().rstrip("?").rstrip()
+        text = f"{body} {prep} {sub.new.text}?"
+    for sub in sorted((s for s in subs if s.old is not None), key=lambda s: -s.old.start):
+        start, new = sub.old.start, sub.new.text
+        before = text[:start]
+        words_before = followup[: sub.new.start].split()
+        own = words_before[-1] if words_before and words_before[-1].lower() in _ARTICLES else ""
+        after = text[sub.old.end :].split()
+        ends_phrase = not after or not after[0][:1].isalpha() or after[0].lower() in STOPWORDS
+        if new[:1].isupper() and ends_phrase:
+            kept = before.rstrip().split(" ")
+            if kept and kept[-1].lower() in _ARTICLES:
+                before = " ".join(kept[:-1]) + " " if len(kept) > 1 else ""
+            if own:
+                before = f"{before}{own.lower()} "
+        if start == 0 and not new[:1].isupper():
+            new = new[:1].upper() + new[1:]
+        text = before + new + text[sub.old.end :]
+    return text
+
+
+# --------------------------------------------------------------------------- shape
+def words_of(text: str) -> list[str]:
+    """The words of `text`, in order."""
+    return _WORD.findall(text)
+
+
+def content_words(text: str) -> list[str]:
+    """Words that say what a question is about: not stopwords, question words, pronouns or
+    bare numbers."""
+    out = []
+    for word in words_of(text):
+        lower = word.lower()
+        if (
+            lower in STOPWORDS
+            or lower in QUESTION_WORDS
+            or lower in PRONOUNS
+            or lower in GERMAN_REFERENCES
+            or lower.isdigit()
+        ):
+            continue
+        out.append(word)
+    return out
+
+
+def is_elliptical(text: str) -> bool:
+    """An elliptical question: opened like "and ..." / "what about ..." with at most three
+    words of its own, or no word of its own at all ("who?")."""
+    own = content_words(text)
+    return not own or (_ELLIPSIS.search(text) is not None and len(own) <= 3)
+
+
+def references(text: str) -> list[str]:
+    """The words of `text` that point back at something named before ("it", "this",
+    "dafür"); "that" only before a noun or at the end ("that team", "what about that?")."""
+    words = [w.lower() for w in words_of(text)]
+    found = []
+    for position, word in enumerate(words):
+        previous = words[position - 1] if position else ""
+        if word == "es" and previous in ("gibt", "gab"):
+            continue  # "gibt es": there is
+        last = position + 1 == len(words)
+        if word in PRONOUNS or word in GERMAN_REFERENCES or (last and word == "das"):
+            found.append(word)
+        elif word == "there" and previous not in _EXISTENTIAL:
+            found.append(word)
+        elif word == "that":
+            following = words[position + 1] if position + 1 < len(words) else ""
+            if not following or (following not in STOPWORDS and not following.endswith("ed")):
+                found.append(word)
+    return found
+
+
+def is_thin(text: str) -> bool:
+    """A question with at most one word of its own ("What was the reason?", "And Xen?"):
+    too little to stand on its own."""
+    return len(content_words(text)) <= 1
+
+
+def needs_topic(text: str) -> bool:
+    """Whether `text` cannot be answered without an earlier turn: it is elliptical, or it
+    points back ("What does it stand for?", "Wofür steht das?") or asks about "the X" with
+    nothing else of its own ("What was the reason?")."""
+    if is_elliptical(text):
+        return True
+    own = content_words(text)
+    if len(own) > 1:
+        return False
+    if references(text):
+        return True
+    lowered = f" {text.lower()} "
+    return (
+        bool(own)
+        and own[0].islower()
+        and any(
+            f" {article} {own[0].lower()}" in lowered for article in ("the", "der", "die", "das")
+        )
+    )
+
+
+# --------------------------------------------------------------------------- references
+def subject(question: str) -> str:
+    """The thing an earlier question is about: its first run of names (capitalized after
+    the first word, all capitals, or with a digit: "Optiplex 7060", "BATS"), with the noun
+    after a one-word name and its article ("the XT shield", "the Payments team")."""
+    tokens = list(re.finditer(r"\S+", question))
+    run: list[int] = []
+    for position, token in enumerate(tokens):
+        word = token.group(0).strip(",.;:!?()\"'“”")
+        named = position > 0 and word[:1].isupper() or any(c.isdigit() for c in word)
+        if named and word.lower() not in STOPWORDS and word.lower() not in QUESTION_WORDS:
+            run.append(position)
+        elif run:
+            break
+    if not run:
+        return ""
+    first, last = run[0], run[-1]
+    article = tokens[first - 1].group(0).lower() if first > 0 else ""
+    if len(run) == 1 and article in ("the", "a", "an") and last + 1 < len(tokens):
+        noun = tokens[last + 1].group(0).strip(",.;:!?()\"'“”")
+        if noun.isalpha() and noun.islower() and noun not in STOPWORDS and not noun.endswith("ed"):
+            last += 1
+    phrase = question[tokens[first].start() : tokens[last].end()].strip(",.;:!?()\"'“”")
+    if article == "the":
+        phrase = "the " + phrase
+    return phrase
+
+
+def noun_phrase(question: str, noun: str) -> str:
+    """The phrase of an earlier question that ends in `noun` (or its plural / singular),
+    with its named modifiers and the article "the" ("the Payments team" for "team"); ""
+    when the question does not name it with a modifier."""
+    forms = {noun, noun + "s", noun[:-1] if noun.endswith("s") else noun}
+    tokens = [t.strip(",.;:!?()\"'“”") for t in question.split()]
+    for position, token in enumerate(tokens):
+        if token.lower() in forms and position > 0:
+            start = position
+            while start > 0 and (
+                tokens[start - 1][:1].isupper() or any(c.isdigit() for c in tokens[start - 1])
+            ):
+                start -= 1
+            if start < position and tokens[start].lower() not in STOPWORDS:
+                return "the " + " ".join(tokens[start : position + 1])
+    return ""
+
+
+def resolve_references(followup: str, previous: str) -> str | None:
+    """The follow-up with its English references replaced from the earlier question: "this
+    upgrade" / "that team" by the earlier phrase ending in that noun, "it" and a "this" or
+    "that" standing alone by the earlier question's subject; None when a reference is left
+    (German ones, plural ones) or nothing was replaced."""
+    thing = subject(previous)
+    tokens = list(re.finditer(r"[^\W_]+(?:[.\-/'’][^\W_]+)*", followup))
+    edits: list[tuple[int, int, str]] = []
+    skip = -1
+    for position, token in enumerate(tokens):
+        if position <= skip:
+            continue
+        word = token.group(0).lower()
+        following = tokens[position + 1] if position + 1 < len(tokens) else None
+        nxt = following.group(0).lower() if following else ""
+        alone = not nxt or nxt in STOPWORDS or nxt.endswith("ed")
+        if word in DEMONSTRATIVES and not alone:
+            phrase = noun_phrase(previous, nxt)
+            if not phrase:
+                return None
+            edits.append((token.start(), following.end(), phrase))
+            skip = position + 1
+        elif word in ("it", "its") or (word in ("this", "that") and alone):
+            if not thing:
+                return None
+            edits.append((token.start(), token.end(), f"{thing}'s" if word == "its" else thing))
+    if not edits:
+        return None
+    text = followup
+    for start, end, put in reversed(edits):
+        if not text[:start].strip(" ¿¡\"'“„"):
+            put = put[:1].upper() + put[1:]
+        text = text[:start] + put + text[end:]
+    if references(text):
+        return None
+    return text
+
+
+# --------------------------------------------------------------------------- wording
+# How a follow-up that cannot be folded into a sentence is shown: the follow-up, then the
+# earlier question it follows, in the follow-up's language.
+FOLLOWING_UP = {
+    "en": "{question} — following up on “{previous}”",
+    "de": "{question} — Bezug: „{previous}“",
+}
+_FOLLOWING_UP_MARKS = (" — following up on “", " — Bezug: „")
+
+
+def following_up(question: str, previous: str, language: str) -> str:
+    """A follow-up shown with the earlier question it follows (see `FOLLOWING_UP`)."""
+    template = FOLLOWING_UP.get(language, FOLLOWING_UP["en"])
+    return template.format(question=question, previous=previous)
+
+
+def is_following_up(text: str) -> bool:
+    """Whether `text` was made by `following_up` (it is no question to fold into)."""
+    return any(mark in text for mark in _FOLLOWING_UP_MARKS)
+
+
+_ASK_WHOLE = {"en": "Please ask the whole question.", "de": "Bitte stellen Sie die ganze Frage."}
+
+
+def clarification(question: str, language: str) -> str:
+    """The reply to a question that needs an earlier turn when there is none: what it
+    leaves open, and a request for the whole question ("Week 3 of what? Please ask the
+    whole question."), in the question's language."""
+    german = language == "de"
+    ask = _ASK_WHOLE["de" if german else "en"]
+    refs = references(question)
+    if refs and len(content_words(question)) <= 1:
+        word = refs[0]
+        if german:
+            return f"Worauf bezieht sich „{word}“? {ask}"
+        return f"What does “{word}” refer to? {ask}"
+    rest = _ELLIPSIS.sub("", question).strip(" ?!.,;:")
+    rest = re.sub(r"^(?:in|for|at|on|of|im|in der|für|bei|am|zum|zur)\s+", "", rest, flags=re.I)
+    rest = re.sub(r"^(?:the|a|an|der|die|das|den|dem)\s+", "", rest, flags=re.I)
+    if content_words(rest):
+        rest = rest[:1].upper() + rest[1:]
+        return f"{rest} – wovon? {ask}" if german else f"{rest} of what? {ask}"
+    return f"Worum geht es? {ask}" if german else f"About what? {ask}"

@@ -1,0 +1,317 @@
+"""Conversations that hold, on the sample wiki (bot/sample_wiki), through the real Assistant
+with the default embedder, the offline completer and the offline answerer: follow-ups that
+change one thing (week, role, team, city, country, column), references back ("that team",
+"there"), topics that end, clarifications with no topic, and "New conversation".
+
+Each turn asserts the completed question shown to the user (`SAME`: the question as typed)
+and facts the answer must hold (a name or value of the cited row, checked against the
+pages), never the wording of the reply. Where the offline answerer picks another row of
+the right table, the turn asserts the page it cited instead (`page=`)."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+
+import pytest
+
+from bot.serve import SAMPLE_PAGES
+from connectors.files import read_page
+from core.assistant import Assistant, ConversationKey, make_llm
+from core.contextualize import ContextOptions
+from core.conversation import ConversationStore
+from core.db import upgrade
+from core.embeddings import make_embedder
+from core.index import EvidenceIndex
+from core.questions import is_followup
+from core.rephrase import OfflineCompleter
+from core.retrieve import Retriever
+from core.settings import Settings
+
+SAME = "="
+ROTATION = "On-Call Rotation and Escalation"
+OFFICES = "Offices and Public Holidays"
+
+
+@dataclass(frozen=True)
+class T:
+    """One turn: the question, the completed question expected (`SAME`: unchanged), facts
+    the answer holds, the page it cites, or the clarifying reply expected."""
+
+    question: str
+    completed: str = SAME
+    facts: tuple[str, ...] = ()
+    page: str = ""
+    clarify: str = ""
+    new_topic: bool | None = None
+
+
+NEW = T("/new")
+
+CONVERSATIONS = {
+    "readme-rotation": [
+        T(
+            "Who is the secondary on-call for the Payments team in week 2?",
+            facts=("Sophie Brandt",),
+        ),
+        T(
+            "and in week 3?",
+            "Who is the secondary on-call for the Payments team in week 3?",
+            ("Chloe Whitfield",),
+        ),
+        T(
+            "and the primary?",
+            "Who is the primary on-call for the Payments team in week 3?",
+            page=ROTATION,
+        ),
+        T(
+            "and for Fleet Platform?",
+            "Who is the primary on-call for the Fleet Platform team in week 3?",
+            page=ROTATION,
+        ),
+        T("Who leads that team?", "Who leads the Fleet Platform team?", ("Priya Natarajan",)),
+        # the week is taken from the latest question that names one
+        T(
+            "and in week 4?",
+            "Who is the primary on-call for the Fleet Platform team in week 4?",
+            page=ROTATION,
+        ),
+    ],
+    "firmware-rotation": [
+        T("Who is the primary on-call for Robot Firmware in week 1?", page=ROTATION),
+        T(
+            "and in week 2?",
+            "Who is the primary on-call for Robot Firmware in week 2?",
+            ("Tom Okafor",),
+        ),
+        T(
+            "and the secondary?",
+            "Who is the secondary on-call for Robot Firmware in week 2?",
+            page=ROTATION,
+        ),
+        T(
+            "and in week 4?",
+            "Who is the secondary on-call for Robot Firmware in week 4?",
+            page=ROTATION,
+        ),
+    ],
+    "travel-limits": [
+        T("What's the hotel limit in Amsterdam?", facts=("€190",)),
+        T("and for meals?", "What's the meals limit in Amsterdam?", ("€40",)),
+        T("and in Chicago?", "What's the meals limit in Chicago?", ("US$65",)),
+        T("and in London?", "What's the meals limit in London?", ("£45",)),
+        T("and the hotel?", "What's the hotel limit in London?", ("£220",)),
+        T("and in Munich?", "What's the hotel limit in Munich?", ("€180",)),
+        T("and for meals?", "What's the meals limit in Munich?", ("€28",)),
+    ],
+    "on-call-allowance": [
+        T("How much is the on-call allowance for a primary in the UK?", page=ROTATION),
+        T(
+            "and for a secondary?",
+            "How much is the on-call allowance for a secondary in the UK?",
+            ("£100",),
+        ),
+        T(
+            "and in Germany?",
+            "How much is the on-call allowance for a secondary in Germany?",
+            ("€120",),
+        ),
+    ],
+    "topic-switch": [
+        T(
+            "Who is the secondary on-call for the Payments team in week 2?",
+            facts=("Sophie Brandt",),
+        ),
+        # it names another page (its title): nothing of the rotation is carried
+        T("Who owns the Travel and Expense Policy?", facts=("Sabine Roth",), new_topic=True),
+    ],
+    "new-conversation": [
+        T(
+            "Who is the secondary on-call for the Payments team in week 2?",
+            facts=("Sophie Brandt",),
+        ),
+        NEW,
+        T("and in week 3?", clarify="Week 3 of what? Please ask the whole question."),
+        T("who?", clarify="About what? Please ask the whole question."),
+        T(
+            "Who is the primary on-call for the Payments team in week 1?",
+            facts=("Chloe Whitfield",),
+        ),
+        T(
+            "and in week 4?",
+            "Who is the primary on-call for the Payments team in week 4?",
+            ("Chloe Whitfield",),
+        ),
+    ],
+    "clarify-first": [
+        T(
+            "What does it stand for?",
+            clarify="What does “it” refer to? Please ask the whole question.",
+        ),
+        T("What's the hotel limit in Amsterdam?", facts=("€190",)),
+        T("and in Chicago?", "What's the hotel limit in Chicago?", ("US$250",)),
+    ],
+    "rotation-de": [
+        T("Wer ist in Woche 2 Secondary für das Payments-Team?", facts=("Sophie Brandt",)),
+        T(
+            "und in Woche 3?",
+            "Wer ist in Woche 3 Secondary für das Payments-Team?",
+            ("Chloe Whitfield",),
+        ),
+        T(
+            "und der Primary?",
+            "Wer ist in Woche 3 der Primary für das Payments-Team?",
+            ("Sophie Brandt",),
+        ),
+        T(
+            "und für Fleet Platform?",
+            "Wer ist in Woche 3 der Primary für Fleet Platform?",
+            ("Marco Rossi",),
+        ),
+    ],
+    "firmware-de": [
+        T("Wer ist in Woche 1 Primary für Robot Firmware?", page=ROTATION),
+        T("und in Woche 4?", "Wer ist in Woche 4 Primary für Robot Firmware?", page=ROTATION),
+        T(
+            "und der Secondary?",
+            "Wer ist in Woche 4 der Secondary für Robot Firmware?",
+            page=ROTATION,
+        ),
+    ],
+    "travel-de": [
+        T("Wie hoch ist das Hotellimit in Amsterdam?", facts=("€190",)),
+        T("und in Chicago?", "Wie hoch ist das Hotellimit in Chicago?", ("US$250",)),
+        T("und in London?", "Wie hoch ist das Hotellimit in London?", ("£220",)),
+    ],
+    "clarify-de": [
+        T("und in Woche 3?", clarify="Woche 3 – wovon? Bitte stellen Sie die ganze Frage."),
+        T(
+            "Wofür steht das?",
+            clarify="Worauf bezieht sich „das“? Bitte stellen Sie die ganze Frage.",
+        ),
+    ],
+    "annual-leave": [
+        T("How many days of annual leave do we get in Germany?", facts=("28 days",)),
+        T("and in the UK?", "How many days of annual leave do we get in the UK?"),
+    ],
+    "offices": [
+        T("What is the address of the Berlin office?", facts=("Köpenicker Straße",)),
+        T("and of Bristol?", "What is the address of the Bristol office?", ("Harbour Yard",)),
+        T(
+            "Who is the office lead there?",
+            "Who is the office lead there? — following up on “What is the address of the"
+            " Bristol office?”",
+            ("Hannah Lewis",),
+        ),
+        T("What are the opening hours of the Berlin office?", facts=("07:00–21:00",)),
+        T("and in Bristol?", "What are the opening hours of the Bristol office?", ("08:00–19:00",)),
+    ],
+    "team-directory": [
+        T("Who is the lead of the Payments team?", facts=("Chloe Whitfield",)),
+        T(
+            "and of Robot Firmware?",
+            "Who is the lead of the Robot Firmware team?",
+            ("Lena Hoffmann",),
+        ),
+        T(
+            "Which Slack channel does that team use?",
+            "Which Slack channel does the Robot Firmware team use?",
+            ("#team-firmware",),
+        ),
+    ],
+    "holidays": [
+        T("Is Christmas Eve a company day off?", facts=("Yes",)),
+        T("and New Year's Eve?", "Is New Year's Eve a company day off?", ("Yes",)),
+        # a place the earlier question has none of is added to it
+        T("What about Whit Monday in Bristol?", "Is Whit Monday a company day off in Bristol?"),
+    ],
+    "team-office": [
+        T("Which office is the Payments team in?", facts=("Bristol",)),
+        T("and Quality Assurance?", "Which office is the Quality Assurance team in?", ("Berlin",)),
+        T("and Customer Success?", "Which office is the Customer Success team in?", ("Bristol",)),
+    ],
+    "offices-de": [
+        T("Wie lautet die Adresse des Büros in Berlin?", facts=("Köpenicker Straße",)),
+        T("und in Bristol?", "Wie lautet die Adresse des Büros in Bristol?", ("Harbour Yard",)),
+    ],
+}
+
+
+@pytest.fixture(scope="module")
+def assistant(tmp_path_factory) -> Assistant:
+    """The Assistant of `confbot serve --sample` (default embedder, offline answerer and
+    completer) over the sample wiki, its state in a temporary folder."""
+    folder: Path = tmp_path_factory.mktemp("battery")
+    settings = Settings.load(environ={"CONFBOT_DATA_DIR": str(folder)})
+    embedder = make_embedder(settings)
+    index = EvidenceIndex(settings, embedder)
+    pages = [read_page(path) for path in sorted(SAMPLE_PAGES.glob("*.json"))]
+    assert index.index_pages(pages, ContextOptions.from_settings(settings)).failed == []
+    upgrade(settings.sqlalchemy_url)
+    retriever = Retriever.from_settings(index, embedder, settings)
+    return Assistant(
+        settings,
+        index,
+        retriever,
+        make_llm(settings, index),
+        OfflineCompleter(),
+        ConversationStore(settings.sqlalchemy_url),
+    )
+
+
+def test_the_battery_has_forty_follow_ups():
+    follow_ups = [
+        t
+        for turns in CONVERSATIONS.values()
+        for t in turns
+        if t is not NEW and (t.completed != SAME or t.clarify or t.new_topic)
+    ]
+    assert len(follow_ups) >= 40
+    assert any("Woche" in t.question for t in follow_ups)  # German ones too
+
+
+@pytest.mark.parametrize("name", sorted(CONVERSATIONS))
+def test_conversation(assistant, name):
+    key = ConversationKey("test", "battery", "", name)
+    for expected in CONVERSATIONS[name]:
+        if expected is NEW:
+            assert assistant.new_conversation(key) > 0
+            continue
+        turn = assistant.ask(key, expected.question, suggest=False)
+        where = f"{name}: {expected.question!r}"
+        if expected.clarify:
+            assert turn.clarification and turn.answer == expected.clarify, where
+            assert turn.evidences == [] and turn.citations == [] and not turn.out_of_scope
+            stored = assistant.turn_record(turn.id)
+            assert stored.answer == expected.clarify and stored.messages["clarification"]
+            continue
+        assert not turn.clarification, where
+        completed = expected.question if expected.completed == SAME else expected.completed
+        assert turn.completed_question == completed, where
+        assert "context:" not in turn.completed_question  # never a keyword list
+        for fact in expected.facts:
+            assert fact in turn.answer, f"{where}: {fact!r} not in {turn.answer!r}"
+        if expected.page:
+            assert turn.citations and turn.citations[0].title == expected.page, where
+        if expected.new_topic is not None:
+            assert turn.completion_notes.get("topic_start") is expected.new_topic, where
+
+
+def test_a_new_topic_carries_nothing(assistant):
+    key = ConversationKey("test", "battery", "", "switch")
+    assistant.ask(
+        key, "Who is the secondary on-call for the Payments team in week 2?", suggest=False
+    )
+    turn = assistant.ask(key, "Who owns the Travel and Expense Policy?", suggest=False)
+    assert turn.query == turn.completed_question == turn.question
+    question = assistant.turn_record(turn.id).messages["answer"][-1]["content"]
+    assert question.endswith("Question: Who owns the Travel and Expense Policy?")
+
+
+def test_the_prompt_carries_the_topic_the_shown_question_does_not(assistant):
+    key = ConversationKey("test", "battery", "", "prompt")
+    assistant.ask(key, "What is the address of the Berlin office?", suggest=False)
+    turn = assistant.ask(key, "Who is the office lead there?", suggest=False)
+    prompt = assistant.turn_record(turn.id).messages["answer"][-1]["content"]
+    assert is_followup(prompt) and not is_followup(turn.completed_question)
+    assert prompt.endswith("Question: Who is the office lead there? (context: address, Berlin)")

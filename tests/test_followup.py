@@ -1,0 +1,295 @@
+"""The slots of a follow-up (`core.followup`): kinds learned from table rows, substitution
+by kind, references back, the shape of a question, and the clarifying reply."""
+
+from __future__ import annotations
+
+import pytest
+
+from core.followup import (
+    clarification,
+    following_up,
+    header_core,
+    is_elliptical,
+    is_following_up,
+    learn_kinds,
+    mentions,
+    needs_topic,
+    references,
+    resolve_references,
+    subject,
+    substitute,
+    substitutions,
+    table_rows,
+)
+
+ROTATION = (
+    "Table 1: Week, Dates (2026), Team, On-call / Primary, On-call / Secondary\n"
+    "Row 5 in Table 1: Week is Week 2, Dates (2026) is Mon 12 Oct – Mon 19 Oct, Team is "
+    "Payments, On-call / Primary is Emre Yilmaz, and On-call / Secondary is Sophie Brandt"
+)
+TRAVEL = (
+    "Row 4 in Table 1: City is Amsterdam, Country is Netherlands, Hotel per night is €190, "
+    "and Meals per day is €40"
+)
+ANSWER = (
+    "Hotel per night: US$250 [2]\nRelated: City: Chicago; Country: United States; Hotel per "
+    "night: US$250; Meals per day: US$65 [2]"
+)
+PAY = (
+    "Row 1 in Table 2: Role is Primary, Germany (per week) is €250, and United Kingdom "
+    "(per week) is £215"
+)
+HOLIDAY = (
+    "Row 2 in Table 3: Date is Thu 24 Dec 2026, Holiday is Christmas Eve, Berlin is Company"
+    " day off, and Bristol is Company day off\nRow 14 in Table 3: Date is Mon 17 May 2027,"
+    " Holiday is Whit Monday (Pfingstmontag), Berlin is Public holiday, and Bristol is"
+    " Normal day"
+)
+LEXICON = learn_kinds([ROTATION, TRAVEL, ANSWER, PAY, HOLIDAY])
+
+
+def test_table_rows_in_both_forms():
+    header, row = table_rows(ROTATION)
+    assert [h for h, _ in header] == [
+        "Week",
+        "Dates (2026)",
+        "Team",
+        "On-call / Primary",
+        "On-call / Secondary",
+    ]
+    assert ("Team", "Payments") in row and ("On-call / Secondary", "Sophie Brandt") in row
+    (quoted,) = table_rows(ANSWER)  # the answer line has no row, the Related line has one
+    assert quoted[0] == ("City", "Chicago") and quoted[-1] == ("Meals per day", "US$65")
+    (commas,) = table_rows("Row 4 in Table 1: Column 1 is Reception, Berlin is 08:30, +49 30")
+    assert commas[-1] == ("Berlin", "08:30, +49 30")
+    assert table_rows("Shifts are one week long: they hand over on Monday.") == []
+
+
+@pytest.mark.parametrize(
+    "header, core",
+    [
+        ("On-call / Secondary", "Secondary"),
+        ("Germany (per week)", "Germany"),
+        ("Meals per day", "Meals"),
+        ("Hotel per night", "Hotel"),
+        ("City", "City"),
+    ],
+)
+def test_header_core(header, core):
+    assert header_core(header) == core
+
+
+@pytest.mark.parametrize(
+    "a, b, same",
+    [
+        ("amsterdam", "chicago", True),  # values of one column
+        ("primary", "secondary", True),  # columns of one table
+        ("hotel", "meals", True),
+        ("germany", "united kingdom", True),
+        ("payments", "amsterdam", False),  # values of different columns
+        ("hotel", "secondary", False),  # columns of different tables
+    ],
+)
+def test_kinds_learned_from_rows(a, b, same):
+    assert bool(LEXICON[a] & LEXICON[b]) is same
+
+
+def test_mentions_prefer_the_longest_and_merge_kinds():
+    found = mentions("Who is the secondary for Payments in Week 2 in the UK?", LEXICON)
+    assert [m.text for m in found] == ["secondary", "Payments", "Week 2", "UK"]
+    week = found[2]
+    assert week.kinds == {"numbered:week", "column:week"}  # numbered, and a column's value
+    assert found[3].key == "united kingdom"  # the alias
+
+
+@pytest.mark.parametrize(
+    "previous, followup, completed",
+    [
+        (
+            "Who is the secondary on-call for the Payments team in week 2?",
+            "and in week 3?",
+            "Who is the secondary on-call for the Payments team in week 3?",
+        ),
+        (
+            "Who is the secondary on-call for the Payments team in week 2?",
+            "and the primary?",
+            "Who is the primary on-call for the Payments team in week 2?",
+        ),
+        (
+            "What's the hotel limit in Amsterdam?",
+            "and for meals?",
+            "What's the meals limit in Amsterdam?",
+        ),
+        (
+            "What's the hotel limit in Amsterdam?",
+            "and in Chicago?",
+            "What's the hotel limit in Chicago?",
+        ),
+        (
+            "How much is the on-call allowance for a primary in the UK?",
+            "and in Germany?",
+            "How much is the on-call allowance for a primary in Germany?",
+        ),
+        (
+            "How much do we get in Germany?",
+            "and in the UK?",
+            "How much do we get in the UK?",
+        ),
+        # a name no table taught takes the place after the same preposition
+        (
+            "What is the address of the Berlin office?",
+            "and of Bristol?",
+            "What is the address of the Bristol office?",
+        ),
+        (
+            "Wer ist in Woche 2 Secondary für Payments?",
+            "und in Woche 3?",
+            "Wer ist in Woche 3 Secondary für Payments?",
+        ),
+        ("Which tests failed on OpenXT 9.0?", "and on 8.2?", "Which tests failed on OpenXT 8.2?"),
+        # a bare name no row taught takes the place of the one named value
+        (
+            "Which office is Payments in?",
+            "and Quality Assurance?",
+            "Which office is Quality Assurance in?",
+        ),
+        # a place the earlier question has none of is added
+        (
+            "Is Christmas Eve a company day off?",
+            "What about Whit Monday in Bristol?",
+            "Is Whit Monday a company day off in Bristol?",
+        ),
+    ],
+)
+def test_substitution_changes_one_thing(previous, followup, completed):
+    subs = substitutions(followup, previous, LEXICON)
+    assert subs
+    assert substitute(previous, followup, subs) == completed
+
+
+@pytest.mark.parametrize(
+    "previous, followup",
+    [
+        ("Who is the secondary on-call for Payments in week 2?", "and the secondary?"),  # same
+        ("What's the hotel limit in Amsterdam?", "and in week 3?"),  # no week to replace
+        ("Who attended the call on July 23, 2015?", "And on August 20, 2015?"),  # a date
+        ("Which BIOS did the Optiplex 7040 have?", "And what about TPM?"),  # no named value
+        ("Which office is Payments in?", "And what about TPM?"),  # an acronym is no team
+    ],
+)
+def test_no_substitution(previous, followup):
+    assert substitutions(followup, previous, LEXICON) == []
+
+
+@pytest.mark.parametrize(
+    "followup, previous, resolved",
+    [
+        ("What does it stand for?", "Why was BATS used for OpenXT?", "What does BATS stand for?"),
+        (
+            "Where is it located?",
+            "What color does the XT shield become after an upgrade?",
+            "Where is the XT shield located?",
+        ),
+        (
+            "Who leads that team?",
+            "Who is the secondary on-call for the Payments team in week 3?",
+            "Who leads the Payments team?",
+        ),
+        (
+            "What is a known issue with this upgrade from 8.0.1 to 9.0?",
+            "Did the Optiplex 7060 pass the UEFI OTA upgrade 8.0.1 to 9.0.0 test?",
+            "What is a known issue with the UEFI OTA upgrade from 8.0.1 to 9.0?",
+        ),
+        (
+            "Where is this declared?",
+            "How is BATS enabled in OpenEmbedded?",
+            "Where is BATS declared?",
+        ),
+        ("Wofür steht das?", "Warum wurde BATS verwendet?", None),  # German: left as asked
+        ("Which of them failed?", "Which machines ran BATS?", None),  # plural: left
+        ("Who leads that group?", "Who is on call for Payments?", None),  # no such phrase
+    ],
+)
+def test_resolve_references(followup, previous, resolved):
+    assert resolve_references(followup, previous) == resolved
+
+
+@pytest.mark.parametrize(
+    "question, subject_",
+    [
+        ("Why was BATS used for OpenXT?", "BATS"),
+        ("Did the Optiplex 7060 pass the test?", "the Optiplex 7060"),
+        ("Who is on call for the Payments team?", "the Payments team"),
+        ("what is the weather like?", ""),
+    ],
+)
+def test_subject(question, subject_):
+    assert subject(question) == subject_
+
+
+@pytest.mark.parametrize(
+    "question, refs",
+    [
+        ("What does it stand for?", ["it"]),
+        ("Is there a parking allowance?", []),  # existential "there"
+        ("Who is the office lead there?", ["there"]),
+        ("Which tests did that team run?", ["that"]),
+        ("Which tests that failed were rerun?", []),  # a relative "that"
+        ("Gibt es einen Zuschuss?", []),  # "gibt es": there is
+        ("Wofür steht das?", ["das"]),
+        ("Was kostet ein Vertrag dafür?", ["dafür"]),
+    ],
+)
+def test_references(question, refs):
+    assert references(question) == refs
+
+
+@pytest.mark.parametrize(
+    "question, elliptical, needs",
+    [
+        ("and in week 3?", True, True),
+        ("und in Woche 3?", True, True),
+        ("What about TPM?", True, True),
+        ("who?", True, True),
+        ("wer?", True, True),
+        ("What was the reason?", False, True),
+        ("Where is it located?", False, True),
+        ("What is TPM?", False, False),  # a name stands alone
+        ("What is BuildBot used for?", False, False),
+        ("How many weeks of parental leave do we get?", False, False),
+        ("And is there a parking allowance for the lab?", True, True),
+        ("Which machines were tested with both legacy and EFI for OXT 9.0.2?", False, False),
+    ],
+)
+def test_shape(question, elliptical, needs):
+    assert is_elliptical(question) is elliptical
+    assert needs_topic(question) is needs
+
+
+@pytest.mark.parametrize(
+    "question, language, reply",
+    [
+        ("and in week 3?", "en", "Week 3 of what? Please ask the whole question."),
+        ("and for meals?", "en", "Meals of what? Please ask the whole question."),
+        ("und in Woche 3?", "de", "Woche 3 – wovon? Bitte stellen Sie die ganze Frage."),
+        (
+            "What does it stand for?",
+            "en",
+            "What does “it” refer to? Please ask the whole question.",
+        ),
+        ("Wofür steht das?", "de", "Worauf bezieht sich „das“? Bitte stellen Sie die ganze Frage."),
+        ("who?", "en", "About what? Please ask the whole question."),
+        ("wer?", "de", "Worum geht es? Bitte stellen Sie die ganze Frage."),
+    ],
+)
+def test_clarification(question, language, reply):
+    assert clarification(question, language) == reply
+
+
+def test_following_up_form_is_readable_and_recognized():
+    shown = following_up("What was the reason?", "Did the Optiplex 7060 pass?", "en")
+    assert shown == "What was the reason? — following up on “Did the Optiplex 7060 pass?”"
+    german = following_up("Was war der Grund?", "Hat der Optiplex 7060 bestanden?", "de")
+    assert german == "Was war der Grund? — Bezug: „Hat der Optiplex 7060 bestanden?“"
+    assert is_following_up(shown) and is_following_up(german)
+    assert not is_following_up("What was the reason?")

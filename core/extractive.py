@@ -170,7 +170,7 @@ class ExtractiveLLM:
         given = [(s.number, s.header, s.text) for s in sources]
         translations = self.translations(question)
         spans = best_spans(question, given, translations, self.weights)
-        if not spans or self.declines(question, spans[0][1]) or self.lacks_topic(question, spans):
+        if not spans or self.declines(question, spans[0][1]):
             return [OUT_OF_SCOPE] * n
         # Counts, filters and comparisons over rows and lists (deterministic at every T).
         composed = compose(question, given, translations)
@@ -179,7 +179,7 @@ class ExtractiveLLM:
         spelled = expansion(question, given)
         if spelled is not None:
             return [f"{spelled[1]} [{spelled[0]}]"] * n
-        if wrong_kind(question, spans[0][1]):
+        if self.lacks_topic(question, spans) or wrong_kind(question, spans[0][1]):
             return [OUT_OF_SCOPE] * n
         if temperature <= 0:
             return [render(question, spans, 0)] * n

@@ -328,6 +328,13 @@ class OfflineCompleter:
         lexicon = learn_kinds([*(e.answer for e in topic), *(r.evidence.text for r in results)])
         refs = references(question)
         subs = []
+        if not refs and search is not None and len(content_words(question)) <= FEW_WORDS:
+            # Kinds come from the rows the follow-up and the question it follows retrieve
+            # too (an answer says "Bristol (Office for Payments)", not the row it came from).
+            followed = [r.evidence.text for r in search(anchor)]
+            lexicon = learn_kinds(
+                [*(e.answer for e in topic), *followed, *(r.evidence.text for r in results)]
+            )
         if not refs and _short(question, lexicon):
             for candidate in self.anchors(topic):  # the latest that names a thing to change
                 subs = substitutions(question, candidate, lexicon)
@@ -384,6 +391,10 @@ class OfflineCompleter:
                     carried.append(term)
                     seen.add(lower)
         return carried[: self.max_terms]
+
+
+# A follow-up of at most this many content words may name one thing to change.
+FEW_WORDS = 3
 
 
 def _short(question: str, lexicon: dict[str, set[str]]) -> bool:

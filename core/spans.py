@@ -127,8 +127,8 @@ _NAME = re.compile(r"\b[A-ZÄÖÜ][a-zäöüß'\-]+(?:\s+(?:[A-Z]\.\s*)?[A-ZÄÖ
 # Who a "who" question may be answered with besides a named person: a group of people.
 _PEOPLE = re.compile(
     r"\b(?:all|every|any|the|each|our)?\s*\w*\s*(?:developers?|engineers?|maintainers?"
-    r"|members?|users?|admins?|administrators?|owners?|team|teams|everyone|anyone|managers?"
-    r"|leads?|contributors?|committee|board|entwickler\w*|mitarbeite\w*|jede[rsmn]?|alle)\b",
+    r"|members?|users?|admins?|administrators?|owners?|everyone|anyone|managers?"
+    r"|leads?|contributors?|entwickler\w*|mitarbeite\w*|jede[rsmn]?|alle)\b",
     re.IGNORECASE,
 )
 # Negations that turn a statement into a "no" (a determiner "no" is not one of them).

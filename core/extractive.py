@@ -348,6 +348,7 @@ def headline(question: str, number: int, span: Span) -> str:
     value labelled with its column and row; otherwise the span itself, each value cited."""
     language = question_language(question)
     profile = profile_question(question)
+    asked = CONTEXT.sub(" ", question).strip()  # without a follow-up's carried topic
     values = [(number, span.answer), *span.parts]
     if profile.qtype == "yesno" and span.answer in ("Yes", "No"):
         clause = deciding_sentence(profile, span.whole or span.unit)
@@ -356,13 +357,9 @@ def headline(question: str, number: int, span: Span) -> str:
             clause = clause or clip_words(span.unit.replace("; ", ", "), 16)
         return f"{verdict(span.answer == 'Yes', clip_words(clause, 30), language)} [{number}]"
     cited = _cited(values)
-    if (
-        _is_value(profile, span)
-        and span.support >= STATEMENT_SUPPORT
-        and not asks_several(question)
-    ):
+    if _is_value(profile, span) and span.support >= STATEMENT_SUPPORT and not asks_several(asked):
         value = span.answer.removeprefix(f"{span.label}: ") if span.label else span.answer
-        said = statement(question, _cited([(number, value), *span.parts]), language)
+        said = statement(asked, _cited([(number, value), *span.parts]), language)
         if said:
             return said
     if span.kind == "row" and span.label and not span.parts:

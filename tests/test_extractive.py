@@ -250,3 +250,12 @@ def test_a_list_item_announcing_items_is_answered_with_them():
     )
     text = ask("What are the basic approaches for testing a PR?", evidences=[steps])
     assert text.startswith("A full build on the build server; A partial build")
+
+
+def test_a_followup_gets_its_statement_without_the_carried_topic():
+    question = (
+        "Who is the secondary on-call for the Payments team in week 3?"
+        " (following up on: Who is the secondary on-call for the Payments team in week 2?)"
+    )
+    text = ask(question, evidences=ROTATION)
+    assert text == "The secondary on-call for the Payments team in week 3 is Chloe Whitfield [1]."

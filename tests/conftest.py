@@ -87,3 +87,19 @@ def wiki(tmp_path_factory) -> Wiki:
 def anyio_backend() -> str:
     """The in-process web tests run on asyncio."""
     return "asyncio"
+
+
+@pytest.fixture(scope="session")
+def sample_product(tmp_path_factory):
+    """The Assistant `confbot serve` wires over the bundled sample wiki (the offline USE
+    embedder, answerer and completer), its state in a temporary folder: the product a new
+    user tries. Tests ask in threads of their own."""
+    from bot.serve import sync_sample_wiki
+    from core.assistant import Assistant
+
+    folder = tmp_path_factory.mktemp("sample-product")
+    settings = Settings.load(environ={"CONFBOT_DATA_DIR": str(folder)})
+    assistant = Assistant.from_settings(settings)
+    sync_sample_wiki(settings, assistant.index)
+    yield assistant
+    assistant.close()

@@ -397,20 +397,9 @@ def test_the_offline_answerer_replies_with_the_composition():
     assert plain == "The hotel limit in Berlin is €150 [1]."
 
 
-@pytest.fixture(scope="module")
-def sample_assistant(tmp_path_factory):
-    """An Assistant over the sample wiki as `confbot serve` wires it (the offline USE
-    embedder and answerer): which rows reach the answerer depends on the embedder."""
-    from bot.serve import sync_sample_wiki
-    from core.assistant import Assistant
-    from core.settings import Settings
-
-    folder = tmp_path_factory.mktemp("sample")
-    settings = Settings.load(environ={"CONFBOT_DATA_DIR": str(folder)})
-    assistant = Assistant.from_settings(settings)
-    sync_sample_wiki(settings, assistant.index)
-    yield assistant
-    assistant.close()
+@pytest.fixture
+def sample_assistant(sample_product):
+    return sample_product
 
 
 @pytest.mark.parametrize(

@@ -11,22 +11,11 @@ the right table, the turn asserts the page it cited instead (`page=`)."""
 from __future__ import annotations
 
 from dataclasses import dataclass
-from pathlib import Path
 
 import pytest
 
-from bot.serve import SAMPLE_PAGES
-from connectors.files import read_page
-from core.assistant import Assistant, ConversationKey, make_llm
-from core.contextualize import ContextOptions
-from core.conversation import ConversationStore
-from core.db import upgrade
-from core.embeddings import make_embedder
-from core.index import EvidenceIndex
+from core.assistant import Assistant, ConversationKey
 from core.questions import is_followup
-from core.rephrase import OfflineCompleter
-from core.retrieve import Retriever
-from core.settings import Settings
 
 SAME = "="
 ROTATION = "On-Call Rotation and Escalation"
@@ -237,26 +226,10 @@ CONVERSATIONS = {
 }
 
 
-@pytest.fixture(scope="module")
-def assistant(tmp_path_factory) -> Assistant:
-    """The Assistant of `confbot serve --sample` (default embedder, offline answerer and
-    completer) over the sample wiki, its state in a temporary folder."""
-    folder: Path = tmp_path_factory.mktemp("battery")
-    settings = Settings.load(environ={"CONFBOT_DATA_DIR": str(folder)})
-    embedder = make_embedder(settings)
-    index = EvidenceIndex(settings, embedder)
-    pages = [read_page(path) for path in sorted(SAMPLE_PAGES.glob("*.json"))]
-    assert index.index_pages(pages, ContextOptions.from_settings(settings)).failed == []
-    upgrade(settings.sqlalchemy_url)
-    retriever = Retriever.from_settings(index, embedder, settings)
-    return Assistant(
-        settings,
-        index,
-        retriever,
-        make_llm(settings, index),
-        OfflineCompleter(),
-        ConversationStore(settings.sqlalchemy_url),
-    )
+@pytest.fixture
+def assistant(sample_product) -> Assistant:
+    """The Assistant of `confbot serve` over the sample wiki."""
+    return sample_product
 
 
 def test_the_battery_has_forty_follow_ups():

@@ -9,10 +9,9 @@ from pathlib import Path
 
 import pytest
 
-from bot.serve import SAMPLE_WIKI, sync_sample_wiki
+from bot.serve import SAMPLE_WIKI
 from core.answer import CITATION, split_answer
 from core.assistant import Assistant, ConversationKey
-from core.settings import Settings
 
 DATA = Path(__file__).parent / "data" / "sample_wiki_questions.json"
 SAMPLE = json.loads((SAMPLE_WIKI / "questions.json").read_text(encoding="utf-8"))
@@ -27,14 +26,9 @@ NOT_YET = {
 }
 
 
-@pytest.fixture(scope="module")
-def assistant(tmp_path_factory):
-    folder = tmp_path_factory.mktemp("sample")
-    settings = Settings.load(environ={"CONFBOT_DATA_DIR": str(folder)})
-    assistant = Assistant.from_settings(settings)
-    sync_sample_wiki(settings, assistant.index)
-    yield assistant
-    assistant.close()
+@pytest.fixture
+def assistant(sample_product):
+    return sample_product
 
 
 def first_line(assistant: Assistant, *questions: str) -> str:

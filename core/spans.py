@@ -90,7 +90,7 @@ _DEADLINE = re.compile(
     r"|binnen|nach|vor|bis zu|spätestens)\s+(?:the\s+|der\s+|den\s+|your\s+|ihre[rn]?\s+)?"
     r"(?:first\s+|ersten\s+)?(?:\d+|one|two|three|four|five|six|seven|ten|eins|zwei|drei|vier"
     r"|fünf|zehn)\s+(?:\w+\s+)?" + _UNITS_OF_TIME + r"\b"
-    r"|\b\d{1,2}[:.]\d{2}\b(?:\s*(?:am|pm|uhr))?"
+    r"|\b\d{1,2}[:.]\d{2}(?:\s*(?:am|pm|uhr)\b|\b)"
     r"|\b(?:(?:the\s+)?(?:first|second|third|last|every|each|jeden|ersten|letzten)\s+)?"
     r"(?:monday|tuesday|wednesday|thursday|friday|saturday|sunday|montag|dienstag|mittwoch"
     r"|donnerstag|freitag|samstag|sonntag)s?\b(?:\s+of\s+(?:each|every|the)\s+month)?"

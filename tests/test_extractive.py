@@ -259,3 +259,9 @@ def test_a_followup_gets_its_statement_without_the_carried_topic():
     )
     text = ask(question, evidences=ROTATION)
     assert text == "The secondary on-call for the Payments team in week 3 is Chloe Whitfield [1]."
+
+
+def test_a_time_written_with_am_or_pm_answers_when():
+    call = [ev(1, "The community call was held on July 23, 2015 at 1:00PM (EDT).", "Call")]
+    text = ask("When did the community call on July 23, 2015 start?", evidences=call)
+    assert "1:00PM" in text and text != OUT_OF_SCOPE

@@ -103,7 +103,10 @@ def test_ask_explain_and_trace_in_headless_chromium(tmp_path):
 
                 # Explain: why in plain words, then bars with percentages and evidence links.
                 turn.locator("button.explain").click()
-                expect(turn.locator(".explanation .plain").first).to_contain_text("shaped")
+                # (the BATS answer is the name the page's title spells out: one source)
+                expect(turn.locator(".explanation .plain").first).to_contain_text(
+                    "This answer came from one source: Bats: Bash Automated Testing System"
+                )
                 cluster = turn.locator(".explanation .cluster").first
                 expect(cluster.locator(".pct")).to_have_text(re.compile(r"^\d+\.\d%$"))
                 width = cluster.locator(".fill").evaluate("e => e.getBoundingClientRect().width")

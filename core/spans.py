@@ -853,16 +853,24 @@ def acronym_aliases(question: str, texts: Sequence[str]) -> dict[str, str]:
         return {}
     aliases: dict[str, str] = {}
     for text in texts:
-        for run in _CAPITALIZED_RUN.finditer(text):
-            words = [w for w in run.group(0).split() if w[0].isupper()]
-            initials = "".join(w[0] for w in words)
+        for initials, name in spelled_names(text):
             if initials in acronyms:
                 own = terms(initials)
-                for word in words:
-                    for stem in terms(word):
-                        if own and stem != own[0]:
-                            aliases.setdefault(stem, own[0])
+                for stem in terms(name):
+                    if own and stem != own[0]:
+                        aliases.setdefault(stem, own[0])
     return aliases
+
+
+def spelled_names(text: str) -> list[tuple[str, str]]:
+    """(initials, name) of each run of capitalized words in `text` ("Bash Automated Testing
+    System" → BATS; "United Kingdom" → UK), the small words inside a run left out of the
+    initials ("Board of Trustees" → BT)."""
+    out = []
+    for run in _CAPITALIZED_RUN.finditer(text):
+        initials = "".join(w[0] for w in run.group(0).split() if w[0].isupper())
+        out.append((initials, run.group(0)))
+    return out
 
 
 _ASKS_EXPANSION = re.compile(
@@ -879,10 +887,9 @@ def expansion(question: str, sources: Sequence[tuple[int, str, str]]) -> tuple[i
         return None
     acronym = match.group("acronym").upper()
     for number, header, text in sources:
-        for run in _CAPITALIZED_RUN.finditer(f"{header}\n{text}"):
-            words = [w for w in run.group(0).split() if w[0].isupper()]
-            if "".join(w[0] for w in words).upper() == acronym:
-                return number, run.group(0)
+        for initials, name in spelled_names(f"{header}\n{text}"):
+            if initials.upper() == acronym:
+                return number, name
     return None
 
 

@@ -46,6 +46,9 @@ class NoveltyFilter:
         words = frozenset(tokenize(evidence.text))
         group = self.groups.get(evidence.page_id, evidence.page_id)
         seen = self._admitted.setdefault(group, [])
+        repeats = bool(words) and any(
+            len(words & other) > self.threshold * len(words) for other, _ in seen
+        )
         if evidence.kind == "row":
             # A row's words are mostly its table's and its neighbours' ("Week 3, Payments,
             # Sophie Brandt" beside "Week 2, Payments, Sophie Brandt"): it repeats a table
@@ -55,12 +58,10 @@ class NoveltyFilter:
             if any(evidence.text in text for _, text in seen):
                 return False
             table = (group, evidence.metadata.get("table"))
-            if self._rows.get(table, 0) >= ROWS_PER_TABLE and any(
-                len(words & other) > self.threshold * len(words) for other, _ in seen
-            ):
+            if repeats and self._rows.get(table, 0) >= ROWS_PER_TABLE:
                 return False
             self._rows[table] = self._rows.get(table, 0) + 1
-        elif words and any(len(words & other) > self.threshold * len(words) for other, _ in seen):
+        elif repeats:
             return False
         seen.append((words, evidence.text))
         return True

@@ -325,16 +325,16 @@ class OfflineCompleter:
             return Completion(question, question, None, notes)
         results = list(search(question)) if search is not None else []
         anchor = self.anchor(topic)
-        lexicon = learn_kinds([*(e.answer for e in topic), *(r.evidence.text for r in results)])
         refs = references(question)
-        subs = []
+        followed: list[str] = []
         if not refs and search is not None and len(content_words(question)) <= FEW_WORDS:
             # Kinds come from the rows the follow-up and the question it follows retrieve
             # too (an answer says "Bristol (Office for Payments)", not the row it came from).
             followed = [r.evidence.text for r in search(anchor)]
-            lexicon = learn_kinds(
-                [*(e.answer for e in topic), *followed, *(r.evidence.text for r in results)]
-            )
+        lexicon = learn_kinds(
+            [*(e.answer for e in topic), *followed, *(r.evidence.text for r in results)]
+        )
+        subs = []
         if not refs and _short(question, lexicon):
             for candidate in self.anchors(topic):  # the latest that names a thing to change
                 subs = substitutions(question, candidate, lexicon)

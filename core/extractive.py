@@ -3,10 +3,11 @@
 It implements the `core.llm.LLM` protocol, so it stands wherever a model does (answering,
 and regenerating answers for counterfactual attribution). It reads the question and the
 numbered sources back from the answer prompt (`core.answer.parse_prompt`), finds the best
-answer span of every source (`core.spans.best_spans`) and answers with the best one: the
-span first, short and cited `[n]`, then one `Related:` line that supports it (the row, list
-item or sentence the span came from; when the span is that whole sentence, the next-best
-span of the sources). When the best span's support (the share of the question's terms it
+answer span of every source (`core.spans.best_spans`) and answers with the best one in a
+headline (`headline`): the question as a statement with the value ("The X is value [n]."),
+the value labelled with its column and row, Yes or No with the sentence that decides it, or
+the sentence the value came from; a `Related:` line only when the headline is a value cut
+from a longer sentence. When the best span's support (the share of the question's terms it
 covers, `core.spans`) is under the decline threshold of the question's language, it replies
 with the `OUT_OF_SCOPE` sentence, as a model is told to. A question that asks to count,
 filter or compare rows or list items is answered by their composition instead, when
@@ -411,7 +412,7 @@ def _is_value(profile, span: Span) -> bool:
     return bool(typed_values(profile.qtype, span.answer, profile))
 
 
-_QUESTION_WORDS = re.compile(
+_WH_WORDS = re.compile(
     r"\b(?:who|what|when|where|which|why|how|wer|was|wann|wo|welche[rsmn]?|warum|wie)\b",
     re.IGNORECASE,
 )
@@ -419,7 +420,7 @@ _QUESTION_WORDS = re.compile(
 
 def asks_several(question: str) -> bool:
     """Whether a question asks two things ("Which ticket ..., and when was it finished?")."""
-    return len(_QUESTION_WORDS.findall(question)) > 1
+    return len(_WH_WORDS.findall(question)) > 1
 
 
 _FOOTNOTE = re.compile(r"\s*\[\d+\]")

@@ -8,7 +8,12 @@
   the message (which carries only its timestamp) finds the turn to explain.
 
 Whether the bot is part of a thread is read from `conversations` (surface `slack`): a thread
-is a conversation once the bot has been asked something in it.
+is a conversation once the bot has been asked something in it, unless an auto-answer stayed
+silent there (a `quiet` claim, dropped when the bot later answers in the thread).
+
+Two more kinds of rows in `slack_events`, kept like explain claims: `asked` (who asked each
+turn, `workspace:user:turn id`, so the App Home lists a user's recent questions: turns
+themselves do not record the asker) and `share` (an answer shared to its channel once).
 
 Tables are created by the migration `0003_slack_events`.
 """
@@ -34,7 +39,8 @@ PRUNED_KINDS = ("event", "message")
 
 
 class SlackClaim(Base):
-    """One thing done once: `kind` (`event`, `message`, `explain`) and its key."""
+    """One thing done once: `kind` (`event`, `message`, `explain`, `share`, `quiet`,
+    `asked`) and its key."""
 
     __tablename__ = "slack_events"
 
@@ -86,6 +92,30 @@ class SlackStore:
             except IntegrityError:
                 session.rollback()
                 return False
+
+    def claimed(self, kind: str, key: str) -> bool:
+        """Whether `kind:key` is claimed."""
+        with self._sessions() as session:
+            found = session.scalar(select(SlackClaim.key).where(SlackClaim.key == f"{kind}:{key}"))
+        return found is not None
+
+    def remember_asker(self, workspace: str, user: str, turn_id: int) -> None:
+        """Record that `user` asked the question of `turn_id` (for their App Home)."""
+        if user:
+            self.claim("asked", f"{workspace}:{user}:{turn_id}")
+
+    def asked_by(self, workspace: str, user: str, limit: int = 5) -> list[int]:
+        """The turn ids of the questions `user` asked last, newest first."""
+        prefix = f"asked:{workspace}:{user}:"
+        with self._sessions() as session:
+            keys = session.scalars(
+                select(SlackClaim.key)
+                .where(SlackClaim.kind == "asked")
+                .where(SlackClaim.key.startswith(prefix, autoescape=True))
+                .order_by(SlackClaim.created_at.desc(), SlackClaim.key.desc())
+                .limit(limit)
+            ).all()
+        return [int(key[len(prefix) :]) for key in keys if key[len(prefix) :].isdigit()]
 
     def release(self, kind: str, key: str) -> None:
         """Drop a claim, so the work can be tried again (after a failure)."""

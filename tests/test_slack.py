@@ -21,15 +21,8 @@ from slack_sdk.signature import SignatureVerifier
 from sqlalchemy import inspect
 
 from bot.blocks import EXPLAIN_ACTION, FEEDBACK_DOWN_ACTION, FEEDBACK_UP_ACTION, SUGGEST_ACTION
-from bot.slack import (
-    ALREADY_EXPLAINED,
-    ANSWER_FAILED,
-    EXPLAIN_FAILED,
-    LLM_FAILED,
-    TURN_GONE,
-    build_app,
-    channel_spaces,
-)
+from bot.slack import ALREADY_EXPLAINED, EXPLAIN_FAILED, TURN_GONE, build_app
+from bot.slack_requests import ANSWER_FAILED, LLM_FAILED, channel_spaces
 from bot.slack_state import TABLES, Base, SlackStore
 from core.assistant import Assistant, ConversationKey
 from core.db import engine_for, upgrade

@@ -290,9 +290,9 @@ class SlackBot:
                 self._post(client, channel, thread, apology(exc))
                 self._react(client, "remove", channel, ts)
             return
-        self.state.release("quiet", f"{team}:{channel}:{thread}")  # asked after a silence
         try:  # recorded before the 👀 goes, so an explain reaction always finds the turn
             self.state.remember_answer(team, channel, posted["ts"], thread, turn.id)
+            self.state.release("quiet", f"{team}:{channel}:{thread}")  # asked after a silence
         except Exception:
             log.exception("could not record the answer message of turn %d", turn.id)
         if not quiet:

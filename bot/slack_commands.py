@@ -133,7 +133,8 @@ def thread_question(messages: list[dict], clicked_ts: str, bot_user_id: str | No
 
 def stored_turn(bot: SlackBot, turn_id: int) -> Turn | None:
     """A stored turn as it was answered, for Share: its evidences read back from the index
-    (None when one is gone: the answer's citations would point at the wrong sources)."""
+    (None when one is gone: the answer's citations would point at the wrong sources), less
+    the near-duplicate pages each stood for (the trace keeps no catalog entry of them)."""
     record = bot.assistant.turn_record(turn_id)
     key = bot.assistant.store.turn_key(turn_id)
     if record is None or key is None:

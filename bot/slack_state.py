@@ -1,9 +1,10 @@
 """The Slack bot's state in the SQL database, shared by every process that serves Slack.
 
-- Claims (`slack_events`): a row per Slack event id, per user message answered and per
-  answer explained. Inserting the row is the lock: the primary key makes a second insert
-  fail, in this process or any other, so a redelivered event, a message that arrives both as
-  `app_mention` and as `message`, or a second Explain click is acted on once.
+- Claims (`slack_events`): a row per Slack event id, per user message answered, per slash
+  command and shortcut (by trigger id) and per answer explained. Inserting the row is the
+  lock: the primary key makes a second insert fail, in this process or any other, so a
+  redelivered event, a message that arrives both as `app_mention` and as `message`, or a
+  second Explain click is acted on once.
 - Answers (`slack_answers`): which turn each posted answer message shows, so a reaction on
   the message (which carries only its timestamp) finds the turn to explain.
 
@@ -35,12 +36,12 @@ from core.db import Base, session_factory
 # Claims of explanations are kept: they stop a second explanation of the same answer.
 CLAIM_RETENTION = timedelta(days=1)
 PRUNE_INTERVAL = timedelta(minutes=10)
-PRUNED_KINDS = ("event", "message")
+PRUNED_KINDS = ("event", "message", "command", "shortcut")
 
 
 class SlackClaim(Base):
-    """One thing done once: `kind` (`event`, `message`, `explain`, `share`, `quiet`,
-    `asked`) and its key."""
+    """One thing done once: `kind` (`event`, `message`, `command`, `shortcut`, `explain`,
+    `share`, `quiet`, `asked`) and its key."""
 
     __tablename__ = "slack_events"
 
@@ -112,10 +113,11 @@ class SlackStore:
                 select(SlackClaim.key)
                 .where(SlackClaim.kind == "asked")
                 .where(SlackClaim.key.startswith(prefix, autoescape=True))
-                .order_by(SlackClaim.created_at.desc(), SlackClaim.key.desc())
+                .order_by(SlackClaim.created_at.desc())
                 .limit(limit)
             ).all()
-        return [int(key[len(prefix) :]) for key in keys if key[len(prefix) :].isdigit()]
+        ids = [int(key[len(prefix) :]) for key in keys if key[len(prefix) :].isdigit()]
+        return sorted(ids, reverse=True)  # turn ids grow with time: ties in time sorted too
 
     def release(self, kind: str, key: str) -> None:
         """Drop a claim, so the work can be tried again (after a failure)."""
@@ -124,7 +126,8 @@ class SlackStore:
             session.commit()
 
     def prune(self, now: datetime | None = None) -> int:
-        """Delete event and message claims older than `CLAIM_RETENTION`; returns how many."""
+        """Delete event, message, command and shortcut claims older than `CLAIM_RETENTION`;
+        returns how many."""
         cutoff = (now or utcnow()) - CLAIM_RETENTION
         with self._sessions() as session:
             result = session.execute(

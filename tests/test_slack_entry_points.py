@@ -6,11 +6,13 @@ on the calls the fake recorded and on the database. Socket Mode: tests/test_sock
 
 from __future__ import annotations
 
+import asyncio
 import json
 import os
 import time
 from urllib.parse import urlencode
 
+import httpx
 import pytest
 import yaml
 
@@ -24,14 +26,19 @@ from bot.slack_commands import (
     THREAD_SHORTCUT,
     thread_question,
 )
+from bot.web import create_app
 from core.assistant import ConversationKey
+from core.confidence import is_low_confidence
+from core.extractive import ExtractiveLLM
 from tests.fakes.slack_api_server import BOT_ID, BOT_USER_ID, TEAM_ID, FakeSlack
 from tests.fakes.tiny_wiki import Wiki, build_wiki
 from tests.test_slack import (
+    SECRET,
     USER,
     Bot,
     button_payload,
     make_bot,
+    mention,
     message,
     section_texts,
     signed_request,
@@ -181,6 +188,25 @@ def test_slash_command_answers_privately_with_a_share_button(bot, slack):
     assert buttons(params["blocks"])[0]["value"] == f"{record.id}:"
     bot.finish()
     assert slack.calls_to("chat.postMessage") == []  # nothing visible to the channel
+
+
+def test_slash_command_through_the_web_apps_slack_endpoint(bot, slack):
+    """HTTP mode's front door: the signed form Slack posts to /slack/events on `confbot
+    serve`'s web app reaches the command listener."""
+    body = urlencode(command_body(slack, QUESTION))
+    request = signed_request(body, FORM)
+    headers = {name: values[0] for name, values in request.headers.items()}
+    bot.assistant.settings = bot.assistant.settings.replace(slack_signing_secret=SECRET)
+    web = create_app(bot.assistant, slack_app=bot.app)
+
+    async def post():
+        transport = httpx.ASGITransport(app=web)
+        async with httpx.AsyncClient(transport=transport, base_url="http://confbot") as client:
+            return await client.post("/slack/events", content=body, headers=headers)
+
+    assert asyncio.run(post()).status_code == 200
+    (private,) = slack.wait_for("response_url")
+    assert "Bash Automated Testing System" in section_texts(private.params["blocks"])
 
 
 def test_empty_slash_command_gets_the_help_in_its_acknowledgement(bot, slack):
@@ -389,6 +415,25 @@ def test_auto_answer_stays_silent_when_not_confident(helper_bot, slack):
     assert slack.calls_to("chat.postMessage") == [] and slack.calls_to("reactions.add") == []
     (turn,) = helper_bot.assistant.store.turns(ConversationKey("slack", TEAM_ID, "CHELP", ts))
     assert turn.out_of_scope  # asked and declined: kept for the gaps report, never posted
+
+
+def test_auto_answer_stays_silent_on_a_low_confidence_answer(wiki, tmp_path, slack):
+    """With a decline threshold of 0.6, "Which BIOS is used?" passes it with a support of
+    0.67 (one of its three terms unmatched), inside the low-confidence margin: a mention
+    gets that answer, an unasked question gets silence; 1.0 support is answered unasked."""
+    llm = ExtractiveLLM(min_support={"en": 0.6})
+    bot = make_bot(wiki, tmp_path, slack, llm, slack_auto_answer_channels=["CHELP"])
+    unsure = "Which BIOS is used?"
+    bot.deliver(message("1700000000.000100", unsure, "CHELP"), "Ev1")
+    bot.deliver(message("1700000000.000200", "How is BATS enabled?", "CHELP"), "Ev2")
+    bot.deliver(mention("1700000000.000300", unsure, channel="CHELP"), "Ev3")
+    answers = bot.answers(2)
+    bot.finish()
+    assert sorted(a["thread_ts"] for a in answers) == ["1700000000.000200", "1700000000.000300"]
+    assert len(slack.calls_to("chat.postMessage")) == 2
+    key = ConversationKey("slack", TEAM_ID, "CHELP", "1700000000.000100")
+    (silent,) = bot.assistant.store.turns(key)
+    assert not silent.out_of_scope and is_low_confidence(silent.messages["confidence"])
 
 
 def test_auto_answer_after_silence_a_mention_still_answers(helper_bot, slack):

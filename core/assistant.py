@@ -124,14 +124,17 @@ def also_in_json(result: ScoredEvidence) -> list[dict]:
 
 def _context(records: Sequence[TurnRecord]) -> list[Exchange]:
     """Stored turns as the completer sees them: each question with its spelling corrected
-    and where its topic started; chit-chat and the clarifications asked back left out (they
-    are no context for a follow-up)."""
+    and where its topic started; chit-chat, the clarifications asked back and declined
+    follow-ups left out (they are no context for a follow-up: after "what's the weather
+    there?" is declined, "and the meal allowance?" still follows the city asked before)."""
     out = []
     for r in records:
         messages = r.messages or {}
         if messages.get("small_talk") or messages.get("clarification"):
             continue
         notes = messages.get("notes") or {}
+        if r.out_of_scope and notes.get("topic_start") is False:
+            continue
         question = messages.get("spelled") or r.question
         out.append(Exchange(question, r.completed_question, r.answer, notes.get("topic_start")))
     return out

@@ -242,7 +242,7 @@ def substitutions(followup: str, previous: str, lexicon: dict[str, set[str]]) ->
             continue
         for position, old in enumerate(olds):
             if position not in used and old.kinds & new.kinds:
-                out.append(Substitution(old, new))
+                out.append(_whole_phrases(previous, followup, old, new))
                 used.add(position)
                 break
     taken = [(s.old.start, s.old.end) for s in out]
@@ -266,6 +266,39 @@ def substitutions(followup: str, previous: str, lexicon: dict[str, set[str]]) ->
         if len(values) == 1 and values[0].key != name.key and not name.text.isupper():
             out.append(Substitution(values[0], name))
     return out
+
+
+def _whole_phrases(previous: str, followup: str, old: Mention, new: Mention) -> Substitution:
+    """`old` replaced by `new`, each with the words that follow it in its noun phrase when
+    both are column headers and the follow-up names one that way: "hotel limit" in place of
+    "meal allowance" (the columns "Hotel per night" and "Meals per day"), not "hotel
+    allowance"; "and the primary?" still replaces the header word alone. A unit after the
+    earlier header ("requests per minute") goes with it."""
+    if not any(kind.startswith("columns:") for kind in old.kinds & new.kinds):
+        return Substitution(old, new)
+    new_end = _phrase_end(followup, new.end)
+    old_end = _phrase_end(previous, old.end) if new_end > new.end else old.end
+    # The header's unit goes with it: "burst" in place of "requests per minute".
+    unit = _HEADER_UNIT.match(previous, old_end)
+    old_end = unit.end() if unit else old_end
+    return Substitution(
+        Mention(previous[old.start : old_end], old.start, old_end, old.key, old.kinds),
+        Mention(followup[new.start : new_end], new.start, new_end, new.key, new.kinds),
+    )
+
+
+_HEADER_UNIT = re.compile(r"\s+(?:per|pro|je)\s+[^\W\d_]+", re.IGNORECASE)
+
+
+def _phrase_end(text: str, end: int) -> int:
+    """Where the noun phrase that a word at `end` is part of ends: over up to two more
+    words that are no stopwords or question words ("limit" after "hotel")."""
+    for _ in range(2):
+        match = re.match(r"\s+([^\W\d_][\w\-]*)", text[end:])
+        if not match or match.group(1).lower() in STOPWORDS | QUESTION_WORDS:
+            break
+        end += match.end()
+    return end
 
 
 def _named_value(mention: Mention) -> bool:

@@ -326,8 +326,11 @@ class OfflineCompleter:
         results = list(search(question)) if search is not None else []
         anchor = self.anchor(topic)
         refs = references(question)
+        # "there" points back at the place, which a substitution keeps ("and the hotel
+        # limit there?" changes the column and keeps the city).
+        changes_one = not set(refs) - PLACE_REFERENCES
         followed: list[str] = []
-        if not refs and search is not None and len(content_words(question)) <= FEW_WORDS:
+        if changes_one and search is not None and len(content_words(question)) <= FEW_WORDS:
             # Kinds come from the rows the follow-up and the question it follows retrieve
             # too (an answer says "Bristol (Office for Payments)", not the row it came from).
             followed = [r.evidence.text for r in search(anchor)]
@@ -335,7 +338,7 @@ class OfflineCompleter:
             [*(e.answer for e in topic), *followed, *(r.evidence.text for r in results)]
         )
         subs = []
-        if not refs and _short(question, lexicon):
+        if changes_one and _short(question, lexicon):
             for candidate in self.anchors(topic):  # the latest that names a thing to change
                 subs = substitutions(question, candidate, lexicon)
                 if subs and _keeps_words(question, substitute(candidate, question, subs)):
@@ -393,6 +396,8 @@ class OfflineCompleter:
         return carried[: self.max_terms]
 
 
+# References to the place named before, which a follow-up that changes one thing keeps.
+PLACE_REFERENCES = frozenset({"there", "dort"})
 # A follow-up of at most this many content words may name one thing to change.
 FEW_WORDS = 3
 

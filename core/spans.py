@@ -111,6 +111,18 @@ _COUNT = re.compile(
     rf"(?:\d+(?:[.,]\d+)?|{_NUMBER_WORDS})\b)?(?:\s*[A-Za-zÄÖÜäöüß%]+)?",
     re.IGNORECASE,
 )
+# "How often" asks for a frequency: "every 2 seconds", "twice a week", "at 10 Hz", "daily".
+_ASKS_FREQUENCY = re.compile(r"\b(how often|wie oft|wie häufig)\b", re.IGNORECASE)
+_FREQUENCY = re.compile(
+    r"\b(?:every|each|alle|jede[nrs]?)\s+(?:\d+(?:[.,]\d+)?\s+|other\s+|second\s+)?"
+    r"[A-Za-zÄÖÜäöüß]+"
+    r"|\b(?:\d+(?:[.,]\d+)?|once|twice|einmal|zweimal)(?:\s+times?|\s*mal)?"
+    r"\s+(?:a|an|per|pro|im|in der)\s+[A-Za-zÄÖÜäöüß]+"
+    r"|\b\d+(?:[.,]\d+)?\s*(?:hz|khz|mhz|/s|/min|/h)\b"
+    r"|\b(?:hourly|daily|weekly|fortnightly|monthly|quarterly|yearly|annually|stündlich"
+    r"|täglich|wöchentlich|monatlich|jährlich)\b",
+    re.IGNORECASE,
+)
 # "How much" asks for an amount: money, or a number with its unit ("4GB", "30 %", "5 hours").
 _ASKS_AMOUNT = re.compile(r"\b(how much|wie viel)\b(?!e)", re.IGNORECASE)
 _MONEY = re.compile(
@@ -224,8 +236,22 @@ class Span:
 
 # --------------------------------------------------------------------------- units
 def is_metadata(line: str) -> bool:
-    """Whether a line is page furniture (byline, copyright, licence), never an answer."""
-    return _METADATA.search(line) is not None
+    """Whether a line is page furniture (byline, copyright, licence), never an answer. A
+    sentence that says who owns something ("Firmware is owned by the Robot Firmware team")
+    is content: the furniture phrase after "is", "are", "was" or "were" is prose, and in a
+    line of more than `METADATA_WORDS` words it must open the line."""
+    for match in _METADATA.finditer(line):
+        before = line[: match.start()].split()
+        if before and before[-1].lower() in ("is", "are", "was", "were"):
+            continue
+        if len(line.split()) <= METADATA_WORDS or len(before) < 3:
+            return True
+    return False
+
+
+# Bylines and copyright notes are short; a longer line is furniture only when it opens with
+# the phrase (ConfQuestions' bylines: "Owned by A Last updated: May 06, 2016 by B", 10 words).
+METADATA_WORDS = 20
 
 
 # A Confluence byline: "Owned by A Last updated: May 06, 2016 by B" (ConfQuestions, Cloud's
@@ -367,6 +393,8 @@ def typed_values(qtype: str, text: str, profile: QuestionProfile) -> list[str]:
         if _ASKS_DEADLINE.search(profile.text):
             found = [(start, value) for start, value in found if not _YEAR.fullmatch(value)]
         found += [(m.start(), m.group(0)) for m in _DEADLINE.finditer(text)]
+    elif qtype == "count" and _ASKS_FREQUENCY.search(profile.text):
+        found = [(m.start(), m.group(0)) for m in _FREQUENCY.finditer(text)]
     elif qtype == "count":
         found = [(m.start(), m.group(0)) for m in _COUNT.finditer(text)]
         if _ASKS_AMOUNT.search(profile.text):

@@ -125,6 +125,17 @@ def test_mentions_prefer_the_longest_and_merge_kinds():
             "and in Chicago?",
             "What's the hotel limit in Chicago?",
         ),
+        # a column named with a noun phrase replaces the earlier one's whole phrase
+        (
+            "What's the hotel limit in Amsterdam?",
+            "and the meal allowance?",
+            "What's the meal allowance in Amsterdam?",
+        ),
+        (
+            "What is the meal allowance in Bristol?",
+            "and the hotel limit there?",
+            "What is the hotel limit in Bristol?",
+        ),
         (
             "How much is the on-call allowance for a primary in the UK?",
             "and in Germany?",

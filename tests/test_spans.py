@@ -131,6 +131,22 @@ def test_a_byline_answers_only_questions_about_the_page_itself():
     assert is_metadata("Owned by Rich Persaud Last updated: Oct 02, 2016 by Rich Persaud")
     assert is_metadata("Copyright 2016 by Assured Information Security, Inc.")
     assert not is_metadata("The community call was held on 17 November 2016.")
+    # A sentence saying who owns something is content, not a byline.
+    long_passage = (
+        "Robots run tern-os 5.2.0 on an NVIDIA Jetson Orin NX. The agent publishes a heartbeat"
+        " every 2 seconds. Firmware is owned by the Robot Firmware team; see Release Process."
+    )
+    assert not is_metadata(long_passage)
+    assert not is_metadata("The runbook is owned by SRE.")
+
+
+def test_how_often_is_answered_with_a_frequency():
+    text = (
+        "The on-robot agent harbor-agent 1.12.3 publishes a heartbeat every 2 seconds and pose"
+        " updates at 10 Hz."
+    )
+    span = best_span(profile_question("How often does harbor-agent send a heartbeat?"), "", text)
+    assert span is not None and span.answer == "every 2 seconds"
     assert [u.kind for u in units(MINUTES)][0] == "byline"
     assert all("Copyright" not in u.text for u in units("Copyright 2016 by AIS, Inc."))
     assert answer("Who owns the page on the community call?", MINUTES) == "Rich Persaud"

@@ -835,12 +835,12 @@ def best_span(
     mild prior for better-ranked sources, 1 / (1 + `weights.rank_prior` (number - 1)); it
     depends on this source alone, so leaving another source out never changes it."""
     scored = scored_units(profile, header, text, weights) if scored is None else scored
-    best: Scored | None = None
-    for candidate in scored:
-        if best is None or candidate.score > best.score:
-            best = candidate
-    if best is None:
+    if not scored:
         return None
+    # Within an evidence as across them (`best_spans`), a unit holding a value of the asked
+    # kind ranks above one that does not, at equal support ("58 people" for "how many
+    # people", not the page's opening sentence that names the company).
+    best = max(scored, key=lambda c: (_tier(_typed_unit_support(profile, c)), c.score))
     score, covered, unit, position = best
     carried = profile.context
     header_terms = _header_terms(header)
@@ -1082,6 +1082,14 @@ def _row_value(unit: Unit, columns: Sequence[str]) -> str:
     if len(columns) == 1:
         return cells[columns[0]]
     return "; ".join(_cell(c, cells[c]) for c in columns)
+
+
+def _typed_unit_support(profile: QuestionProfile, candidate: Scored) -> float:
+    """A unit's support, `TYPE_MISS` of it when it holds no value of the asked kind."""
+    if profile.qtype not in TYPED_VALUES or candidate.unit.kind == "byline":
+        return candidate.support
+    typed = typed_values(profile.qtype, candidate.unit.text, profile)
+    return candidate.support if typed else TYPE_MISS * candidate.support
 
 
 def _tier(support: float) -> float:

@@ -950,7 +950,15 @@ def best_spans(
         span = best_span(profile, header, text, number, weights, units_of)
         if span is not None:
             found.append((number, span))
-    found.sort(key=lambda pair: (-_tier(typed_support(profile, pair[1])), -pair[1].score, pair[0]))
+    counted = counted_terms(profile)
+    found.sort(
+        key=lambda pair: (
+            -_tier(typed_support(profile, pair[1])),
+            not counted & set(terms(pair[1].whole)),
+            -pair[1].score,
+            pair[0],
+        )
+    )
     if found:
         number, span = found[0]
         parts = gather_rows(profile, number, span, scored) or gather_items(
@@ -1082,6 +1090,21 @@ def _row_value(unit: Unit, columns: Sequence[str]) -> str:
     if len(columns) == 1:
         return cells[columns[0]]
     return "; ".join(_cell(c, cells[c]) for c in columns)
+
+
+_COUNTED = re.compile(
+    r"\b(?:how many|number of|wie viele|wieviele|anzahl(?: der| an)?)\s+(\S+)", re.IGNORECASE
+)
+
+
+def counted_terms(profile: QuestionProfile) -> set[str]:
+    """The terms of what a "how many" question counts ("people" in "How many people work
+    at Northwind?"): at equal support, a span that names it ("58 people") goes before one
+    that holds another number ("UDP port 51820")."""
+    match = _COUNTED.search(profile.text) if profile.qtype == "count" else None
+    if match is None:
+        return set()
+    return set(terms(match.group(1))) & set(profile.terms)
 
 
 def _typed_unit_support(profile: QuestionProfile, candidate: Scored) -> float:

@@ -462,3 +462,13 @@ def test_plain_words_of_which_x_in_a_row_label_do_not_make_it_the_answer():
     assert answer("What are the opening hours of the Bristol office?", hours) == (
         "Mon–Fri 08:00–19:00"
     )
+
+
+def test_how_many_prefers_the_span_that_names_what_is_counted():
+    """At equal support, "58 people" answers "how many people", not another number."""
+    sources = [
+        (1, "VPN", "Remote work from Bristol uses UDP port 51820."),
+        (2, "Team Directory", "Headcount in Bristol: 21 people."),
+    ]
+    (first, span), *_ = best_spans("How many people work in Bristol?", sources)
+    assert first == 2 and span.answer.startswith("21 people")

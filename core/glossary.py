@@ -279,6 +279,11 @@ zugang, zugriff = access
 kanal = channel
 mannschaft = team
 leiter, leiterin, leitung = lead leads head
+schreibtisch, schreibtische, arbeitsplatz = desk desks
+empfang, rezeption = reception
+anfrage, anfragen = request requests
+kontingent, quote = quota
+vertretung, stellvertreter, stellvertreterin = backup deputy substitute
 """
 
 _STEMMER = Stemmer.Stemmer("german")

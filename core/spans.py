@@ -378,8 +378,13 @@ def _weight(profile: QuestionProfile, stems) -> float:
 
 
 def _new(candidate: str, profile: QuestionProfile) -> bool:
-    """Whether a candidate answer says something the question does not already say."""
-    return bool({w.lower() for w in TOKEN.findall(candidate)} - profile.words)
+    """Whether a candidate answer says something the question does not already say: a word
+    the question lacks, and a content word whose stem it lacks ("The release manager" says
+    nothing new to "Wer ist der Backup des Release Managers?")."""
+    if not {w.lower() for w in TOKEN.findall(candidate)} - profile.words:
+        return False
+    content = set(terms(candidate))
+    return not content or bool(content - set(profile.terms))
 
 
 def typed_values(qtype: str, text: str, profile: QuestionProfile) -> list[str]:
@@ -672,7 +677,8 @@ def _unit_answer(profile: QuestionProfile, unit: Unit, words: int) -> str:
         return clip_words(counted_items(unit.text), words)
     typed = typed_values(profile.qtype, unit.text, profile)
     if typed:
-        return ", ".join(typed[: 2 if profile.qtype in ("version", "who") else 1])
+        several = profile.qtype == "version" or (profile.qtype == "who" and profile.plural)
+        return ", ".join(typed[: 2 if several else 1])
     if profile.qtype == "what" and _ASKS_KEY.search(profile.text):
         keys = [k for k in _ISSUE_KEY.findall(unit.text) if k.lower() not in profile.words]
         if keys:

@@ -73,6 +73,10 @@ EVENTS_DEDUPLICATED = Counter(
 SLACK_EVENTS_PATH = "/slack/events"
 WORKING_REACTION = "eyes"
 ANSWERED_SUBTYPES = (None, "file_share", "thread_broadcast")
+CHANNEL_TYPES = ("channel", "group", "im", "mpim")
+"""Slack's kinds of channel: public channel, private channel, DM, group DM."""
+CHANNEL_FLAGS = (("im", "is_im"), ("mpim", "is_mpim"), ("group", "is_private"))
+"""`conversations.info` flags naming a private kind, most specific first."""
 
 EMPTY_QUESTION = "Ask me anything about the wiki, and I'll answer here with the sources."
 LLM_FAILED = (
@@ -138,6 +142,7 @@ class SlackBot:
         self.settings = settings
         self.assistant = assistant
         self.state = state
+        self._channel_types: dict[str, str] = {}
 
     # ------------------------------------------------------------------ middleware
     def deduplicate(self, body: dict, request: BoltRequest, next, logger: logging.Logger):
@@ -274,7 +279,8 @@ class SlackBot:
         key = ConversationKey("slack", team, channel, thread)
         self._react(client, "add", channel, ts)
         try:
-            self.assistant.store.conversation_id(key)  # the bot is now part of the thread
+            # the bot is now part of the thread; where it is decides who may see the question
+            self.assistant.store.conversation_id(key, self._channel_type(client, event))
             turn = self.assistant.ask(
                 key, question, spaces=channel_spaces(self.settings, channel), suggest=False
             )
@@ -297,6 +303,28 @@ class SlackBot:
             log.exception("could not record the answer message of turn %d", turn.id)
         self._react(client, "remove", channel, ts)
         self._add_suggestions(client, channel, posted["ts"], turn)
+
+    def _channel_type(self, client: WebClient, event: dict) -> str | None:
+        """The kind of channel a message was posted in (`channel`, `group`, `im`, `mpim`):
+        the event's `channel_type` (message events have it), else `conversations.info`
+        (`app_mention` events lack it), else None, which reports treat as private."""
+        kind = event.get("channel_type")
+        if kind in CHANNEL_TYPES:
+            return kind
+        channel = event.get("channel", "")
+        if channel in self._channel_types:
+            return self._channel_types[channel]
+        try:
+            info = client.conversations_info(channel=channel).get("channel") or {}
+        except SlackApiError as exc:
+            log.info("conversations.info on %s failed: %s", channel, exc.response.get("error"))
+            return None
+        found = next((k for k, flag in CHANNEL_FLAGS if info.get(flag)), None)
+        if found is None and info.get("is_channel") and info.get("is_private") is False:
+            found = "channel"
+        if found is not None and len(self._channel_types) < 10_000:
+            self._channel_types[channel] = found
+        return found
 
     def _add_suggestions(self, client: WebClient, channel: str, ts: str, turn: Turn) -> None:
         """Add the suggested follow-up buttons to a posted answer: they are computed after

@@ -63,7 +63,22 @@ class ConversationRecord(Base):
     workspace: Mapped[str] = mapped_column(String(255))
     channel: Mapped[str] = mapped_column(String(255))
     thread: Mapped[str] = mapped_column(String(255))
+    channel_type: Mapped[str | None] = mapped_column(String(16), default=None)
+    """Slack's kind of channel (`channel` public, `group` private, `im`, `mpim`), None when
+    unknown or not Slack (migration `0009_audit_retention`)."""
     created_at: Mapped[datetime] = mapped_column(DateTime(timezone=True), default=utcnow)
+
+
+PUBLIC_CHANNEL = "channel"
+
+
+def is_private(surface: str, channel_type: str | None) -> bool:
+    """Whether a question was asked where not everyone may read it: a Slack DM, group DM or
+    private channel, or a Slack channel of unknown kind (fail closed), or a terminal
+    session. Web questions and public Slack channels are not private."""
+    if surface == "web":
+        return False
+    return not (surface == "slack" and channel_type == PUBLIC_CHANNEL)
 
 
 class TurnRecord(Base):
@@ -141,8 +156,9 @@ class ConversationStore:
             session.flush()
             session.rollback()
 
-    def conversation_id(self, key: ConversationKey) -> int:
-        """The id of the conversation at `key`, created on first use."""
+    def conversation_id(self, key: ConversationKey, channel_type: str | None = None) -> int:
+        """The id of the conversation at `key`, created on first use; a `channel_type`
+        given is recorded (the latest known kind of the channel)."""
         where = (
             (ConversationRecord.surface == key.surface)
             & (ConversationRecord.workspace == key.workspace)
@@ -152,9 +168,20 @@ class ConversationStore:
         with self._sessions() as session:
             found = session.scalar(select(ConversationRecord.id).where(where))
             if found is not None:
+                if channel_type is not None:
+                    session.execute(
+                        update(ConversationRecord)
+                        .where(ConversationRecord.id == found)
+                        .values(channel_type=channel_type)
+                    )
+                    session.commit()
                 return found
             record = ConversationRecord(
-                surface=key.surface, workspace=key.workspace, channel=key.channel, thread=key.thread
+                surface=key.surface,
+                workspace=key.workspace,
+                channel=key.channel,
+                thread=key.thread,
+                channel_type=channel_type,
             )
             session.add(record)
             try:

@@ -1,0 +1,41 @@
+"""Where a question was asked, and what admins did.
+
+- `conversations.channel_type`: the kind of Slack channel a conversation is in (Slack's own
+  words: `channel` public, `group` private, `im` direct message, `mpim` group DM), so that
+  reports never quote a private question outside the admin views. Existing conversations
+  have none, which counts as private (fail closed).
+- `audit_log`: one row per admin action (who, what, when, details), kept apart from the
+  conversation tables so the retention of questions never deletes it.
+
+Revision ID: 0009_audit_retention
+Revises: 0006_index_fingerprint
+"""
+
+import sqlalchemy as sa
+from alembic import op
+
+revision = "0009_audit_retention"
+down_revision = "0006_index_fingerprint"
+branch_labels = None
+depends_on = None
+
+
+def upgrade() -> None:
+    """Add `conversations.channel_type` and create `audit_log`."""
+    with op.batch_alter_table("conversations") as batch:
+        batch.add_column(sa.Column("channel_type", sa.String(16), nullable=True))
+    op.create_table(
+        "audit_log",
+        sa.Column("id", sa.Integer, primary_key=True),
+        sa.Column("at", sa.DateTime(timezone=True), nullable=False, index=True),
+        sa.Column("actor", sa.String(255), nullable=False),
+        sa.Column("action", sa.String(64), nullable=False),
+        sa.Column("detail", sa.Text, nullable=False, server_default=""),
+    )
+
+
+def downgrade() -> None:
+    """Drop `audit_log` and `conversations.channel_type`."""
+    op.drop_table("audit_log")
+    with op.batch_alter_table("conversations") as batch:
+        batch.drop_column("channel_type")

@@ -7,6 +7,7 @@ import logging
 import sys
 from pathlib import Path
 
+from core.bounds import MAX_LOOKBACK_DAYS, days
 from core.redact import SecretMasker, redact_url, secret_values
 from core.settings import Settings, SettingsError, describe, parse_overrides
 
@@ -156,6 +157,20 @@ def cmd_status(args: argparse.Namespace) -> int:
     else:
         print("\n".join(status_lines(status)))
     return 0
+
+
+def _argument(parse):
+    """An argparse `type` from a parser that raises ValueError: its message becomes the
+    usage error (no traceback)."""
+
+    def parsed(text: str):
+        try:
+            return parse(text)
+        except ValueError as exc:
+            raise argparse.ArgumentTypeError(str(exc)) from None
+
+    parsed.__name__ = parse.__name__
+    return parsed
 
 
 def cmd_gaps(args: argparse.Namespace) -> int:
@@ -356,7 +371,12 @@ def build_parser() -> argparse.ArgumentParser:
     p = sub.add_parser(
         "status", help="per space the last and next sync, pages indexed and failed; questions"
     )
-    p.add_argument("--days", type=int, default=14, help="days of questions shown (default 14)")
+    p.add_argument(
+        "--days",
+        type=_argument(days),
+        default=14,
+        help=f"days of questions shown, 1 to {MAX_LOOKBACK_DAYS} (default 14)",
+    )
     p.add_argument("--json", action="store_true", help="print JSON")
     _add_config_option(p)
     p.set_defaults(func=cmd_status)

@@ -24,8 +24,8 @@ from functools import cache
 
 from connectors.schedule import Job
 from connectors.sync import spaces_to_sync
-from connectors.times import parse_interval
 from core.assistant import ConversationKey
+from core.bounds import lookback
 from core.conversation import utcnow
 from core.gaps import ClosestPage, Gap, closest_pages, group_gaps, in_space, unanswered_turns
 from core.redact import web_link
@@ -52,14 +52,9 @@ class GapsReport:
 
 
 def parse_since(text: str) -> timedelta:
-    """A look-back like `30d`, `12h` or `2w` (weeks) as a positive timedelta."""
-    value = text.strip()
-    if value.endswith("w") and value[:-1].isdigit():
-        value = f"{int(value[:-1]) * 7}d"
-    span = parse_interval(value)
-    if span <= timedelta(0):
-        raise ValueError(f"{text!r} must be a positive span, like 30d")
-    return span
+    """A look-back like `30d`, `12h` or `2w` (weeks) as a positive timedelta of at most
+    ten years (`core.bounds.lookback`)."""
+    return lookback(text)
 
 
 def asked_in(settings: Settings):

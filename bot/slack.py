@@ -59,6 +59,7 @@ from bot.blocks import (
 )
 from bot.slack_state import SlackStore
 from core.assistant import Assistant, ConversationKey, Turn
+from core.bounds import MAX_ID, ascii_int
 from core.llm import LLMError
 from core.present import Named, language_of, named_sources
 from core.settings import Settings, SettingsError
@@ -96,6 +97,8 @@ THANKS = {
     "down": "Thanks for the 👎, noted; it helps us improve.",
 }
 TURN_GONE = "Sorry, I can't find that answer any more."
+MAX_SLACK_TIMESTAMP = 10**12
+"""Largest request timestamp read (Unix seconds; year 33658): Slack's are ten digits."""
 
 
 def channel_spaces(settings: Settings, channel: str) -> set[str] | None:
@@ -238,7 +241,7 @@ class SlackBot:
         record = self.assistant.turn_record(turn_id) if turn_id is not None else None
         _, _, index = str(body["actions"][0].get("value") or "").partition(":")
         suggestions = record.messages.get("suggestions") or [] if record else []
-        if not index.isdigit() or int(index) >= len(suggestions):
+        if not suggestions or not _index_below(index, len(suggestions)):
             if user:
                 client.chat_postEphemeral(
                     channel=channel, user=user, thread_ts=thread, text=TURN_GONE
@@ -258,12 +261,14 @@ class SlackBot:
         channel: a button value (a turn id, for suggestions "<turn id>:<index>") never
         reaches another surface's turns."""
         value = str((body.get("actions") or [{}])[0].get("value") or "").partition(":")[0]
-        if not value.isdigit() or len(value) > 18:
+        try:
+            turn_id = ascii_int(value, 1, MAX_ID, "turn")
+        except ValueError:  # not a turn id this bot wrote: answered as a turn gone
             return None
-        key = self.assistant.store.turn_key(int(value))
+        key = self.assistant.store.turn_key(turn_id)
         if key is None or (key.surface, key.workspace, key.channel) != ("slack", team, channel):
             return None
-        return int(value)
+        return turn_id
 
     # ------------------------------------------------------------------ the work
     def answer(self, client: WebClient, team: str, event: dict, bot_user_id: str | None) -> None:
@@ -436,6 +441,15 @@ def _message_place(body: dict) -> tuple[str, str, str]:
     return channel, thread, message_ts
 
 
+def _index_below(text: str, count: int) -> bool:
+    """Whether `text` is an index (ASCII digits) below `count`."""
+    try:
+        ascii_int(text, 0, count - 1, "index")
+    except ValueError:
+        return False
+    return True
+
+
 def _llm_failed(exc: BaseException) -> bool:
     """Whether the failure was the LLM endpoint's (anywhere in the exception chain)."""
     while exc is not None:
@@ -451,7 +465,11 @@ def signed_by_slack(secret: str, headers: Mapping[str, str], body: bytes) -> boo
     body, so an unsigned request costs nothing and leaves no trace of its content."""
     timestamp = headers.get("x-slack-request-timestamp", "")
     signature = headers.get("x-slack-signature", "")
-    if not secret or not timestamp.isdigit() or not signature.startswith("v0="):
+    if not secret or not signature.startswith("v0=") or len(signature) > 100:
+        return False
+    try:  # ASCII digits only ("²".isdigit() is true), and a time that can be now
+        ascii_int(timestamp, 0, MAX_SLACK_TIMESTAMP, "X-Slack-Request-Timestamp")
+    except ValueError:
         return False
     return SignatureVerifier(secret).is_valid(body, timestamp, signature)
 

@@ -126,9 +126,11 @@ class ExplanationRecord(Base):
 
 
 class FeedbackRecord(Base):
-    """A user's rating of one turn (`up`, `down`, or any short label)."""
+    """A user's rating of one turn (`up`, `down`, or any short label), once per user, turn
+    and value."""
 
     __tablename__ = "feedback"
+    __table_args__ = (UniqueConstraint("turn_id", "user", "value", name="uq_feedback_rating"),)
 
     id: Mapped[int] = mapped_column(Integer, primary_key=True)
     turn_id: Mapped[int] = mapped_column(ForeignKey("turns.id", ondelete="CASCADE"), index=True)
@@ -295,12 +297,25 @@ class ConversationStore:
             return result.rowcount or 0
 
     def add_feedback(self, turn_id: int, value: str, user: str = "") -> int:
-        """Record a rating of a turn; returns the feedback id."""
+        """Record a rating of a turn, once per user, turn and value (a repeated click or a
+        redelivered request finds the first); returns the feedback id."""
+        same = select(FeedbackRecord.id).where(
+            FeedbackRecord.turn_id == turn_id,
+            FeedbackRecord.user == user,
+            FeedbackRecord.value == value,
+        )
         with self._sessions() as session:
+            found = session.scalar(same)
+            if found is not None:
+                return found
             record = FeedbackRecord(turn_id=turn_id, value=value, user=user)
             session.add(record)
-            session.commit()
-            return record.id
+            try:
+                session.commit()
+                return record.id
+            except IntegrityError:  # stored concurrently (`uq_feedback_rating`)
+                session.rollback()
+                return session.scalar(same)
 
     def feedback(self, turn_id: int) -> list[FeedbackRecord]:
         """The ratings of a turn, oldest first."""

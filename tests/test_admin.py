@@ -213,6 +213,9 @@ async def test_status_json_and_admin_page(client):
     assert "TEST: 2 unanswered" in text
     assert "parental leave" in text
     assert (await client.get("/admin", headers=BEARER, params={"since": "soon"})).status_code == 400
+    for since in ("99999999999d", "9" * 400 + "d", "²d", "0d"):  # bounded: a clear 400
+        found = await client.get("/admin", headers=BEARER, params={"since": since})
+        assert found.status_code == 400 and "span" in found.text
 
 
 def test_metrics_address_serves_without_a_token(wiki, tmp_path):

@@ -267,15 +267,16 @@ def run(
             parts.notes.append(f"Prometheus metrics: {display_url(host, port)}/metrics")
         if worker:
             from bot.gaps import weekly_jobs
+            from bot.retention import retention_jobs
             from connectors.schedule import Worker
 
-            jobs = weekly_jobs(settings, assistant.index)
+            jobs = weekly_jobs(settings, assistant.index) + retention_jobs(settings)
             sync_worker = Worker(sync_settings, assistant.index, jobs)
             sync_worker.start()
             parts.stops.append(("the sync scheduler", sync_worker.shutdown))
             parts.notes.append(f"sync scheduler: {', '.join(sync_worker.schedules())}")
             if jobs:
-                parts.notes.append(f"weekly gaps report: {', '.join(j.name for j in jobs)}")
+                parts.notes.append(f"scheduled: {', '.join(j.name for j in jobs)}")
         if settings.admin_token:
             parts.notes.append("admin page at /admin and metrics at /metrics (admin token)")
 

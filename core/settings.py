@@ -424,6 +424,14 @@ class Settings:
         " 0 = Sunday).",
     )
 
+    retention_days: int = setting(
+        0,
+        "Days questions are kept: turns older than this, with their explanations and"
+        " feedback, are deleted daily at 03:30 by the worker (`confbot retention` does it"
+        " now); 0 keeps everything.",
+        bounds=(0, 36600),
+    )
+
     # --- secrets and endpoints (never logged) ----------------------------------------
     openai_api_key: str = setting(
         "", "API key for the LLM and embeddings endpoints.", env="OPENAI_API_KEY", secret=True

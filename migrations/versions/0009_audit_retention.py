@@ -41,15 +41,17 @@ def upgrade() -> None:
     op.create_table(
         "audit_log",
         sa.Column("id", sa.Integer, primary_key=True),
-        sa.Column("at", sa.DateTime(timezone=True), nullable=False, index=True),
+        sa.Column("at", sa.DateTime(timezone=True), nullable=False),
         sa.Column("actor", sa.String(255), nullable=False),
         sa.Column("action", sa.String(64), nullable=False),
         sa.Column("detail", sa.Text, nullable=False, server_default=""),
     )
+    op.create_index("ix_audit_log_at", "audit_log", ["at"])
 
 
 def downgrade() -> None:
     """Drop `audit_log`, the ratings' unique constraint and `conversations.channel_type`."""
+    op.drop_index("ix_audit_log_at", table_name="audit_log")
     op.drop_table("audit_log")
     with op.batch_alter_table("feedback") as batch:
         batch.drop_constraint("uq_feedback_rating", type_="unique")

@@ -57,6 +57,11 @@ FEEDBACK_DOWN_ACTION = "confbot_feedback_down"
 # One action id per suggestion button (Slack wants them unique in a message); the value is
 # "<turn id>:<suggestion index>".
 SUGGEST_ACTION = "confbot_suggest"
+# The Share button of a private answer; its value is "<turn id>:<thread ts or empty>".
+SHARE_ACTION = "confbot_share"
+SHARE_LABEL = "Share to channel"
+PRIVATE_NOTE = "Only you can see this answer. Share it to post it for the channel."
+_USER_ID = re.compile(r"^[UW][A-Z0-9]{2,30}$")
 MAX_BUTTON_TEXT = 75  # Slack's limit on a button's text
 
 BAR_WIDTH = 10
@@ -337,6 +342,40 @@ def answer_blocks(turn: Turn, pages: Mapping[str, Page] | None = None) -> list[d
         answer = answer[:room]
         answer[-1] = clip(answer[-1], MAX_SECTION_TEXT - 2) + " …"
     return head + [_section(text) for text in answer or [escape("(no answer)")]] + sources + actions
+
+
+def private_answer_blocks(
+    turn: Turn, pages: Mapping[str, Page] | None = None, thread: str = ""
+) -> list[dict]:
+    """A private (ephemeral) answer: a note that only the asker sees it and the question
+    asked, the answer, and Share to channel / 👍 / 👎. No Explain: it posts in the thread
+    for everyone, so it comes with the shared answer. `thread` is where Share posts (a
+    thread's ts, or empty for the channel itself)."""
+    question = escape(clip(" ".join(turn.question.split()), MAX_QUESTION_CHARS))
+    head = [_context(f"{escape(PRIVATE_NOTE)}\n_Asked:_ {question}")]
+    blocks = answer_blocks(turn, pages)
+    if turn.small_talk or turn.clarification:  # the help text or a question back: no share
+        return _within_limit(head + blocks)
+    share = _button(SHARE_LABEL, SHARE_ACTION, f"{turn.id}:{thread}")
+    share["style"] = "primary"
+    last = blocks[-1]
+    if last.get("type") == "actions":
+        kept = [b for b in last["elements"] if b.get("action_id") != EXPLAIN_ACTION]
+        blocks[-1] = {**last, "elements": [share, *kept]}
+    return _within_limit(head + blocks)
+
+
+def shared_answer_blocks(turn: Turn, user: str, pages: Mapping[str, Page] | None = None) -> list:
+    """A private answer shared to its channel: who shared it and the question, then the
+    answer message with its Explain / 👍 / 👎 buttons."""
+    who = f"<@{user}>" if _USER_ID.match(user or "") else "Someone"
+    question = escape(clip(" ".join(turn.question.split()), MAX_QUESTION_CHARS))
+    return _within_limit([_context(f"{who} asked: {question}")] + answer_blocks(turn, pages))
+
+
+def _within_limit(blocks: list[dict]) -> list[dict]:
+    """At most `MAX_BLOCKS` blocks, the last one (the buttons) kept."""
+    return blocks if len(blocks) <= MAX_BLOCKS else blocks[: MAX_BLOCKS - 1] + blocks[-1:]
 
 
 def suggestion_actions(turn: Turn) -> dict:

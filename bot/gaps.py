@@ -60,7 +60,7 @@ def parse_since(text: str) -> timedelta:
 def asked_in(settings: Settings):
     """The function giving the one space a conversation was scoped to, or None: a web
     conversation's space, or the space a Slack channel is limited to."""
-    from bot.slack import channel_spaces
+    from bot.slack_requests import channel_spaces
 
     def scope(key: ConversationKey) -> str | None:
         if key.surface == "web":

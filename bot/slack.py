@@ -5,7 +5,10 @@ the bot has been asked in before (no need to mention it again). It always replie
 thread (`thread_ts`, or the message's own `ts` for a new thread), and one thread is one
 conversation (`ConversationKey("slack", team, channel, thread ts)`), so follow-ups are
 completed from the thread's earlier turns. Messages from bots, its own included, and edits
-and other message subtypes are ignored.
+and other message subtypes are ignored. In the channels of `slack_auto_answer_channels` it
+also answers top-level questions nobody asked it, only when confident (`bot.slack_auto`).
+The `/confbot` command, the "Ask confbot about this thread" shortcut and Share to channel
+are in `bot.slack_commands`, the Home tab in `bot.slack_home`; `build_app` registers them.
 
 Exactly once: Slack redelivers an event it thinks was not acknowledged (same `event_id`,
 with an `X-Slack-Retry-Num` header), and a mention in a channel arrives twice, as
@@ -57,10 +60,12 @@ from bot.blocks import (
     mentions,
     plain_text,
 )
+from bot.slack_auto import auto_answered, confident
+from bot.slack_commands import add_entry_points
+from bot.slack_requests import apology, channel_spaces, workspace_of
 from bot.slack_state import SlackStore
 from core.assistant import Assistant, ConversationKey, Turn
 from core.bounds import MAX_ID, ascii_int
-from core.llm import LLMError
 from core.present import Named, language_of, named_sources
 from core.settings import Settings, SettingsError
 
@@ -80,14 +85,6 @@ CHANNEL_FLAGS = (("im", "is_im"), ("mpim", "is_mpim"), ("group", "is_private"))
 """`conversations.info` flags naming a private kind, most specific first."""
 
 EMPTY_QUESTION = "Ask me anything about the wiki, and I'll answer here with the sources."
-LLM_FAILED = (
-    ":warning: Sorry, I couldn't reach the language model to answer this just now."
-    " Please try again in a few minutes."
-)
-ANSWER_FAILED = (
-    ":warning: Sorry, something went wrong while I was answering. Please try again;"
-    " if it keeps happening, let the confbot admins know."
-)
 EXPLAIN_FAILED = (
     ":warning: Sorry, I couldn't work out the explanation of this answer. Please try again later."
 )
@@ -99,28 +96,6 @@ THANKS = {
 TURN_GONE = "Sorry, I can't find that answer any more."
 MAX_SLACK_TIMESTAMP = 10**12
 """Largest request timestamp read (Unix seconds; year 33658): Slack's are ten digits."""
-
-
-def channel_spaces(settings: Settings, channel: str) -> set[str] | None:
-    """The Confluence spaces a channel may search (`slack_channel_spaces`: the channel's
-    entry, else the `*` entry); None means every synced space."""
-    table = settings.slack_channel_spaces
-    value = table.get(channel, table.get("*"))
-    if value is None:
-        return None
-    items = value.split(",") if isinstance(value, str) else value
-    return {str(item).strip() for item in items if str(item).strip()}
-
-
-def workspace_of(body: dict, context: BoltContext) -> str:
-    """The team id of a request (events and interactivity payloads alike)."""
-    return (
-        context.team_id
-        or body.get("team_id")
-        or (body.get("team") or {}).get("id")
-        or context.enterprise_id
-        or ""
-    )
 
 
 def from_a_person(event: dict, bot_user_id: str | None) -> bool:
@@ -184,9 +159,12 @@ class SlackBot:
                 thread
                 and thread != event.get("ts")
                 and self.state.in_thread(ConversationKey("slack", team, event["channel"], thread))
+                and not self.state.claimed("quiet", f"{team}:{event['channel']}:{thread}")
             )
         ):
             self.answer(client, team, event, context.bot_user_id)
+        elif auto_answered(self.settings, event, plain_text(event.get("text") or "")):
+            self.answer(client, team, event, context.bot_user_id, quiet=True)
 
     def on_reaction(self, body: dict, event: dict, client: WebClient, context: BoltContext):
         """`reaction_added`: the explain reaction on an answer posts its explanation."""
@@ -209,7 +187,7 @@ class SlackBot:
         channel, thread, answer_ts = _message_place(body)
         team = workspace_of(body, context)
         user = (body.get("user") or {}).get("id")
-        turn_id = self._turn_here(body, team, channel)
+        turn_id = self.turn_here(body, team, channel)
         if turn_id is None:
             if user:
                 client.chat_postEphemeral(
@@ -218,17 +196,21 @@ class SlackBot:
             return
         self.explain(client, team, channel, thread, turn_id, user, answer_ts)
 
-    def on_feedback(self, body: dict, client: WebClient, context: BoltContext):
-        """👍 / 👎: store the rating on the turn, thank the user privately."""
+    def on_feedback(self, body: dict, client: WebClient, context: BoltContext, respond):
+        """👍 / 👎: store the rating on the turn, thank the user privately (on a private
+        answer, through its `response_url`: it is in no thread)."""
         action = body["actions"][0]
         value = "up" if action["action_id"] == FEEDBACK_UP_ACTION else "down"
         user = (body.get("user") or {}).get("id", "")
         channel, thread, _ = _message_place(body)
-        turn_id = self._turn_here(body, workspace_of(body, context), channel)
+        turn_id = self.turn_here(body, workspace_of(body, context), channel)
         text = TURN_GONE
         if turn_id is not None:
             self.assistant.feedback(turn_id, value, user=user)
             text = THANKS[value]
+        if (body.get("container") or {}).get("is_ephemeral"):
+            respond(text=text, response_type="ephemeral", replace_original=False)
+            return
         client.chat_postEphemeral(channel=channel, user=user, thread_ts=thread, text=text)
 
     def on_suggestion(self, body: dict, client: WebClient, context: BoltContext):
@@ -237,7 +219,7 @@ class SlackBot:
         channel, thread, _ = _message_place(body)
         team = workspace_of(body, context)
         user = (body.get("user") or {}).get("id", "")
-        turn_id = self._turn_here(body, team, channel)
+        turn_id = self.turn_here(body, team, channel)
         record = self.assistant.turn_record(turn_id) if turn_id is not None else None
         _, _, index = str(body["actions"][0].get("value") or "").partition(":")
         suggestions = record.messages.get("suggestions") or [] if record else []
@@ -256,7 +238,7 @@ class SlackBot:
         event = {"channel": channel, "ts": asked["ts"], "thread_ts": thread, "text": question}
         self.answer(client, team, event, None)
 
-    def _turn_here(self, body: dict, team: str, channel: str) -> int | None:
+    def turn_here(self, body: dict, team: str, channel: str) -> int | None:
         """The turn a button names, if it is a turn answered in Slack in this workspace and
         channel: a button value (a turn id, for suggestions "<turn id>:<index>") never
         reaches another surface's turns."""
@@ -271,42 +253,61 @@ class SlackBot:
         return turn_id
 
     # ------------------------------------------------------------------ the work
-    def answer(self, client: WebClient, team: str, event: dict, bot_user_id: str | None) -> None:
-        """Answer one message in its thread, once."""
+    def answer(
+        self,
+        client: WebClient,
+        team: str,
+        event: dict,
+        bot_user_id: str | None,
+        quiet: bool = False,
+    ) -> None:
+        """Answer one message in its thread, once. `quiet` is an auto-answer nobody asked
+        for (`bot.slack_auto`): no 👀 and no apology, and the answer is posted only when
+        confident; otherwise the thread is marked quiet, so its replies are not answered."""
         channel, ts = event["channel"], event["ts"]
         thread = event.get("thread_ts") or ts
         if not self.state.claim("message", f"{team}:{channel}:{ts}"):
             return
         question = plain_text(event.get("text") or "", bot_user_id)
         if not question:
-            self._post(client, channel, thread, EMPTY_QUESTION)
+            if not quiet:
+                self._post(client, channel, thread, EMPTY_QUESTION)
             return
         key = ConversationKey("slack", team, channel, thread)
-        self._react(client, "add", channel, ts)
+        if not quiet:
+            self._react(client, "add", channel, ts)
         try:
             # the bot is now part of the thread; where it is decides who may see the question
             self.assistant.store.conversation_id(key, self._channel_type(client, event))
             turn = self.assistant.ask(
                 key, question, spaces=channel_spaces(self.settings, channel), suggest=False
             )
+            if quiet and not confident(self.assistant, turn):
+                self.state.claim("quiet", f"{team}:{channel}:{thread}")
+                log.info("auto-answer of %s in %s: not confident, stayed silent", ts, channel)
+                return
+            self.state.remember_asker(team, event.get("user") or "", turn.id)
             posted = client.chat_postMessage(
                 channel=channel,
                 thread_ts=thread,
                 text=answer_text(turn),
-                blocks=answer_blocks(turn, self._pages(turn)),
+                blocks=answer_blocks(turn, self.pages(turn)),
                 unfurl_links=False,
                 unfurl_media=False,
             )
         except Exception as exc:
             log.exception("answering message %s in %s failed", ts, channel)
-            self._post(client, channel, thread, LLM_FAILED if _llm_failed(exc) else ANSWER_FAILED)
-            self._react(client, "remove", channel, ts)
+            if not quiet:
+                self._post(client, channel, thread, apology(exc))
+                self._react(client, "remove", channel, ts)
             return
         try:  # recorded before the 👀 goes, so an explain reaction always finds the turn
             self.state.remember_answer(team, channel, posted["ts"], thread, turn.id)
+            self.state.release("quiet", f"{team}:{channel}:{thread}")  # asked after a silence
         except Exception:
             log.exception("could not record the answer message of turn %d", turn.id)
-        self._react(client, "remove", channel, ts)
+        if not quiet:
+            self._react(client, "remove", channel, ts)
         self._add_suggestions(client, channel, posted["ts"], turn)
 
     def _channel_type(self, client: WebClient, event: dict) -> str | None:
@@ -345,7 +346,7 @@ class SlackBot:
                 channel=channel,
                 ts=ts,
                 text=answer_text(shown),
-                blocks=answer_blocks(shown, self._pages(shown)),
+                blocks=answer_blocks(shown, self.pages(shown)),
             )
         except Exception:
             log.exception("could not add the suggested follow-ups of turn %d", turn.id)
@@ -398,7 +399,7 @@ class SlackBot:
         headings = {e.id: e.heading for e in found}
         return named_sources(record.answer, evidences, headings), language_of(record.question)
 
-    def _pages(self, turn: Turn) -> dict:
+    def pages(self, turn: Turn) -> dict:
         """The indexed records of the cited pages (for their spaces and dates)."""
         pages = {}
         for citation in turn.citations:
@@ -450,15 +451,6 @@ def _index_below(text: str, count: int) -> bool:
     return True
 
 
-def _llm_failed(exc: BaseException) -> bool:
-    """Whether the failure was the LLM endpoint's (anywhere in the exception chain)."""
-    while exc is not None:
-        if isinstance(exc, LLMError):
-            return True
-        exc = exc.__cause__ or exc.__context__
-    return False
-
-
 def signed_by_slack(secret: str, headers: Mapping[str, str], body: bytes) -> bool:
     """Whether a request carries a valid Slack signature made in the last five minutes
     (Slack's "Verifying requests from Slack"): checked before anything parses or logs the
@@ -504,6 +496,7 @@ def build_app(settings: Settings, assistant: Assistant, client: WebClient | None
     feedback = re.compile(f"^(?:{FEEDBACK_UP_ACTION}|{FEEDBACK_DOWN_ACTION})$")
     app.action(feedback)(ack=acknowledge, lazy=[bot.on_feedback])
     app.action(re.compile(f"^{SUGGEST_ACTION}_\\d+$"))(ack=acknowledge, lazy=[bot.on_suggestion])
+    add_entry_points(app, bot)
     return app
 
 

@@ -1,14 +1,20 @@
 """The Slack bot's state in the SQL database, shared by every process that serves Slack.
 
-- Claims (`slack_events`): a row per Slack event id, per user message answered and per
-  answer explained. Inserting the row is the lock: the primary key makes a second insert
-  fail, in this process or any other, so a redelivered event, a message that arrives both as
-  `app_mention` and as `message`, or a second Explain click is acted on once.
+- Claims (`slack_events`): a row per Slack event id, per user message answered, per slash
+  command and shortcut (by trigger id) and per answer explained. Inserting the row is the
+  lock: the primary key makes a second insert fail, in this process or any other, so a
+  redelivered event, a message that arrives both as `app_mention` and as `message`, or a
+  second Explain click is acted on once.
 - Answers (`slack_answers`): which turn each posted answer message shows, so a reaction on
   the message (which carries only its timestamp) finds the turn to explain.
 
 Whether the bot is part of a thread is read from `conversations` (surface `slack`): a thread
-is a conversation once the bot has been asked something in it.
+is a conversation once the bot has been asked something in it, unless an auto-answer stayed
+silent there (a `quiet` claim, dropped when the bot later answers in the thread).
+
+Two more kinds of rows in `slack_events`, kept like explain claims: `asked` (who asked each
+turn, `workspace:user:turn id`, so the App Home lists a user's recent questions: turns
+themselves do not record the asker) and `share` (an answer shared to its channel once).
 
 Tables are created by the migration `0003_slack_events`.
 """
@@ -30,11 +36,12 @@ from core.db import Base, session_factory
 # Claims of explanations are kept: they stop a second explanation of the same answer.
 CLAIM_RETENTION = timedelta(days=1)
 PRUNE_INTERVAL = timedelta(minutes=10)
-PRUNED_KINDS = ("event", "message")
+PRUNED_KINDS = ("event", "message", "command", "shortcut")
 
 
 class SlackClaim(Base):
-    """One thing done once: `kind` (`event`, `message`, `explain`) and its key."""
+    """One thing done once: `kind` (`event`, `message`, `command`, `shortcut`, `explain`,
+    `share`, `quiet`, `asked`) and its key."""
 
     __tablename__ = "slack_events"
 
@@ -87,6 +94,31 @@ class SlackStore:
                 session.rollback()
                 return False
 
+    def claimed(self, kind: str, key: str) -> bool:
+        """Whether `kind:key` is claimed."""
+        with self._sessions() as session:
+            found = session.scalar(select(SlackClaim.key).where(SlackClaim.key == f"{kind}:{key}"))
+        return found is not None
+
+    def remember_asker(self, workspace: str, user: str, turn_id: int) -> None:
+        """Record that `user` asked the question of `turn_id` (for their App Home)."""
+        if user:
+            self.claim("asked", f"{workspace}:{user}:{turn_id}")
+
+    def asked_by(self, workspace: str, user: str, limit: int = 5) -> list[int]:
+        """The turn ids of the questions `user` asked last, newest first."""
+        prefix = f"asked:{workspace}:{user}:"
+        with self._sessions() as session:
+            keys = session.scalars(
+                select(SlackClaim.key)
+                .where(SlackClaim.kind == "asked")
+                .where(SlackClaim.key.startswith(prefix, autoescape=True))
+                .order_by(SlackClaim.created_at.desc())
+                .limit(limit)
+            ).all()
+        ids = [int(key[len(prefix) :]) for key in keys if key[len(prefix) :].isdigit()]
+        return sorted(ids, reverse=True)  # turn ids grow with time: ties in time sorted too
+
     def release(self, kind: str, key: str) -> None:
         """Drop a claim, so the work can be tried again (after a failure)."""
         with self._sessions() as session:
@@ -94,7 +126,8 @@ class SlackStore:
             session.commit()
 
     def prune(self, now: datetime | None = None) -> int:
-        """Delete event and message claims older than `CLAIM_RETENTION`; returns how many."""
+        """Delete event, message, command and shortcut claims older than `CLAIM_RETENTION`;
+        returns how many."""
         cutoff = (now or utcnow()) - CLAIM_RETENTION
         with self._sessions() as session:
             result = session.execute(

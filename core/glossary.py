@@ -197,6 +197,9 @@ standort, speicherort, ort = location place site
 raum = room
 webseite, website = website site web
 hauptseite = main
+haupt, hauptsächlich = main primary mainly
+thema, themen = topic topics subject
+anwendungsfall, anwendungsfälle = use case cases
 # time
 datum = date
 termin = date

@@ -394,6 +394,11 @@ class Settings:
     slack_workers: int = setting(
         8, "Slack answers and explanations worked on at once per process; more wait in line."
     )
+    slack_auto_answer_channels: list[str] = setting(
+        [],
+        "Channel ids where confbot answers top-level questions unasked, only when confident"
+        " (C123,C456); it stays silent otherwise. Empty: it answers only when asked.",
+    )
 
     # --- operating it: admin page, metrics, the report of unanswered questions --------
     admin_token: str = setting(

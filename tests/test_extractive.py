@@ -265,3 +265,27 @@ def test_a_time_written_with_am_or_pm_answers_when():
     call = [ev(1, "The community call was held on July 23, 2015 at 1:00PM (EDT).", "Call")]
     text = ask("When did the community call on July 23, 2015 start?", evidences=call)
     assert "1:00PM" in text and text != OUT_OF_SCOPE
+
+
+def test_german_noun_the_wiki_lacks_declines():
+    """A German question naming a thing the wiki has no word for ("Parkplatzzuschuss") is
+    declined on near-topic evidence; a compound ending in a word the wiki knows
+    ("Urlaubsanspruch" → anspruch is not known, "Jahresurlaub" → urlaub via the glossary's
+    leave) and a translated noun are answered."""
+    leave = [ev(1, "Employees have 28 days of annual leave per year.", "HR")]
+    vocabulary = {"employees", "have", "days", "annual", "leave", "year"}
+    llm = ExtractiveLLM({"de": 0.0}, vocabulary=lambda: vocabulary, glossary=True)
+    assert llm.unknown_words("Gibt es einen Parkplatzzuschuss für das Labor?") == [
+        "parkplatzzuschuss",
+        "labor",
+    ]
+    assert ask("Gibt es einen Parkplatzzuschuss für das Labor?", llm, leave) == OUT_OF_SCOPE
+    assert llm.unknown_words("Wie viele Tage Jahresurlaub haben Mitarbeiter?") == []
+    translated = ExtractiveLLM(
+        {"de": 0.0},
+        translate=lambda question: {"labor": ["lab"], "parkplatzzuschuss": ["parking"]},
+        vocabulary=lambda: vocabulary,
+    )
+    assert translated.unknown_words("Gibt es einen Parkplatzzuschuss für das Labor?") == []
+    # The first word of a sentence and product names in camel case are not judged.
+    assert llm.unknown_words("Kantine? Und der FirePro?") == []

@@ -21,15 +21,8 @@ from slack_sdk.signature import SignatureVerifier
 from sqlalchemy import inspect
 
 from bot.blocks import EXPLAIN_ACTION, FEEDBACK_DOWN_ACTION, FEEDBACK_UP_ACTION, SUGGEST_ACTION
-from bot.slack import (
-    ALREADY_EXPLAINED,
-    ANSWER_FAILED,
-    EXPLAIN_FAILED,
-    LLM_FAILED,
-    TURN_GONE,
-    build_app,
-    channel_spaces,
-)
+from bot.slack import ALREADY_EXPLAINED, EXPLAIN_FAILED, TURN_GONE, build_app
+from bot.slack_requests import ANSWER_FAILED, LLM_FAILED, channel_spaces
 from bot.slack_state import TABLES, Base, SlackStore
 from core.assistant import Assistant, ConversationKey
 from core.db import engine_for, upgrade
@@ -601,6 +594,23 @@ def test_claims_hold_once_and_old_ones_are_pruned(tmp_path):
     assert store.claim("explain", "T:C:1")
     assert store.prune(utcnow() + timedelta(days=2)) == 1  # the event; explain claims stay
     assert store.claim("event", "Ev1") and not store.claim("explain", "T:C:1")
+
+
+def test_askers_are_remembered_per_workspace_and_user(tmp_path):
+    url = f"sqlite:///{tmp_path / 'state.sqlite'}"
+    upgrade(url)
+    store = SlackStore(url)
+    for turn_id in (3, 9, 10, 11):
+        store.remember_asker("T1", "U1", turn_id)
+    store.remember_asker("T1", "U2", 12)
+    store.remember_asker("T2", "U1", 13)
+    store.remember_asker("T1", "", 14)  # no user: nothing to remember
+    assert store.asked_by("T1", "U1", limit=3) == [11, 10, 9]
+    assert store.asked_by("T1", "U2") == [12] and store.asked_by("T2", "U1") == [13]
+    assert store.asked_by("T1", "U%") == []  # the user id is no pattern
+    assert not store.claimed("quiet", "T1:C1:1.1")
+    store.claim("quiet", "T1:C1:1.1")
+    assert store.claimed("quiet", "T1:C1:1.1")
 
 
 def test_failed_explanation_is_apologised_for_and_can_be_retried(wiki, tmp_path, slack):

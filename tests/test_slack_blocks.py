@@ -9,8 +9,11 @@ import pytest
 
 from bot.blocks import (
     EXPLAIN_ACTION,
+    FEEDBACK_DOWN_ACTION,
+    FEEDBACK_UP_ACTION,
     MAX_BLOCKS,
     MAX_SECTION_TEXT,
+    SHARE_ACTION,
     ZWSP,
     answer_blocks,
     answer_text,
@@ -22,9 +25,13 @@ from bot.blocks import (
     link,
     mentions,
     plain_text,
+    private_answer_blocks,
     render_answer,
+    shared_answer_blocks,
     split_rendered,
 )
+from bot.slack_auto import looks_like_question
+from bot.slack_home import Asked, home_view
 from core.answer import Citation
 from core.assistant import ConversationKey, Turn
 from core.attribution import ClusterShare, Explanation
@@ -419,3 +426,79 @@ def test_a_clarification_is_its_text_alone():
     turn.evidences, turn.citations, turn.clarification = [], [], True
     (block,) = answer_blocks(turn)
     assert block["text"]["text"] == "Week 3 of what? Please ask the whole question."
+
+
+# --------------------------------------------------------------------------- private answers
+def action_ids(blocks: list[dict]) -> list[str]:
+    return [e["action_id"] for b in blocks if b["type"] == "actions" for e in b["elements"]]
+
+
+def test_private_answer_has_share_instead_of_explain():
+    turn = make_turn("It happened [1].")
+    blocks = private_answer_blocks(turn, PAGES, thread="1.1")
+    head = blocks[0]["elements"][0]["text"]
+    assert head.startswith("Only you can see this answer") and head.endswith("and then?")
+    assert action_ids(blocks) == [SHARE_ACTION, FEEDBACK_UP_ACTION, FEEDBACK_DOWN_ACTION]
+    assert blocks[-1]["elements"][0]["value"] == "42:1.1"
+    assert blocks[1:-1] == answer_blocks(turn, PAGES)[:-1]  # the answer as a mention gets it
+
+
+def test_private_help_text_has_nothing_to_share():
+    turn = dataclasses.replace(make_turn("Hi! Ask me."), small_talk="greeting")
+    turn = dataclasses.replace(turn, evidences=[], citations=[])
+    assert SHARE_ACTION not in action_ids(private_answer_blocks(turn))
+
+
+def test_long_private_and_shared_answers_keep_their_buttons_within_the_limit():
+    paragraph = "A long paragraph about the build & the tests [1]. " * 40
+    turn = make_turn("\n\n".join([paragraph] * 200))
+    for blocks in (private_answer_blocks(turn, PAGES), shared_answer_blocks(turn, "U0ALICE")):
+        assert len(blocks) == MAX_BLOCKS and blocks[-1]["type"] == "actions"
+
+
+@pytest.mark.parametrize(
+    ("user", "expected"),
+    [("U0ALICE", "<@U0ALICE> asked: and then?"), ("<!channel>", "Someone asked: and then?")],
+)
+def test_shared_answer_names_who_asked(user, expected):
+    blocks = shared_answer_blocks(make_turn("It happened [1]."), user)
+    assert blocks[0]["elements"][0]["text"] == expected
+    assert EXPLAIN_ACTION in action_ids(blocks)
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        ("What does BATS stand for?", True),
+        ("how do I enable BATS", True),
+        ("Wie aktiviere ich BATS", True),
+        ("BATS is enabled in local.conf, right?", True),
+        ("any ideas?", False),  # too short to search for
+        ("BATS is great, thanks all", False),
+        ("Whatever works for you", False),
+    ],
+)
+def test_looks_like_question(text, expected):
+    assert looks_like_question(text) is expected
+
+
+def test_home_view_lists_spaces_questions_and_settings():
+    view = home_view(
+        {"ENG": 120, "HR": 1},
+        [
+            Asked("What is <!here> BATS?", "2026-11-26", False),
+            Asked("Who won?", "2026-11-25", True),
+        ],
+        ["*Auto-answers*: off; I answer only when asked."],
+    )
+    assert view["type"] == "home"
+    text = "\n".join(b["text"]["text"] for b in view["blocks"] if b["type"] == "section")
+    assert "121 pages in 2 spaces:\n• *ENG*: 120 pages\n• *HR*: 1 page" in text
+    assert "• What is &lt;!here&gt; BATS? _(2026-11-26)_" in text
+    assert "• Who won? _(2026-11-25, not found in the wiki)_" in text
+    assert "*Auto-answers*: off" in text
+
+
+def test_home_view_of_an_empty_index():
+    text = str(home_view({}, [], []))
+    assert "Nothing is indexed yet" in text and "haven't asked me anything" in text

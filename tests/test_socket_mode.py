@@ -14,16 +14,18 @@ import pytest
 from prometheus_client import REGISTRY
 from slack_bolt import App
 
-from bot.blocks import EXPLAIN_ACTION, FEEDBACK_DOWN_ACTION
+from bot.blocks import EXPLAIN_ACTION, FEEDBACK_DOWN_ACTION, SHARE_ACTION
 from bot.serve import SlackStarter
 from bot.slack import build_app, run_socket_mode, socket_mode_handler
+from bot.slack_commands import COMMAND_HELP
 from bot.web import WebApp
 from core.assistant import Assistant, ConversationKey
 from core.retrieve import Retriever
 from tests.fakes.slack_api_server import TEAM_ID, FakeSlack
 from tests.fakes.socket_mode_server import FakeSocketMode
 from tests.fakes.tiny_wiki import Wiki, build_wiki, make_assistant
-from tests.test_slack import USER, button_payload, event_body, mention
+from tests.test_slack import USER, button_payload, event_body, mention, message
+from tests.test_slack_entry_points import command_body, share_payload, shortcut_payload
 
 APP_TOKEN = "xapp-1-A0APP-test"
 QUESTION = "What does BATS stand for?"
@@ -81,7 +83,7 @@ def settings_for(wiki: Wiki, folder, slack: FakeSlack, **changes):
 @pytest.fixture
 def connected(wiki, tmp_path, servers):
     slack, socket_mode = servers
-    settings = settings_for(wiki, tmp_path, slack)
+    settings = settings_for(wiki, tmp_path, slack, slack_auto_answer_channels=["CHELP"])
     assistant = make_assistant(wiki, tmp_path)
     app = build_app(settings, assistant)
     handler = socket_mode_handler(app, settings.slack_app_token)
@@ -228,3 +230,73 @@ def test_the_bot_loads_its_index_before_it_connects_to_slack(wiki, tmp_path, ser
     monkeypatch.setattr("bot.slack.socket_mode_handler", lambda app, token: Handler())
     assert run_socket_mode(settings_for(wiki, tmp_path, slack)) == 0
     assert searched_at_connect == [1]
+
+
+# --------------------------------------------------------------------------- entry points
+def test_slash_command_share_and_explain_over_socket_mode(connected):
+    """`/confbot` arrives as a `slash_commands` envelope, acknowledged at once; the answer
+    comes privately through its response URL; Share and Explain as interactive envelopes."""
+    slack, socket_mode, assistant = connected.slack, connected.socket_mode, connected.assistant
+    empty = socket_mode.send_command(command_body(slack, "", trigger="t0"))
+    asked = socket_mode.send_command(command_body(slack, QUESTION, trigger="t1"))
+    socket_mode.wait_for_acks({empty, asked})
+    acks = {a.envelope_id: a.payload for a in socket_mode.acks}
+    assert acks[empty] == {"text": COMMAND_HELP} and acks[asked] is None
+
+    (private,) = slack.wait_for("response_url")
+    assert private.params["response_type"] == "ephemeral"
+    (share,) = [
+        e
+        for b in private.params["blocks"]
+        if b["type"] == "actions"
+        for e in b["elements"]
+        if e["action_id"] == SHARE_ACTION
+    ]
+    socket_mode.wait_for_acks({socket_mode.send_interactive(share_payload(slack, share["value"]))})
+    (shared,) = slack.wait_for("chat.postMessage")
+    assert shared.params["channel"] == "C1"
+    turn_id = int(share["value"].split(":")[0])
+    answer = {"channel": "C1", "thread_ts": shared.response["ts"], "ts": shared.response["ts"]}
+    socket_mode.send_interactive(button_payload(EXPLAIN_ACTION, turn_id, answer))
+    explanation = slack.wait_for("chat.postMessage", 2)[1]
+    assert explanation.params["thread_ts"] == shared.response["ts"]
+    assert assistant.store.explanation(turn_id) is not None
+
+
+def test_thread_shortcut_over_socket_mode(connected):
+    slack, socket_mode = connected.slack, connected.socket_mode
+    clicked = {"type": "message", "user": "U0BOB", "text": QUESTION, "ts": "1700000000.000100"}
+    slack.threads[("C1", clicked["ts"])] = [clicked]
+    socket_mode.wait_for_acks({socket_mode.send_interactive(shortcut_payload(slack, clicked))})
+    (private,) = slack.wait_for("chat.postEphemeral")
+    assert private.params["thread_ts"] == clicked["ts"] and private.params["user"] == USER
+    assert "Bash Automated Testing System" in json.dumps(private.params["blocks"])
+
+
+def test_app_home_over_socket_mode(connected):
+    slack, socket_mode = connected.slack, connected.socket_mode
+    opened = {"type": "app_home_opened", "user": USER, "channel": "D1", "tab": "home"}
+    envelope = socket_mode.send_event(event_body(opened, "EvHome"))
+    socket_mode.wait_for_acks({envelope})
+    (published,) = slack.wait_for("views.publish")
+    assert published.params["user_id"] == USER
+    assert "TEST" in json.dumps(published.params["view"])
+
+
+def test_auto_answer_channel_over_socket_mode(connected):
+    """A confident top-level question in an auto-answer channel is answered once however
+    often it is delivered; a question it cannot answer gets silence."""
+    slack, socket_mode = connected.slack, connected.socket_mode
+    confident = event_body(message("1700000000.000100", QUESTION, "CHELP"), "Ev1")
+    unsure = event_body(message("1700000000.000200", "Who won the 1954 world cup?", "CHELP"), "Ev2")
+    envelopes = [
+        socket_mode.send_event(confident),
+        socket_mode.send_event(unsure),
+        socket_mode.send_event(confident, retry_attempt=1),
+    ]
+    socket_mode.wait_for_acks(set(envelopes))
+    (answer,) = slack.wait_for("chat.postMessage")
+    assert answer.params["thread_ts"] == "1700000000.000100"
+    connected.finish()
+    assert len(slack.calls_to("chat.postMessage")) == 1
+    assert turns_in(connected.assistant, "CHELP", "1700000000.000200") == 1  # asked, silent

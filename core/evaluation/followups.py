@@ -94,7 +94,7 @@ def replay(assistant: Assistant, conversations: Sequence[Conversation]) -> list[
     `question`, `completed_question`, `reply` (the answer text), `answerable`, `scored`
     (False for the in-scope turns of an out-of-scope conversation, which have no gold),
     `followup`, `language` (as the answerer tells it), and the best span's `support` and
-    `topic` (`no_span`: none found).
+    `topic` (`no_span`: none found, or the answerer declined by its own rules).
     The assistant's answerer must be the offline one; it answers here with no threshold."""
     if not isinstance(assistant.llm, ExtractiveLLM):
         raise ValueError("follow-up declines are measured for the offline answerer only")
@@ -130,7 +130,9 @@ def replay(assistant: Assistant, conversations: Sequence[Conversation]) -> list[
                         "language": question_language(asked),
                         "support": best.support if best else 0.0,
                         "topic": best.topic if best else 0.0,
-                        "no_span": best is None,
+                        # Declined whatever the threshold: no span, or the answerer's own
+                        # rules (a word the wiki lacks, a span of the wrong kind).
+                        "no_span": best is None or turn.out_of_scope,
                     }
                 )
     finally:

@@ -15,6 +15,9 @@ or as a form. Point the real `slack_sdk.WebClient` at it; nothing is patched.
 `auth.test` sends the bot token's scopes in `X-OAuth-Scopes` (`scopes`, by default those of
 `bot/manifest.yml`); `apps.connections.open` answers with `socket_mode_url` (a
 `FakeSocketMode`'s URL) and insists on an app-level token (`xapp-`), as Slack does.
+`conversations.replies` answers with the thread's messages from `threads[(channel, ts)]`.
+`response_url(name)` is a URL on this server standing for a payload's `response_url`: what is
+posted to it is recorded as a call of the method `response_url` (with `params["url_name"]`).
 """
 
 from __future__ import annotations
@@ -31,7 +34,7 @@ from tests.fakes.local_server import LocalServer
 
 MANIFEST_SCOPES = (
     "app_mentions:read,channels:history,groups:history,im:history,mpim:history,channels:read,"
-    "groups:read,chat:write,reactions:read,reactions:write"
+    "groups:read,chat:write,reactions:read,reactions:write,commands"
 )
 TEAM_ID = "T0TEST"
 BOT_USER_ID = "U0BOT"
@@ -58,6 +61,7 @@ class FakeSlack(LocalServer):
         self.failures: dict[str, str] = {}
         self.scopes = MANIFEST_SCOPES
         self.socket_mode_url = ""
+        self.threads: dict[tuple[str, str], list[dict]] = {}
         self.channels: dict[str, dict] = {}
         """`conversations.info` answers by channel id (`{"is_private": True}`...); a channel
         not listed is `channel_not_found`."""
@@ -69,6 +73,10 @@ class FakeSlack(LocalServer):
     def base_url(self) -> str:
         """The API base URL to give `WebClient(base_url=...)` (ends with a slash)."""
         return f"http://127.0.0.1:{self.port}/api/"
+
+    def response_url(self, name: str = "r1") -> str:
+        """A `response_url` served by this fake (Slack's are hooks.slack.com URLs)."""
+        return f"http://127.0.0.1:{self.port}/response/{name}"
 
     def handler_class(self) -> type[BaseHTTPRequestHandler]:
         """The request handler, bound to this fake."""
@@ -131,7 +139,10 @@ class FakeSlack(LocalServer):
                 return {"ok": False, "error": "channel_not_found"}
             return {"ok": True, "channel": {"id": params["channel"], **found}}
         if method == "conversations.replies":
-            return {"ok": True, "messages": [], "has_more": False}
+            messages = self.threads.get((params.get("channel", ""), params.get("ts", "")), [])
+            return {"ok": True, "messages": messages, "has_more": False}
+        if method == "response_url":
+            return {"ok": True}
         return {"ok": True}
 
 
@@ -153,6 +164,8 @@ class _Handler(BaseHTTPRequestHandler):
             if isinstance(params.get(name), str):
                 params[name] = json.loads(params[name])
         method = self.path.split("?")[0].rsplit("/", 1)[-1]
+        if self.path.startswith("/response/"):
+            method, params = "response_url", {**params, "url_name": method}
         headers = {name.lower(): value for name, value in self.headers.items()}
         fake = self.fake
         with fake._changed:

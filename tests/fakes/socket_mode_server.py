@@ -100,6 +100,10 @@ class FakeSocketMode:
             retry_reason="timeout" if retry_attempt else "",
         )
 
+    def send_command(self, payload: dict) -> str:
+        """Deliver a slash command (its fields as a JSON object); its envelope id."""
+        return self._send("slash_commands", payload)
+
     def send_interactive(self, payload: dict) -> str:
         """Deliver an interactivity payload (`block_actions`...); its envelope id."""
         return self._send("interactive", payload)

@@ -10,7 +10,9 @@
 A request carries the token as `Authorization: Bearer TOKEN` (Prometheus' `authorization`
 setting) or as the password of HTTP basic auth (a browser asks for it, after the 401's
 `WWW-Authenticate`). The comparison takes constant time (`hmac.compare_digest`), so response
-times tell nothing about the token. Nothing here writes.
+times tell nothing about the token. Nothing here changes confbot's state; each view of the
+admin page (which quotes questions asked privately) is written to the audit log
+(`core.audit`), and the page shows its latest entries.
 """
 
 from __future__ import annotations
@@ -28,6 +30,7 @@ from starlette.routing import Route
 
 from bot.metrics import CONTENT_TYPE, metrics_registry, metrics_text
 from bot.status import Status, collect_status, status_json
+from core import audit
 from core.assistant import Assistant
 
 HEADERS = {
@@ -36,6 +39,7 @@ HEADERS = {
     "Content-Security-Policy": "default-src 'none'; style-src 'unsafe-inline'",
     "Referrer-Policy": "no-referrer",
 }
+AUDIT_SHOWN = 20
 CHALLENGE = {"WWW-Authenticate": 'Basic realm="confbot admin", charset="UTF-8"'}
 
 
@@ -105,13 +109,19 @@ class Admin:
             since = parse_since(request.query_params.get("since") or "30d")
         except ValueError as exc:
             return HTMLResponse(f"<p>{html.escape(str(exc))}</p>", 400, headers=HEADERS)
+        url = self.settings.sqlalchemy_url
+        client = request.client.host if request.client else "unknown"
+        detail = {"space": space, "since": request.query_params.get("since") or "30d"}
+        await run_in_threadpool(audit.record, url, f"admin-token@{client}", "admin.page", **detail)
         status = await run_in_threadpool(collect_status, self.settings, self.assistant.index)
         reports = await run_in_threadpool(gaps_for, self.assistant, space, since)
-        return HTMLResponse(render_page(status, reports, since), headers=HEADERS)
+        entries = await run_in_threadpool(audit.recent, url, AUDIT_SHOWN)
+        return HTMLResponse(render_page(status, reports, since, entries), headers=HEADERS)
 
 
-def render_page(status: Status, reports: list, since: timedelta) -> str:
-    """The admin page: status tables and the gaps report, every text escaped."""
+def render_page(status: Status, reports: list, since: timedelta, entries: list = ()) -> str:
+    """The admin page: status tables, the gaps report and the latest audit entries, every
+    text escaped."""
     from bot.gaps import report_html
 
     esc = html.escape
@@ -134,6 +144,11 @@ def render_page(status: Status, reports: list, since: timedelta) -> str:
     )
     median = f"{usage.median_ms:.0f} ms" if usage.median_ms is not None else "n/a"
     gaps = "".join(report_html(report) for report in reports) or "<p>Nothing unanswered.</p>"
+    audit_rows = "".join(
+        f"<tr><td>{esc(_when(e.at))}</td><td>{esc(e.actor)}</td><td>{esc(e.action)}</td>"
+        f"<td>{esc(', '.join(f'{k}={v}' for k, v in e.detail.items()))}</td></tr>"
+        for e in entries
+    )
     return f"""<!doctype html>
 <html lang="en"><head><meta charset="utf-8"><title>confbot admin</title>
 <style>body{{font-family:sans-serif;margin:2em;max-width:70em}}
@@ -145,7 +160,11 @@ text-align:left;vertical-align:top}}code{{white-space:pre-wrap}}</style></head><
 <h2>Questions</h2><p>{usage.questions} in the last {usage.days} days, {usage.declined}
 declined; median answer time {median}; feedback: {usage.feedback.get("up", 0)} 👍,
 {usage.feedback.get("down", 0)} 👎.</p><table><tr><th>Day</th><th>Questions</th></tr>{days}
-</table><h2>What the wiki is missing (last {since.days} days)</h2>{gaps}</body></html>"""
+</table><h2>What the wiki is missing (last {since.days} days)</h2>
+<p><small>Questions asked in direct messages or private channels are shown here only; the
+weekly Slack post counts them without quoting them.</small></p>{gaps}
+<h2>Audit log (latest {AUDIT_SHOWN})</h2><table><tr><th>When</th><th>Who</th><th>What</th>
+<th>Details</th></tr>{audit_rows}</table></body></html>"""
 
 
 def _when(moment) -> str:

@@ -7,6 +7,7 @@ import logging
 import sys
 from pathlib import Path
 
+from core.bounds import MAX_LOOKBACK_DAYS, ascii_int, days
 from core.redact import SecretMasker, redact_url, secret_values
 from core.settings import Settings, SettingsError, describe, parse_overrides
 
@@ -114,6 +115,7 @@ def cmd_worker(args: argparse.Namespace) -> int:
     weekly gaps reports (see bot/gaps.py)."""
     from bot.gaps import weekly_jobs
     from bot.metrics import serve_metrics
+    from bot.retention import retention_jobs
     from connectors.schedule import Worker
     from core.db import upgrade
     from core.embeddings import make_embedder
@@ -123,7 +125,8 @@ def cmd_worker(args: argparse.Namespace) -> int:
     upgrade(settings.sqlalchemy_url)
     index = EvidenceIndex(settings, make_embedder(settings))
     serve_metrics(settings)
-    Worker(settings, index, weekly_jobs(settings, index)).serve_forever()
+    jobs = weekly_jobs(settings, index) + retention_jobs(settings)
+    Worker(settings, index, jobs).serve_forever()
     return 0
 
 
@@ -158,9 +161,24 @@ def cmd_status(args: argparse.Namespace) -> int:
     return 0
 
 
+def _argument(parse):
+    """An argparse `type` from a parser that raises ValueError: its message becomes the
+    usage error (no traceback)."""
+
+    def parsed(text: str):
+        try:
+            return parse(text)
+        except ValueError as exc:
+            raise argparse.ArgumentTypeError(str(exc)) from None
+
+    parsed.__name__ = parse.__name__
+    return parsed
+
+
 def cmd_gaps(args: argparse.Namespace) -> int:
     """Print the questions the wiki did not answer, grouped (see bot/gaps.py)."""
     from bot.gaps import gap_reports, parse_since, report_lines
+    from core import audit
     from core.db import upgrade
     from core.embeddings import make_embedder
     from core.index import EvidenceIndex
@@ -178,10 +196,67 @@ def cmd_gaps(args: argparse.Namespace) -> int:
         reports = gap_reports(settings, index, embedder, args.space, since)
     finally:
         index.close()
+    audit.record(
+        settings.sqlalchemy_url, _cli_actor(), "gaps.report", space=args.space, since=args.since
+    )
     if not reports:
         print(f"nothing unanswered in the last {args.since}")
     for report in reports:
         print("\n".join(report_lines(report)))
+    return 0
+
+
+def _cli_actor() -> str:
+    """Who runs this command, for the audit log: `cli:<login name>`."""
+    import getpass
+
+    try:
+        return f"cli:{getpass.getuser()}"
+    except (KeyError, OSError):  # no login name (a container's numeric user)
+        return "cli:unknown"
+
+
+def cmd_retention(args: argparse.Namespace) -> int:
+    """Delete the questions older than retention_days (or --days) now (see bot/retention.py)."""
+    from bot.retention import apply_retention
+    from core.db import upgrade
+    from core.retention import cutoff_for
+
+    settings = _settings(args)
+    days = args.days if args.days is not None else settings.retention_days
+    if days <= 0:
+        print(
+            "confbot retention: nothing to do: CONFBOT_RETENTION_DAYS is 0 (keep everything);"
+            " set it or pass --days",
+            file=sys.stderr,
+        )
+        return 2
+    upgrade(settings.sqlalchemy_url)
+    if args.dry_run:
+        from sqlalchemy import func, select
+
+        from core.conversation import TurnRecord
+        from core.db import session_factory
+
+        cutoff = cutoff_for(days)
+        with session_factory(settings.sqlalchemy_url)() as db:
+            count = db.scalar(select(func.count()).where(TurnRecord.created_at < cutoff))
+        print(f"{count} turn(s) older than {cutoff:%Y-%m-%d %H:%M} UTC would be deleted")
+        return 0
+    print(apply_retention(settings, days, _cli_actor()).summary())
+    return 0
+
+
+def cmd_audit(args: argparse.Namespace) -> int:
+    """Print the latest entries of the audit log (see core/audit.py)."""
+    from core import audit
+    from core.db import upgrade
+
+    settings = _settings(args)
+    upgrade(settings.sqlalchemy_url)
+    for entry in audit.recent(settings.sqlalchemy_url, args.limit):
+        detail = ", ".join(f"{k}={v}" for k, v in entry.detail.items())
+        print(f"{entry.at:%Y-%m-%d %H:%M:%S} {entry.actor} {entry.action} {detail}".rstrip())
     return 0
 
 
@@ -356,7 +431,12 @@ def build_parser() -> argparse.ArgumentParser:
     p = sub.add_parser(
         "status", help="per space the last and next sync, pages indexed and failed; questions"
     )
-    p.add_argument("--days", type=int, default=14, help="days of questions shown (default 14)")
+    p.add_argument(
+        "--days",
+        type=_argument(days),
+        default=14,
+        help=f"days of questions shown, 1 to {MAX_LOOKBACK_DAYS} (default 14)",
+    )
     p.add_argument("--json", action="store_true", help="print JSON")
     _add_config_option(p)
     p.set_defaults(func=cmd_status)
@@ -370,6 +450,28 @@ def build_parser() -> argparse.ArgumentParser:
     )
     _add_config_option(p)
     p.set_defaults(func=cmd_gaps)
+
+    p = sub.add_parser(
+        "retention", help="delete questions older than retention_days now (with their ratings)"
+    )
+    p.add_argument(
+        "--days",
+        type=_argument(lambda text: ascii_int(text, 1, 36600, "days")),
+        help="keep this many days instead of retention_days",
+    )
+    p.add_argument("--dry-run", action="store_true", help="only count what would be deleted")
+    _add_config_option(p)
+    p.set_defaults(func=cmd_retention)
+
+    p = sub.add_parser("audit", help="the latest admin actions (audit log)")
+    p.add_argument(
+        "--limit",
+        type=_argument(lambda text: ascii_int(text, 1, 10_000, "limit")),
+        default=50,
+        help="entries shown (default 50)",
+    )
+    _add_config_option(p)
+    p.set_defaults(func=cmd_audit)
 
     p = sub.add_parser("init", help="create or upgrade the state database (database_url)")
     _add_config_option(p)

@@ -17,7 +17,6 @@ setting's value and of URL passwords before it is printed.
 
 from __future__ import annotations
 
-import dataclasses
 import tempfile
 import time
 from collections.abc import Callable
@@ -25,6 +24,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from urllib.parse import urlparse
 
+from core.redact import redact_text, secret_values
 from core.settings import Settings, SettingsError
 
 OK, FAIL, SKIP = "OK", "FAIL", "SKIP"
@@ -440,16 +440,10 @@ def run_checks(settings: Settings):
 
 
 def redact(text: str, settings: Settings) -> str:
-    """`text` without the value of any secret setting, nor passwords in URLs."""
-    for f in dataclasses.fields(settings):
-        value = getattr(settings, f.name)
-        if f.metadata.get("secret") and isinstance(value, str) and len(value) >= 4:
-            text = text.replace(value, "***")
-    for url in (settings.database_url, settings.chroma_url, settings.confluence_url):
-        password = urlparse(url).password if url and "://" in url else None
-        if password:
-            text = text.replace(password, "***")
-    return text
+    """`text` without the value of any secret setting, nor passwords or credential
+    parameters of any URL (`core.redact.redact_text`: the LLM's, the embeddings', Slack's,
+    Confluence's alike)."""
+    return redact_text(text, secret_values(settings), min_length=4)
 
 
 def run(settings: Settings, out) -> int:

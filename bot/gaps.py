@@ -7,6 +7,11 @@ page retrieved best for it is in that space. With `gaps_channel` (space → chan
 the rest) the worker posts each space's report on `gaps_schedule` (weekly by default), as
 jobs of the sync scheduler (`connectors.schedule.Job`); a week with nothing unanswered
 posts nothing.
+
+Who sees which question: the admin page and `confbot gaps` (admins) quote every question,
+those asked privately (a Slack DM, group DM, private channel, or a terminal) marked as
+such. The Slack post goes to a channel, so it quotes only questions asked on the web or in
+public Slack channels, and lists their closest pages; private questions are only counted.
 """
 
 from __future__ import annotations
@@ -19,10 +24,11 @@ from functools import cache
 
 from connectors.schedule import Job
 from connectors.sync import spaces_to_sync
-from connectors.times import parse_interval
 from core.assistant import ConversationKey
+from core.bounds import lookback
 from core.conversation import utcnow
-from core.gaps import Gap, group_gaps, in_space, unanswered_turns
+from core.gaps import ClosestPage, Gap, closest_pages, group_gaps, in_space, unanswered_turns
+from core.redact import web_link
 from core.settings import Settings, SettingsError
 
 log = logging.getLogger(__name__)
@@ -46,14 +52,9 @@ class GapsReport:
 
 
 def parse_since(text: str) -> timedelta:
-    """A look-back like `30d`, `12h` or `2w` (weeks) as a positive timedelta."""
-    value = text.strip()
-    if value.endswith("w") and value[:-1].isdigit():
-        value = f"{int(value[:-1]) * 7}d"
-    span = parse_interval(value)
-    if span <= timedelta(0):
-        raise ValueError(f"{text!r} must be a positive span, like 30d")
-    return span
+    """A look-back like `30d`, `12h` or `2w` (weeks) as a positive timedelta of at most
+    ten years (`core.bounds.lookback`)."""
+    return lookback(text)
 
 
 def asked_in(settings: Settings):
@@ -126,7 +127,8 @@ def report_lines(report: GapsReport) -> list[str]:
             f" last asked {gap.last_asked:%Y-%m-%d}"
         )
         for question in gap.questions[:QUESTIONS_SHOWN]:
-            lines.append(f"   - {question.completed_question}")
+            mark = " (asked privately)" if question.private else ""
+            lines.append(f"   - {question.completed_question}{mark}")
         if len(gap.questions) > QUESTIONS_SHOWN:
             lines.append(f"   ... and {len(gap.questions) - QUESTIONS_SHOWN} more")
         if gap.pages:
@@ -143,14 +145,14 @@ def report_html(report: GapsReport) -> str:
     items = []
     for gap in report.gaps:
         questions = "".join(
-            f"<li>{esc(q.completed_question)}</li>" for q in gap.questions[:QUESTIONS_SHOWN]
+            f"<li>{esc(q.completed_question)}{' <em>(asked privately)</em>' if q.private else ''}"
+            "</li>"
+            for q in gap.questions[:QUESTIONS_SHOWN]
         )
         more = len(gap.questions) - QUESTIONS_SHOWN
         if more > 0:
             questions += f"<li>… and {more} more</li>"
-        pages = ", ".join(
-            f'<a href="{esc(p.url)}" rel="noopener">{esc(p.title)}</a>' for p in gap.pages
-        )
+        pages = ", ".join(_page_html(p) for p in gap.pages)
         items.append(
             f"<li><strong>{len(gap.questions)} question(s)</strong> ({esc(_counts(gap))}), last"
             f" asked {gap.last_asked:%Y-%m-%d}<ul>{questions}</ul>"
@@ -160,8 +162,19 @@ def report_html(report: GapsReport) -> str:
     return f"<h3>{esc(report.space)}: {report.questions} unanswered</h3>{body}"
 
 
+def _page_html(page: ClosestPage) -> str:
+    """A closest page as a link when its URL is http(s), else its title alone."""
+    esc = html.escape
+    url = web_link(page.url)
+    return f'<a href="{esc(url)}" rel="noopener">{esc(page.title)}</a>' if url else esc(page.title)
+
+
 def report_slack(report: GapsReport) -> tuple[str, list[dict]]:
-    """The report as a Slack message: (fallback text, Block Kit blocks)."""
+    """The report as a Slack message for a channel: (fallback text, Block Kit blocks).
+
+    Only questions asked on the web or in public channels are quoted, with the pages that
+    came closest to them; questions asked privately are counted, never quoted, and nothing
+    derived from them alone (their pages) is shown."""
     from bot.blocks import escape, link
 
     text = (
@@ -169,21 +182,33 @@ def report_slack(report: GapsReport) -> tuple[str, list[dict]]:
         f" question(s) since {report.since:%Y-%m-%d}, in {len(report.gaps)} group(s)."
     )
     blocks: list[dict] = [{"type": "section", "text": {"type": "mrkdwn", "text": escape(text)}}]
-    for number, gap in enumerate(report.gaps[:10], start=1):
+    shown = [gap for gap in report.gaps if gap.quotable()]
+    for number, gap in enumerate(shown[:10], start=1):
+        quotable = gap.quotable()
         quoted = "\n".join(
-            f"• {escape(q.completed_question[:200])}" for q in gap.questions[:QUESTIONS_SHOWN]
+            f"• {escape(q.completed_question[:200])}" for q in quotable[:QUESTIONS_SHOWN]
         )
-        pages = ", ".join(link(p.url, p.title) for p in gap.pages) or "none retrieved"
+        if gap.private:
+            quoted += f"\n• and {gap.private} asked privately (not quoted)"
+        pages = closest_pages(quotable)
+        listed = ", ".join(link(p.url, p.title) for p in pages) or "none retrieved"
         blocks.append(
             {
                 "type": "section",
                 "text": {
                     "type": "mrkdwn",
                     "text": f"*{number}. {len(gap.questions)} question(s)* ({_counts(gap)})\n"
-                    f"{quoted}\nClosest pages: {pages}"[:3000],
+                    f"{quoted}\nClosest pages: {listed}"[:3000],
                 },
             }
         )
+    hidden = sum(len(gap.questions) for gap in report.gaps if not gap.quotable())
+    if hidden:
+        note = (
+            f"{hidden} more question(s) were asked in direct messages or private channels;"
+            " they are not quoted here (admins see them on the admin page)."
+        )
+        blocks.append({"type": "section", "text": {"type": "mrkdwn", "text": escape(note)}})
     return text, blocks
 
 

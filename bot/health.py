@@ -76,8 +76,9 @@ def _index(assistant: Assistant) -> str:
 def _first_sync(assistant: Assistant) -> str:
     with session_factory(assistant.store.url)() as db:  # the state database answers use
         running = list(db.scalars(select(SyncSpace.space).where(SyncSpace.last_run_at.is_(None))))
-    if running:
-        return f"the first sync of {', '.join(sorted(running))} has not finished"
+    if running:  # counted, not named: /readyz answers anyone, space keys are the wiki's
+        log.info("first sync not finished: %s", ", ".join(sorted(running)))
+        return f"the first sync of {len(running)} space(s) has not finished"
     if assistant.index.count() == 0:
         return "nothing is indexed yet"
     return OK

@@ -16,7 +16,8 @@ Startup:
    `/slack/events`. Slack starts in the background (`SlackStarter`): while it is
    unreachable or rejects the token, the web page and the scheduler run on, a log line says
    what is wrong, and it is tried again with backoff;
-6. uvicorn serves the web app on the bound socket and the URL is printed.
+6. uvicorn serves the web app on the bound socket and the URL is printed; connections,
+   request read times and per-connection log lines are bounded (`bot.http_limits`).
 
 SIGINT or SIGTERM stops it cleanly: uvicorn stops accepting and finishes the requests in
 flight, the Slack connection closes, a running sync stops at its next batch boundary (its
@@ -223,6 +224,7 @@ def run(
     """Run until SIGINT or SIGTERM; the exit status."""
     import uvicorn
 
+    from bot.http_limits import RateLimitedLog, server_config
     from bot.metrics import serve_metrics
     from bot.web import WebApp
     from core.assistant import Assistant
@@ -265,15 +267,16 @@ def run(
             parts.notes.append(f"Prometheus metrics: {display_url(host, port)}/metrics")
         if worker:
             from bot.gaps import weekly_jobs
+            from bot.retention import retention_jobs
             from connectors.schedule import Worker
 
-            jobs = weekly_jobs(settings, assistant.index)
+            jobs = weekly_jobs(settings, assistant.index) + retention_jobs(settings)
             sync_worker = Worker(sync_settings, assistant.index, jobs)
             sync_worker.start()
             parts.stops.append(("the sync scheduler", sync_worker.shutdown))
             parts.notes.append(f"sync scheduler: {', '.join(sync_worker.schedules())}")
             if jobs:
-                parts.notes.append(f"weekly gaps report: {', '.join(j.name for j in jobs)}")
+                parts.notes.append(f"scheduled: {', '.join(j.name for j in jobs)}")
         if settings.admin_token:
             parts.notes.append("admin page at /admin and metrics at /metrics (admin token)")
 
@@ -286,11 +289,9 @@ def run(
             modes = ["Socket Mode"] if slack.socket_mode else []
             modes += ["HTTP mode at /slack/events"] if http_mode else []
             parts.notes.append(f"Slack: {' and '.join(modes)} (connecting in the background)")
-        config = uvicorn.Config(
-            web.app,
-            log_config=None,
-            lifespan="off",
-            timeout_graceful_shutdown=30,
+        RateLimitedLog().install()  # a flood of bad connections writes a few lines
+        config = server_config(
+            web.app, settings, log_config=None, lifespan="off", timeout_graceful_shutdown=30
         )
         server = uvicorn.Server(config)
 
@@ -330,16 +331,25 @@ async def _serve(server, ready: Callable[[int], None], sock: socket.socket) -> N
 
 class BackgroundServer:
     """An ASGI app served by uvicorn in a background thread on 127.0.0.1 (port 0: a free
-    one), for tests and benchmarks that need a real HTTP server in-process:
+    one), for tests and benchmarks that need a real HTTP server in-process (with
+    `settings`, under the connection limits `confbot serve` applies):
 
         with BackgroundServer(app) as server:
             httpx.get(server.url + "/healthz")
     """
 
-    def __init__(self, app, host: str = "127.0.0.1", port: int = 0, timeout: float = 30.0):
+    def __init__(
+        self, app, host: str = "127.0.0.1", port: int = 0, timeout: float = 30.0, settings=None
+    ):
         import uvicorn
 
-        config = uvicorn.Config(app, host=host, port=port, log_level="warning", lifespan="off")
+        from bot.http_limits import server_config
+
+        options = dict(host=host, port=port, log_level="warning", lifespan="off")
+        if settings is not None:  # with the limits of `confbot serve`
+            config = server_config(app, settings, **options)
+        else:
+            config = uvicorn.Config(app, **options)
         self.server = uvicorn.Server(config)
         self.timeout = timeout
         self.url = ""

@@ -65,6 +65,7 @@ from bot.slack_commands import add_entry_points
 from bot.slack_requests import apology, channel_spaces, workspace_of
 from bot.slack_state import SlackStore
 from core.assistant import Assistant, ConversationKey, Turn
+from core.bounds import MAX_ID, ascii_int
 from core.present import Named, language_of, named_sources
 from core.settings import Settings, SettingsError
 
@@ -78,6 +79,10 @@ EVENTS_DEDUPLICATED = Counter(
 SLACK_EVENTS_PATH = "/slack/events"
 WORKING_REACTION = "eyes"
 ANSWERED_SUBTYPES = (None, "file_share", "thread_broadcast")
+CHANNEL_TYPES = ("channel", "group", "im", "mpim")
+"""Slack's kinds of channel: public channel, private channel, DM, group DM."""
+CHANNEL_FLAGS = (("im", "is_im"), ("mpim", "is_mpim"), ("group", "is_private"))
+"""`conversations.info` flags naming a private kind, most specific first."""
 
 EMPTY_QUESTION = "Ask me anything about the wiki, and I'll answer here with the sources."
 EXPLAIN_FAILED = (
@@ -89,6 +94,8 @@ THANKS = {
     "down": "Thanks for the 👎, noted; it helps us improve.",
 }
 TURN_GONE = "Sorry, I can't find that answer any more."
+MAX_SLACK_TIMESTAMP = 10**12
+"""Largest request timestamp read (Unix seconds; year 33658): Slack's are ten digits."""
 
 
 def from_a_person(event: dict, bot_user_id: str | None) -> bool:
@@ -113,6 +120,7 @@ class SlackBot:
         self.settings = settings
         self.assistant = assistant
         self.state = state
+        self._channel_types: dict[str, str] = {}
 
     # ------------------------------------------------------------------ middleware
     def deduplicate(self, body: dict, request: BoltRequest, next, logger: logging.Logger):
@@ -215,7 +223,7 @@ class SlackBot:
         record = self.assistant.turn_record(turn_id) if turn_id is not None else None
         _, _, index = str(body["actions"][0].get("value") or "").partition(":")
         suggestions = record.messages.get("suggestions") or [] if record else []
-        if not index.isdigit() or int(index) >= len(suggestions):
+        if not suggestions or not _index_below(index, len(suggestions)):
             if user:
                 client.chat_postEphemeral(
                     channel=channel, user=user, thread_ts=thread, text=TURN_GONE
@@ -235,12 +243,14 @@ class SlackBot:
         channel: a button value (a turn id, for suggestions "<turn id>:<index>") never
         reaches another surface's turns."""
         value = str((body.get("actions") or [{}])[0].get("value") or "").partition(":")[0]
-        if not value.isdigit() or len(value) > 18:
+        try:
+            turn_id = ascii_int(value, 1, MAX_ID, "turn")
+        except ValueError:  # not a turn id this bot wrote: answered as a turn gone
             return None
-        key = self.assistant.store.turn_key(int(value))
+        key = self.assistant.store.turn_key(turn_id)
         if key is None or (key.surface, key.workspace, key.channel) != ("slack", team, channel):
             return None
-        return int(value)
+        return turn_id
 
     # ------------------------------------------------------------------ the work
     def answer(
@@ -267,7 +277,8 @@ class SlackBot:
         if not quiet:
             self._react(client, "add", channel, ts)
         try:
-            self.assistant.store.conversation_id(key)  # the bot is now part of the thread
+            # the bot is now part of the thread; where it is decides who may see the question
+            self.assistant.store.conversation_id(key, self._channel_type(client, event))
             turn = self.assistant.ask(
                 key, question, spaces=channel_spaces(self.settings, channel), suggest=False
             )
@@ -298,6 +309,28 @@ class SlackBot:
         if not quiet:
             self._react(client, "remove", channel, ts)
         self._add_suggestions(client, channel, posted["ts"], turn)
+
+    def _channel_type(self, client: WebClient, event: dict) -> str | None:
+        """The kind of channel a message was posted in (`channel`, `group`, `im`, `mpim`):
+        the event's `channel_type` (message events have it), else `conversations.info`
+        (`app_mention` events lack it), else None, which reports treat as private."""
+        kind = event.get("channel_type")
+        if kind in CHANNEL_TYPES:
+            return kind
+        channel = event.get("channel", "")
+        if channel in self._channel_types:
+            return self._channel_types[channel]
+        try:
+            info = client.conversations_info(channel=channel).get("channel") or {}
+        except SlackApiError as exc:
+            log.info("conversations.info on %s failed: %s", channel, exc.response.get("error"))
+            return None
+        found = next((k for k, flag in CHANNEL_FLAGS if info.get(flag)), None)
+        if found is None and info.get("is_channel") and info.get("is_private") is False:
+            found = "channel"
+        if found is not None and len(self._channel_types) < 10_000:
+            self._channel_types[channel] = found
+        return found
 
     def _add_suggestions(self, client: WebClient, channel: str, ts: str, turn: Turn) -> None:
         """Add the suggested follow-up buttons to a posted answer: they are computed after
@@ -409,13 +442,26 @@ def _message_place(body: dict) -> tuple[str, str, str]:
     return channel, thread, message_ts
 
 
+def _index_below(text: str, count: int) -> bool:
+    """Whether `text` is an index (ASCII digits) below `count`."""
+    try:
+        ascii_int(text, 0, count - 1, "index")
+    except ValueError:
+        return False
+    return True
+
+
 def signed_by_slack(secret: str, headers: Mapping[str, str], body: bytes) -> bool:
     """Whether a request carries a valid Slack signature made in the last five minutes
     (Slack's "Verifying requests from Slack"): checked before anything parses or logs the
     body, so an unsigned request costs nothing and leaves no trace of its content."""
     timestamp = headers.get("x-slack-request-timestamp", "")
     signature = headers.get("x-slack-signature", "")
-    if not secret or not timestamp.isdigit() or not signature.startswith("v0="):
+    if not secret or not signature.startswith("v0=") or len(signature) > 100:
+        return False
+    try:  # ASCII digits only ("²".isdigit() is true), and a time that can be now
+        ascii_int(timestamp, 0, MAX_SLACK_TIMESTAMP, "X-Slack-Request-Timestamp")
+    except ValueError:
         return False
     return SignatureVerifier(secret).is_valid(body, timestamp, signature)
 

@@ -98,7 +98,8 @@ def acknowledge_command(ack, body: dict) -> None:
 
 def ts_order(ts: str) -> tuple[int, ...]:
     """A Slack timestamp ("1700000000.000100") as a sortable tuple."""
-    return tuple(int(part) if part.isdigit() else 0 for part in (ts or "0").split("."))
+    parts = (ts or "0").split(".")
+    return tuple(int(p) if p.isascii() and p.isdigit() and len(p) <= 12 else 0 for p in parts)
 
 
 def thread_question(messages: list[dict], clicked_ts: str, bot_user_id: str | None) -> str:

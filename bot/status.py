@@ -22,6 +22,7 @@ from connectors.schedule import JOB_PREFIX
 from connectors.state import SyncPage, SyncSpace
 from core.conversation import FeedbackRecord, TurnRecord, utcnow
 from core.db import session_factory
+from core.redact import redact_text
 from core.settings import Settings
 
 LATENCY_SAMPLE = 1000
@@ -111,9 +112,11 @@ def collect_status(settings: Settings, index, days: int = DAYS) -> Status:
         if run is not None:
             state.last_run_at = _aware(run.last_run_at)
             report = json.loads(run.last_report) if run.last_report else None
-            if report:
-                state.last_run = _summary(report)
-                state.last_error = report.get("error")
+            if report:  # redacted again: reports stored before redaction may hold tokens
+                state.last_run = redact_text(_summary(report))
+                state.last_error = (
+                    redact_text(str(report["error"])) if report.get("error") else None
+                )
         next_run = jobs.get(JOB_PREFIX + name)
         if next_run is not None:
             state.next_run_at = datetime.fromtimestamp(float(next_run), UTC)
@@ -121,7 +124,7 @@ def collect_status(settings: Settings, index, days: int = DAYS) -> Status:
         state.pages = len(page_ids)
         state.evidences = sum(len(index.page_evidence_ids(p)) for p in page_ids)
         state.failed = [
-            FailedPage(r.page_id, r.title or "", r.attempts or 0, r.error or "")
+            FailedPage(r.page_id, r.title or "", r.attempts or 0, redact_text(r.error or ""))
             for r in failed_rows
             if r.space == name
         ]

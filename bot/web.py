@@ -50,6 +50,7 @@ from typing import Any
 
 from starlette.applications import Starlette
 from starlette.concurrency import run_in_threadpool
+from starlette.exceptions import HTTPException
 from starlette.middleware import Middleware
 from starlette.requests import Request
 from starlette.responses import HTMLResponse, JSONResponse, RedirectResponse, Response
@@ -58,6 +59,7 @@ from starlette.staticfiles import StaticFiles
 
 from bot.guard import CSP, Guard
 from bot.health import readiness
+from bot.request_checks import refused_request
 from core.answer import (
     CITATION,
     cited_numbers,
@@ -67,6 +69,7 @@ from core.answer import (
 )
 from core.assistant import Assistant, ConversationKey, Turn, also_in_json
 from core.attribution import Explanation
+from core.bounds import MAX_ID, ascii_int
 from core.conversation import TurnRecord
 from core.excerpt import Excerpt
 from core.excerpt import excerpt as page_excerpt
@@ -182,15 +185,10 @@ def parse_conversation(value: Any) -> str:
 
 def parse_turn_id(value: Any) -> int:
     """A turn id from a request (a positive integer)."""
-    if isinstance(value, bool) or not isinstance(value, (int, str)):
-        raise BadRequest(f"turn must be a positive integer, got {value!r:.80}")
     try:
-        number = int(value)
+        return ascii_int(value, 1, MAX_ID, "turn")
     except ValueError:
         raise BadRequest(f"turn must be a positive integer, got {value!r:.80}") from None
-    if number < 1:
-        raise BadRequest(f"turn must be a positive integer, got {value!r:.80}")
-    return number
 
 
 def parse_question(value: Any) -> str:
@@ -496,12 +494,15 @@ class WebApp:
     # ---------------------------------------------------------------- helpers
     @staticmethod
     async def _json_body(request: Request) -> dict:
-        """The request's JSON object (its size already bounded by the guard)."""
+        """The request's JSON object (its size already bounded by the guard), from this
+        site's own pages or a client that is no browser (`bot.request_checks`)."""
+        if refused := refused_request(request):
+            raise HTTPException(*refused)
         body = await request.body()
         try:
             data = json.loads(body or b"null")
-        except (UnicodeDecodeError, json.JSONDecodeError) as exc:
-            raise BadRequest(f"the body is not valid JSON: {exc}") from None
+        except ValueError as exc:  # invalid JSON or UTF-8, an integer of over 4,300 digits
+            raise BadRequest(f"the body is not valid JSON: {str(exc)[:200]}") from None
         except RecursionError:
             raise BadRequest("the body is nested too deeply") from None
         if not isinstance(data, dict):
@@ -667,6 +668,7 @@ class WebApp:
         from slack_bolt.adapter.starlette.handler import to_bolt_request, to_starlette_response
 
         from bot.slack import signed_by_slack
+        from bot.slack_payloads import problem as slack_payload_problem
 
         if self.slack_app is None:
             return JSONResponse({"error": "Slack is not connected yet; try again soon."}, 503)
@@ -679,6 +681,8 @@ class WebApp:
             bolt_request = None
         if bolt_request is None or not isinstance(bolt_request.body, dict):
             return JSONResponse({"error": "the body is not a Slack payload"}, 400)
+        if reason := slack_payload_problem(bolt_request.body):
+            return JSONResponse({"error": reason}, 400)
         response = await run_in_threadpool(self.slack_app.dispatch, bolt_request)
         return to_starlette_response(response)
 

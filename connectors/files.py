@@ -11,9 +11,12 @@ is read (recursively):
   the ancestors from the breadcrumb links. The export's `index.html` is a generated page
   list, not a page, and is skipped.
 
-A file that cannot be read is logged and reported as a failure; the others go on. The
-folder is read again on every sync run, so edits, new files and deletions are seen without
-a restart.
+Each file is isolated like a Confluence page: one that cannot be read (not UTF-8, JSON
+nested 100,000 deep, `"version": Infinity`, a version past `MAX_VERSION`, a file over
+`MAX_FILE_BYTES`) is skipped with one short line in the log and the report (its error cut
+to `MAX_ERROR_CHARS`, never the file's content), and the run goes on: the other files are
+indexed and pages whose files are gone are deleted. The folder is read again on every sync
+run, so edits, new files and deletions are seen without a restart.
 A file without a version is version 1; either way the sync tells edits apart by a digest
 of the content.
 """
@@ -30,12 +33,32 @@ from pathlib import Path
 from lxml import etree, html
 
 from connectors.source import Batch, Fetched, Listed
+from core.bounds import ascii_int
 from core.pages import Page
 
 log = logging.getLogger(__name__)
 
 _PAGE_ID_IN_URL = re.compile(r"/pages/(\d+)(?:/|$)")
 _PAGE_ID_IN_NAME = re.compile(r"(?:^|_)(\d+)$")
+MAX_VERSION = 2**31 - 1
+"""Largest page version (the sync state's `version` column is a 32-bit integer; Confluence
+versions count edits)."""
+MAX_FILE_BYTES = 64 * 1024 * 1024
+"""Largest file read: far above any real page (the hostile-page benchmark indexes 5 MB
+pages), small enough that one file cannot exhaust memory."""
+MAX_ERROR_CHARS = 300
+"""Characters of a file's error kept for the log and the report."""
+
+
+class UnreadableFile(ValueError):
+    """A file that is no page: its message says why in a short line."""
+
+
+def _version(value) -> int:
+    """A page version: an integer (or integral number, or ASCII digits) 1..`MAX_VERSION`."""
+    if isinstance(value, float) and value.is_integer():
+        value = int(value)
+    return ascii_int(value, 1, MAX_VERSION, "version")
 
 
 def json_page(path: Path) -> Page:
@@ -53,7 +76,7 @@ def json_page(path: Path) -> Page:
         url=url,
         body=str(record["content"]),
         body_format=record.get("body_format") or "storage",
-        version=int(record.get("version") or 1),
+        version=_version(record.get("version") or 1),
         updated_at=str(record.get("date") or ""),
         author=str(record.get("author") or ""),
     )
@@ -90,10 +113,30 @@ def html_export_page(path: Path) -> Page:
 
 
 def read_page(path: Path) -> Page:
-    """A page from a JSON or HTML file, by extension."""
-    if path.suffix.lower() == ".json":
-        return json_page(path)
-    return html_export_page(path)
+    """A page from a JSON or HTML file, by extension; `UnreadableFile` with a short reason
+    when it is none (whatever went wrong, the file's content is never in the message)."""
+    try:
+        size = path.stat().st_size
+        if size > MAX_FILE_BYTES:
+            raise UnreadableFile(f"{size} bytes, over the {MAX_FILE_BYTES} a page file may have")
+        if path.suffix.lower() == ".json":
+            return json_page(path)
+        return html_export_page(path)
+    except UnreadableFile:
+        raise
+    except Exception as exc:  # one file never stops the others (RecursionError included)
+        raise UnreadableFile(_short(exc)) from None
+
+
+def _short(exc: BaseException) -> str:
+    """An error in one short line: its type and the start of its message (`repr` of a
+    decoding error holds the whole file)."""
+    if isinstance(exc, UnicodeDecodeError):
+        return f"UnicodeDecodeError: not {exc.encoding} at byte {exc.start}"
+    message = " ".join(str(exc).split())
+    if len(message) > MAX_ERROR_CHARS:
+        message = message[:MAX_ERROR_CHARS] + "…"
+    return f"{type(exc).__name__}: {message}" if message else type(exc).__name__
 
 
 class FilesSource:
@@ -126,9 +169,9 @@ class FilesSource:
         for path in files:
             try:
                 page = read_page(path)
-            except (OSError, ValueError, KeyError, TypeError, etree.LxmlError) as exc:
-                log.warning("%s skipped: %r", path, exc)
-                failures.append((path.name, repr(exc)))
+            except UnreadableFile as exc:
+                log.warning("%s skipped: %s", path, exc)
+                failures.append((path.name, str(exc)))
                 continue
             if page.id in pages:
                 log.warning("%s skipped: page id %s also in another file", path, page.id)

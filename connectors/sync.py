@@ -45,6 +45,7 @@ from core.contextualize import ContextOptions
 from core.db import session_factory
 from core.index import EvidenceIndex, IndexReport
 from core.pages import Page
+from core.redact import redact_text
 from core.settings import Settings, SettingsError
 
 log = logging.getLogger(__name__)
@@ -154,7 +155,7 @@ class SpaceSync:
             self._run(space, full, report, bar)
         except Exception as exc:  # the source failed: keep what is recorded, report why
             log.exception("sync of space %s stopped", space)
-            report.error = f"{type(exc).__name__}: {exc}"
+            report.error = redact_text(f"{type(exc).__name__}: {exc}")
         finally:
             bar.close()
             self.leases.release(space)
@@ -388,8 +389,10 @@ def _record(row: SyncPage, page: Page, digest: str | None, restricted: bool = Fa
 
 
 def _fail(row: SyncPage, error: str, report: SyncReport) -> None:
-    """Mark a page failed: it keeps whatever it had in the index and is retried next run."""
-    row.error = error[:2000]
+    """Mark a page failed: it keeps whatever it had in the index and is retried next run.
+    The error is stored and reported without credentials (`redact_text`)."""
+    error = redact_text(error[:2000])
+    row.error = error
     row.attempts = (row.attempts or 0) + 1
     row.synced_at = utcnow()
     report.failed += 1

@@ -63,7 +63,22 @@ class ConversationRecord(Base):
     workspace: Mapped[str] = mapped_column(String(255))
     channel: Mapped[str] = mapped_column(String(255))
     thread: Mapped[str] = mapped_column(String(255))
+    channel_type: Mapped[str | None] = mapped_column(String(16), default=None)
+    """Slack's kind of channel (`channel` public, `group` private, `im`, `mpim`), None when
+    unknown or not Slack (migration `0009_audit_retention`)."""
     created_at: Mapped[datetime] = mapped_column(DateTime(timezone=True), default=utcnow)
+
+
+PUBLIC_CHANNEL = "channel"
+
+
+def is_private(surface: str, channel_type: str | None) -> bool:
+    """Whether a question was asked where not everyone may read it: a Slack DM, group DM or
+    private channel, or a Slack channel of unknown kind (fail closed), or a terminal
+    session. Web questions and public Slack channels are not private."""
+    if surface == "web":
+        return False
+    return not (surface == "slack" and channel_type == PUBLIC_CHANNEL)
 
 
 class TurnRecord(Base):
@@ -111,9 +126,11 @@ class ExplanationRecord(Base):
 
 
 class FeedbackRecord(Base):
-    """A user's rating of one turn (`up`, `down`, or any short label)."""
+    """A user's rating of one turn (`up`, `down`, or any short label), once per user, turn
+    and value."""
 
     __tablename__ = "feedback"
+    __table_args__ = (UniqueConstraint("turn_id", "user", "value", name="uq_feedback_rating"),)
 
     id: Mapped[int] = mapped_column(Integer, primary_key=True)
     turn_id: Mapped[int] = mapped_column(ForeignKey("turns.id", ondelete="CASCADE"), index=True)
@@ -141,8 +158,9 @@ class ConversationStore:
             session.flush()
             session.rollback()
 
-    def conversation_id(self, key: ConversationKey) -> int:
-        """The id of the conversation at `key`, created on first use."""
+    def conversation_id(self, key: ConversationKey, channel_type: str | None = None) -> int:
+        """The id of the conversation at `key`, created on first use; a `channel_type`
+        given is recorded (the latest known kind of the channel)."""
         where = (
             (ConversationRecord.surface == key.surface)
             & (ConversationRecord.workspace == key.workspace)
@@ -152,9 +170,20 @@ class ConversationStore:
         with self._sessions() as session:
             found = session.scalar(select(ConversationRecord.id).where(where))
             if found is not None:
+                if channel_type is not None:
+                    session.execute(
+                        update(ConversationRecord)
+                        .where(ConversationRecord.id == found)
+                        .values(channel_type=channel_type)
+                    )
+                    session.commit()
                 return found
             record = ConversationRecord(
-                surface=key.surface, workspace=key.workspace, channel=key.channel, thread=key.thread
+                surface=key.surface,
+                workspace=key.workspace,
+                channel=key.channel,
+                thread=key.thread,
+                channel_type=channel_type,
             )
             session.add(record)
             try:
@@ -268,12 +297,25 @@ class ConversationStore:
             return result.rowcount or 0
 
     def add_feedback(self, turn_id: int, value: str, user: str = "") -> int:
-        """Record a rating of a turn; returns the feedback id."""
+        """Record a rating of a turn, once per user, turn and value (a repeated click or a
+        redelivered request finds the first); returns the feedback id."""
+        same = select(FeedbackRecord.id).where(
+            FeedbackRecord.turn_id == turn_id,
+            FeedbackRecord.user == user,
+            FeedbackRecord.value == value,
+        )
         with self._sessions() as session:
+            found = session.scalar(same)
+            if found is not None:
+                return found
             record = FeedbackRecord(turn_id=turn_id, value=value, user=user)
             session.add(record)
-            session.commit()
-            return record.id
+            try:
+                session.commit()
+                return record.id
+            except IntegrityError:  # stored concurrently (`uq_feedback_rating`)
+                session.rollback()
+                return session.scalar(same)
 
     def feedback(self, turn_id: int) -> list[FeedbackRecord]:
         """The ratings of a turn, oldest first."""

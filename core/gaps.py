@@ -14,6 +14,11 @@ guess). The default cut was chosen by 5-fold cross-validation over ConfQuestions
 conversations, questions asked about the same page counting as one topic
 (`benchmarks/gaps_clustering.py`, docs/benchmarks.md). Each group lists its pages by the
 reciprocal ranks they were retrieved at, summed over the group's questions.
+
+Privacy: each question knows whether it was asked privately (a Slack DM, group DM, private
+channel or channel of unknown kind, or a terminal). Reports read by admins (the admin
+page, `confbot gaps`) quote them marked as private; a report posted to a channel counts
+them and quotes only the others (`Gap.quotable`).
 """
 
 from __future__ import annotations
@@ -27,7 +32,13 @@ import numpy as np
 from sqlalchemy import and_, not_, or_, select
 
 from core.confidence import LOW_CONFIDENCE_MARGIN, is_low_confidence
-from core.conversation import ConversationKey, ConversationRecord, FeedbackRecord, TurnRecord
+from core.conversation import (
+    ConversationKey,
+    ConversationRecord,
+    FeedbackRecord,
+    TurnRecord,
+    is_private,
+)
 from core.db import session_factory
 from core.embeddings import Embedder
 
@@ -51,6 +62,10 @@ class Unanswered:
     low_confidence: bool
     evidences: list[dict]
     """The retrieved evidences of the turn's trace, best first (`page_id`, `title`, `url`)."""
+    private: bool = True
+    """Asked in a DM, a private or unknown Slack channel or a terminal
+    (`core.conversation.is_private`): only admins may read it; reports for others count it
+    without quoting it."""
 
 
 @dataclass
@@ -80,6 +95,14 @@ class Gap:
     @property
     def low_confidence(self) -> int:
         return sum(q.low_confidence for q in self.questions)
+
+    @property
+    def private(self) -> int:
+        return sum(q.private for q in self.questions)
+
+    def quotable(self) -> list[Unanswered]:
+        """The questions that may be quoted to people other than admins (not private)."""
+        return [q for q in self.questions if not q.private]
 
     @property
     def last_asked(self) -> datetime:
@@ -118,6 +141,7 @@ def unanswered_turns(url: str, since: datetime) -> list[Unanswered]:
             low_confidence=not turn.out_of_scope
             and is_low_confidence((turn.messages or {}).get("confidence")),
             evidences=list(turn.evidences or []),
+            private=is_private(c.surface, c.channel_type),
         )
         for turn, c in rows
     ]

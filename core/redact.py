@@ -2,6 +2,10 @@
 
 - `redact_url`: a URL with its password (and the values of query parameters that carry
   credentials) masked. Every URL that is logged or shown goes through it.
+- `redact_text`: free text (an error message, a doctor line, a sync report) with every URL
+  in it passed through `redact_url`, every credential-like `?name=value` or `&name=value`
+  of a bare query string masked, and the given secret values masked: the one helper for
+  anything printed or stored for people to read.
 - `SecretMasker`: a logging filter that masks the configured secret values (tokens, API keys,
   passwords inside URL settings) in every record, whatever library wrote it: an upstream
   service that echoes a credential in its error text cannot put it in the log.
@@ -12,6 +16,7 @@ from __future__ import annotations
 
 import dataclasses
 import logging
+import re
 from collections.abc import Iterable
 from urllib.parse import parse_qsl, urlencode, urlsplit, urlunsplit
 
@@ -38,6 +43,32 @@ def redact_url(url: str) -> str:
     if (netloc, query) == (parts.netloc, parts.query):
         return url
     return urlunsplit((parts.scheme, netloc, parts.path, query, parts.fragment))
+
+
+_URL_IN_TEXT = re.compile(r"[A-Za-z][A-Za-z0-9+.-]*://[^\s<>\"'`]+")
+_PARAM_IN_TEXT = re.compile(r"([?&;])([A-Za-z0-9_.\-\[\]]{1,64})=([^&;#\s\"'<>]*)")
+_URL_END = ").,;:!?]}"
+"""Characters that end a sentence around a URL rather than belong to it."""
+
+
+def redact_text(text: str, secrets: Iterable[str] = (), min_length: int = 6) -> str:
+    """`text` with its URLs redacted (`redact_url`), credential-like parameters of bare
+    query strings masked (`/rest?token=abc` shows `/rest?token=***`) and every value of
+    `secrets` of at least `min_length` characters masked."""
+
+    def url(match: re.Match) -> str:
+        found = match.group(0)
+        kept = found.rstrip(_URL_END)
+        return redact_url(kept) + found[len(kept) :]
+
+    def param(match: re.Match) -> str:
+        mark, name, value = match.groups()
+        return f"{mark}{name}={MASK if _secret_param(name) and value else value}"
+
+    text = _PARAM_IN_TEXT.sub(param, _URL_IN_TEXT.sub(url, text))
+    for secret in sorted({s for s in secrets if s and len(s) >= min_length}, key=len, reverse=True):
+        text = text.replace(secret, MASK)
+    return text
 
 
 def _secret_param(name: str) -> bool:

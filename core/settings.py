@@ -25,10 +25,17 @@ class SettingsError(ValueError):
     """A setting is missing or has a value of the wrong type."""
 
 
-def setting(default: Any, help: str, env: str | None = None, secret: bool = False) -> Any:
+def setting(
+    default: Any,
+    help: str,
+    env: str | None = None,
+    secret: bool = False,
+    bounds: tuple[float, float] | None = None,
+) -> Any:
     """Declare a setting: its default, a one-line help text, and optionally the
-    environment variable that holds it (default `CONFBOT_<FIELD NAME>`)."""
-    meta = {"help": help, "env": env, "secret": secret}
+    environment variable that holds it (default `CONFBOT_<FIELD NAME>`) and the inclusive
+    range a number must lie in."""
+    meta = {"help": help, "env": env, "secret": secret, "bounds": bounds}
     if isinstance(default, (list, dict, set)):
         return field(default_factory=lambda: type(default)(default), metadata=meta)
     return field(default=default, metadata=meta)
@@ -328,7 +335,23 @@ class Settings:
     web_host: str = setting(
         "127.0.0.1", "Address the web app listens on (`confbot serve`; 0.0.0.0 for all)."
     )
-    web_port: int = setting(8080, "Port the web app listens on (`confbot serve`).")
+    web_port: int = setting(
+        8080,
+        "Port the web app listens on (`confbot serve`; 0 picks a free one).",
+        bounds=(0, 65535),
+    )
+    web_max_connections: int = setting(
+        4096,
+        "Open connections the web app serves at once; beyond that a request gets 503 at once."
+        " The open-files limit is raised to fit when the system allows.",
+        bounds=(1, 1_000_000),
+    )
+    web_request_timeout: float = setting(
+        10.0,
+        "Seconds a client has to send a whole request (head and body) once connected or after"
+        " its previous answer; slower ones are disconnected, so half-sent requests hold nothing.",
+        bounds=(0.1, 3600),
+    )
     web_max_body_bytes: int = setting(
         1_048_576,
         "Largest request body the web app reads, in bytes (every POST, Slack's included; larger"
@@ -406,6 +429,14 @@ class Settings:
         " 0 = Sunday).",
     )
 
+    retention_days: int = setting(
+        0,
+        "Days questions are kept: turns older than this, with their explanations and"
+        " feedback, are deleted daily at 03:30 by the worker (`confbot retention` does it"
+        " now); 0 keeps everything.",
+        bounds=(0, 36600),
+    )
+
     # --- secrets and endpoints (never logged) ----------------------------------------
     openai_api_key: str = setting(
         "", "API key for the LLM and embeddings endpoints.", env="OPENAI_API_KEY", secret=True
@@ -428,6 +459,10 @@ class Settings:
                     values.update(tomllib.load(handle))
             except OSError as exc:
                 raise SettingsError(f"CONFBOT_CONFIG={config_file}: {exc}") from exc
+            except tomllib.TOMLDecodeError as exc:
+                raise SettingsError(
+                    f"CONFBOT_CONFIG={config_file} is not valid TOML: {exc}"
+                ) from None
         for f in dataclasses.fields(cls):
             name = env_name(f)
             if name in environ:
@@ -539,7 +574,11 @@ def _coerce(f: dataclasses.Field, hint: Any, value: Any) -> Any:
                 return False
             raise ValueError(f"expected true or false, got {value!r}")
         if hint in (int, float):
-            return hint(value)
+            number = hint(value)
+            bounds = f.metadata.get("bounds")
+            if bounds is not None and not bounds[0] <= number <= bounds[1]:
+                raise ValueError(f"{value!r} is outside {bounds[0]:g}..{bounds[1]:g}")
+            return number
         if hint is str:
             return str(value)
         if origin in (tuple, list):

@@ -212,7 +212,15 @@ async def test_status_json_and_admin_page(client):
     assert "Broken page" in text and "NoneType" in text
     assert "TEST: 2 unanswered" in text
     assert "parental leave" in text
+    assert "admin-token@" in text and "admin.page" in text  # this view, in the audit log
+    from core import audit
+
+    (entry,) = audit.recent(client.assistant.settings.sqlalchemy_url)
+    assert entry.action == "admin.page" and entry.detail == {"space": "TEST", "since": "30d"}
     assert (await client.get("/admin", headers=BEARER, params={"since": "soon"})).status_code == 400
+    for since in ("99999999999d", "9" * 400 + "d", "²d", "0d"):  # bounded: a clear 400
+        found = await client.get("/admin", headers=BEARER, params={"since": since})
+        assert found.status_code == 400 and "span" in found.text
 
 
 def test_metrics_address_serves_without_a_token(wiki, tmp_path):

@@ -4,10 +4,11 @@ helpers, with tables of literal inputs and outputs."""
 from __future__ import annotations
 
 import logging
+import os
 
 import pytest
 
-from core.redact import SecretMasker, redact_url, secret_values, web_link
+from core.redact import SecretMasker, redact_text, redact_url, secret_values, web_link
 from core.settings import Settings
 
 
@@ -107,3 +108,90 @@ def test_secret_masker_masks_messages_arguments_and_tracebacks():
     # the message, and in the traceback the raising line and the exception's message
     assert text.count("***") == 3 and "RuntimeError: token *** rejected" in text
     assert "like abc are kept" in text
+
+
+# --------------------------------------------------------------------------- issue 34
+@pytest.mark.parametrize(
+    ("text", "shown"),
+    [
+        (
+            "cannot reach http://u:PW123456@llm:1/v1: refused",
+            "cannot reach http://u:***@llm:1/v1: refused",
+        ),
+        ("at https://h/v1?token=TK123456&model=m).", "at https://h/v1?token=***&model=m)."),
+        (
+            "GET /rest/api/space?token=TK123456&limit=5 failed",
+            "GET /rest/api/space?token=***&limit=5 failed",
+        ),
+        (
+            "https://a/x?api_key=K1 and https://b/?sig=S2",
+            "https://a/x?api_key=*** and https://b/?sig=***",
+        ),
+        ("https://wiki.example/pages/1?pageId=5", "https://wiki.example/pages/1?pageId=5"),
+        ("a password=hunter22 here", "a password=hunter22 here"),  # no query string: no mark
+        ("?password=hunter22", "?password=***"),
+        ("no url at all", "no url at all"),
+    ],
+)
+def test_redact_text(text, shown):
+    assert redact_text(text) == shown
+
+
+def test_redact_text_masks_given_secrets():
+    assert redact_text("token sk-abcdef in text", ["sk-abcdef"]) == "token *** in text"
+    assert redact_text("short abc", ["abc"]) == "short abc"  # too likely an ordinary word
+    assert redact_text("short abcd", ["abcd"], min_length=4) == "short ***"
+
+
+def test_doctor_never_prints_url_passwords_or_token_parameters(tmp_path, monkeypatch, capsys):
+    from bot.cli import main
+
+    closed = "http://127.0.0.1:1"
+    environ = {
+        "CONFBOT_DATA_DIR": str(tmp_path),
+        "CONFBOT_LLM_BASE_URL": "http://llmuser:LLMPASS123@127.0.0.1:1/v1?token=LLMTOKEN123",
+        "CONFBOT_LLM_MODEL": "m",
+        "CONFBOT_EMBEDDER": "openai",
+        "CONFBOT_EMBEDDINGS_BASE_URL": f"{closed}/v1?api_key=EMBEDKEY123",
+        "CONFBOT_EMBEDDINGS_MODEL": "e",
+        "CONFBOT_SLACK_API_URL": "http://slack:SLACKPASS123@127.0.0.1:1/api/?token=SLACKTOKEN1",
+        "SLACK_BOT_TOKEN": "xoxb-1",
+        "CONFBOT_CONFLUENCE_URL": f"{closed}/wiki?token=CONFTOKEN123",
+    }
+    for name in list(os.environ):
+        if name.startswith(("SLACK_", "CONFBOT_", "OPENAI_")):
+            monkeypatch.delenv(name)
+    for name, value in environ.items():
+        monkeypatch.setenv(name, value)
+    main(["doctor"])
+    printed = capsys.readouterr()
+    shown = printed.out + printed.err
+    assert "127.0.0.1:1" in shown  # the URLs are shown...
+    for secret in ("LLMPASS123", "LLMTOKEN123", "EMBEDKEY123", "SLACKPASS123", "SLACKTOKEN1"):
+        assert secret not in shown  # ...without their credentials
+    assert "CONFTOKEN123" not in shown
+
+
+def test_sync_reports_are_stored_and_shown_without_tokens(tmp_path):
+    from bot.status import collect_status, status_lines
+    from connectors.sync import SpaceSync
+    from core.db import upgrade
+    from tests.fakes.tiny_wiki import build_wiki
+
+    settings, index, _ = build_wiki(tmp_path / "wiki")
+    url = f"sqlite:///{tmp_path / 'state.sqlite'}"
+    upgrade(url)
+    settings = settings.replace(database_url=url)
+
+    class Failing:
+        cheap_listing = True
+
+        def changes(self, space, since):
+            raise ConnectionError("GET https://u:PW654321@wiki.example/rest?token=TK654321 failed")
+
+    report = SpaceSync(settings, index, Failing()).run("TEST")
+    assert "TK654321" not in report.error and "PW654321" not in report.error
+    assert "wiki.example" in report.error
+    status = collect_status(settings, index)
+    shown = "\n".join(status_lines(status))
+    assert "stopped early" in shown and "TK654321" not in shown and "PW654321" not in shown

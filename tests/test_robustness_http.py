@@ -336,3 +336,105 @@ def test_a_real_server_survives_raw_garbage(wiki, tmp_path):
             assert not answer.startswith(b"HTTP/1.1 5"), (raw[:40], answer)
         assert httpx.get(server.url + "/healthz", timeout=10).status_code == 200
     assistant.close()
+
+
+# --------------------------------------------------------------------------- issue 34
+@pytest.mark.anyio
+@pytest.mark.parametrize("timestamp", ["²", "٣٣", "9" * 400, "1" * 13, "+1700000000", " 17"])
+async def test_slack_timestamps_are_ascii_digits_within_bounds(client, caplog, timestamp):
+    body = b'{"type": "event_callback", "event_id": "Ev1", "event": {"type": "app_mention"}}'
+    headers = {k: _latin1_or_utf8(v) for k, v in signed(body, timestamp=timestamp).items()}
+    response = await client.post("/slack/events", content=body, headers=headers)
+    assert response.status_code == 401
+    assert "Traceback" not in caplog.text and not caplog.records
+
+
+def _latin1_or_utf8(value: str) -> bytes:
+    """A header value as the bytes a client sends: latin-1 (the server reads `\xb2` as
+    `²`), else UTF-8."""
+    try:
+        return value.encode("latin-1")
+    except UnicodeEncodeError:
+        return value.encode("utf-8")
+
+
+def _event(**changes) -> dict:
+    event = {"type": "app_mention", "user": "U1", "text": "hi", "ts": "1.2", "channel": "C1"}
+    return {"type": "event_callback", "event_id": "Ev1", "team_id": "T1", "event": event} | changes
+
+
+def _click(**changes) -> dict:
+    action = {"type": "button", "action_id": "feedback_up", "value": "1"} | changes
+    return {
+        "type": "block_actions",
+        "user": {"id": "U1"},
+        "team": {"id": "T1"},
+        "actions": [action],
+    }
+
+
+@pytest.mark.anyio
+@pytest.mark.parametrize(
+    "payload",
+    [
+        _event(event="text"),
+        _event(event_id={"a": 1}),
+        _event(event_id="E" * 300),
+        _event(event={**_event()["event"], "ts": "9" * 400}),
+        _event(event={**_event()["event"], "ts": "¹.²"}),
+        _event(event={**_event()["event"], "channel": ["C1"]}),
+        _event(event={**_event()["event"], "text": "x" * 50_000}),
+        _event(event={"type": "reaction_added", "item": "C1"}),
+        _click(value={"turn": 1}),
+        _click(action_id=7),
+        {**_click(), "actions": "x"},
+        {**_click(), "actions": []},
+        {**_click(), "container": {"message_ts": "²"}},
+        {**_click(), "user": "U1"},
+    ],
+)
+async def test_signed_malformed_slack_payloads_are_400(client, caplog, payload):
+    for body, kind in (
+        (json.dumps(payload).encode(), "application/json"),
+        (b"payload=" + json.dumps(payload).encode(), "application/x-www-form-urlencoded"),
+    ):
+        if payload.get("type") != "block_actions" and kind != "application/json":
+            continue
+        headers = {**signed(body), "content-type": kind}
+        response = await client.post("/slack/events", content=body, headers=headers)
+        assert response.status_code == 400, response.text
+    assert not [r for r in caplog.records if r.levelno >= logging.ERROR]
+
+
+@pytest.mark.anyio
+async def test_a_json_integer_of_thousands_of_digits_is_400(client):
+    body = b'{"question": "hi", "conversation": "tab-0123456789", "turn": ' + b"9" * 5000 + b"}"
+    response = await client.post("/api/ask", content=body)
+    assert response.status_code == 400
+    assert "not valid JSON" in response.json()["error"]
+    explain = await client.post("/api/explain", json={"turn": "٣", "conversation": CONVERSATION})
+    assert explain.status_code == 400  # a turn id is ASCII digits
+
+
+@pytest.mark.anyio
+@pytest.mark.parametrize(
+    ("headers", "status"),
+    [
+        ({"origin": "https://evil.example", "content-type": "text/plain"}, 403),
+        ({"origin": "https://evil.example", "content-type": "application/json"}, 403),
+        ({"origin": "null", "content-type": "application/json"}, 403),
+        ({"origin": "http://confbot.test", "content-type": "text/plain"}, 415),
+        ({"content-type": "application/x-www-form-urlencoded"}, 415),
+        ({"origin": "http://confbot.test", "content-type": "application/json"}, 200),
+        ({"origin": "https://confbot.test:443", "x-forwarded-host": "confbot.test"}, 200),
+        ({}, 200),  # curl, scripts: no Origin
+    ],
+)
+async def test_state_changing_requests_check_origin_and_content_type(client, headers, status):
+    body = json.dumps({"question": "What is BATS?", "conversation": CONVERSATION}).encode()
+    for path in ("/api/ask", "/api/feedback", "/api/explain"):
+        response = await client.post(path, content=body, headers=headers)
+        if status != 200:
+            assert response.status_code == status, (path, response.text)
+        elif path == "/api/ask":
+            assert response.status_code == 200, response.text

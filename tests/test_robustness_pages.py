@@ -120,3 +120,69 @@ def test_confbot_sync_prints_the_failed_pages_with_their_reasons(environ, capsys
     out = capsys.readouterr().out
     assert "S: 1 added, 0 updated, 0 deleted, 0 skipped, 1 failed" in out
     assert "failed: page 2: ValueError: unknown body format 'wiki'" in out
+
+
+# --------------------------------------------------------------------------- issue 34
+def hostile_files() -> dict[str, bytes]:
+    """File name → content of files that are no page, each in its own way."""
+    deep = b'{"id": "1", "space": "S", "title": "t", "content": ' + b"[" * 100_000
+    deep += b"]" * 100_000 + b"}"
+
+    def record(**changes) -> bytes:
+        page = {"id": "1", "space": "S", "title": "t", "url": "", "content": "<p>x</p>"}
+        return json.dumps({**page, **changes}).encode()
+
+    return {
+        "deep.json": deep,
+        "infinity.json": record(id="71", version=float("inf")),
+        "huge_version.json": record(id="72", version=1e308),
+        "negative_version.json": record(id="73", version=-3),
+        "unicode_version.json": record(id="74", version="²"),
+        "not_utf8.json": b'{"content": "' + b"\xff\xfe" * 9_900_000 + b'"}',  # 19.8 MB
+    }
+
+
+def test_every_file_of_a_folder_is_isolated_like_a_page(tmp_path, caplog):
+    folder = tmp_path / "pages"
+    folder.mkdir()
+    for page_id in ("1", "2", "3"):
+        record = {"id": page_id, "title": f"Page {page_id}", "url": "", "space": "S"}
+        record["content"] = f"<p>Ordinary page {page_id}.</p>"
+        (folder / f"{page_id}.json").write_text(json.dumps(record), encoding="utf-8")
+    settings = sync_settings(tmp_path / "data")
+    index = EvidenceIndex(settings, HashEmbedder())
+    source = FilesSource(folder)
+    assert SpaceSync(settings, index, source).run("S").error is None
+    assert index.page_ids() == {"1", "2", "3"}
+
+    hostile = hostile_files()
+    for name, content in hostile.items():
+        (folder / name).write_bytes(content)
+    (folder / "3.json").unlink()  # a deletion, seen in the same run as the hostile files
+    caplog.clear()
+    report = SpaceSync(settings, index, source).run("S")
+
+    assert report.error is None  # the run went on to its end...
+    assert index.page_ids() == {"1", "2"}  # ...and deleted the page whose file is gone
+    assert sorted(name for name, _ in source.failures) == sorted(hostile)
+    reasons = dict(source.failures)
+    assert "RecursionError" in reasons["deep.json"]
+    for name in ("infinity.json", "huge_version.json", "unicode_version.json"):
+        assert "version must be a whole number" in reasons[name]
+    assert reasons["not_utf8.json"].startswith("UnicodeDecodeError")
+    assert max(len(reason) for reason in reasons.values()) < 400
+    assert len(caplog.text) < 10_000  # a line per file, never the file (19.8 MB here)
+
+
+def test_confbot_sync_of_a_folder_with_hostile_files_prints_short_lines(environ, capsys):
+    folder = environ / "docs"
+    folder.mkdir()
+    record = {"id": "1", "title": "Page", "url": "", "space": "S", "content": "<p>Fine.</p>"}
+    (folder / "1.json").write_text(json.dumps(record), encoding="utf-8")
+    for name, content in hostile_files().items():
+        (folder / name).write_bytes(content)
+    assert main(["sync", "--source", "files", "--path", str(folder)]) == 0
+    printed = capsys.readouterr()
+    assert "S: 1 added" in printed.out
+    assert printed.err.count("unreadable file skipped") == 6
+    assert len(printed.err) < 5_000

@@ -33,8 +33,8 @@ from urllib.parse import parse_qsl
 from tests.fakes.local_server import LocalServer
 
 MANIFEST_SCOPES = (
-    "app_mentions:read,channels:history,groups:history,im:history,mpim:history,chat:write,"
-    "reactions:read,reactions:write,commands"
+    "app_mentions:read,channels:history,groups:history,im:history,mpim:history,channels:read,"
+    "groups:read,chat:write,reactions:read,reactions:write,commands"
 )
 TEAM_ID = "T0TEST"
 BOT_USER_ID = "U0BOT"
@@ -62,6 +62,9 @@ class FakeSlack(LocalServer):
         self.scopes = MANIFEST_SCOPES
         self.socket_mode_url = ""
         self.threads: dict[tuple[str, str], list[dict]] = {}
+        self.channels: dict[str, dict] = {}
+        """`conversations.info` answers by channel id (`{"is_private": True}`...); a channel
+        not listed is `channel_not_found`."""
         self._ts = itertools.count(1)
         self._lock = threading.Lock()
         self._changed = threading.Condition(self._lock)
@@ -130,6 +133,11 @@ class FakeSlack(LocalServer):
             return {"ok": True, "channel": params.get("channel"), "ts": ts, "message": message}
         if method == "chat.postEphemeral":
             return {"ok": True, "message_ts": f"1800000000.{next(self._ts):06d}"}
+        if method == "conversations.info":
+            found = self.channels.get(params.get("channel", ""))
+            if found is None:
+                return {"ok": False, "error": "channel_not_found"}
+            return {"ok": True, "channel": {"id": params["channel"], **found}}
         if method == "conversations.replies":
             messages = self.threads.get((params.get("channel", ""), params.get("ts", "")), [])
             return {"ok": True, "messages": messages, "has_more": False}

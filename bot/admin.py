@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import base64
 import binascii
+import dataclasses
 import hmac
 import html
 from datetime import timedelta
@@ -28,6 +29,7 @@ from starlette.routing import Route
 
 from bot.metrics import CONTENT_TYPE, metrics_registry, metrics_text
 from bot.status import Status, collect_status, status_json
+from core.access import AccessTable
 from core.assistant import Assistant
 
 HEADERS = {
@@ -106,8 +108,27 @@ class Admin:
         except ValueError as exc:
             return HTMLResponse(f"<p>{html.escape(str(exc))}</p>", 400, headers=HEADERS)
         status = await run_in_threadpool(collect_status, self.settings, self.assistant.index)
+        status = public_titles(status, await run_in_threadpool(self.assistant.access.table))
         reports = await run_in_threadpool(gaps_for, self.assistant, space, since)
         return HTMLResponse(render_page(status, reports, since), headers=HEADERS)
+
+
+def public_titles(status: Status, table: AccessTable) -> Status:
+    """The status with the title of every failed page anonymous access may not read, or
+    whose permissions were never recorded in a space whose were, replaced by a note: the
+    admin token is no Confluence identity (core.access)."""
+    public = table.scope([])
+    spaces = []
+    for s in status.spaces:
+        failed = [
+            p
+            if public.allows(p.page_id, s.space)
+            and (s.space not in table.spaces or p.page_id in table.recorded)
+            else dataclasses.replace(p, title="(title hidden: restricted page)")
+            for p in s.failed
+        ]
+        spaces.append(dataclasses.replace(s, failed=failed))
+    return dataclasses.replace(status, spaces=spaces)
 
 
 def render_page(status: Status, reports: list, since: timedelta) -> str:

@@ -45,6 +45,7 @@ from slack_sdk import WebClient
 from slack_sdk.errors import SlackApiError
 from slack_sdk.signature import SignatureVerifier
 
+from bot.askers import SlackAskers
 from bot.blocks import (
     EXPLAIN_ACTION,
     FEEDBACK_DOWN_ACTION,
@@ -138,6 +139,7 @@ class SlackBot:
         self.settings = settings
         self.assistant = assistant
         self.state = state
+        self.askers = SlackAskers(assistant.access)
 
     # ------------------------------------------------------------------ middleware
     def deduplicate(self, body: dict, request: BoltRequest, next, logger: logging.Logger):
@@ -246,6 +248,7 @@ class SlackBot:
             channel=channel, thread_ts=thread, text=f"<@{user}> asked: {question}"
         )
         event = {"channel": channel, "ts": asked["ts"], "thread_ts": thread, "text": question}
+        event["user"] = user  # the audience is the clicker's (a DM) or the channel's
         self.answer(client, team, event, None)
 
     def _turn_here(self, body: dict, team: str, channel: str) -> int | None:
@@ -275,8 +278,16 @@ class SlackBot:
         self._react(client, "add", channel, ts)
         try:
             self.assistant.store.conversation_id(key)  # the bot is now part of the thread
+            self.askers.bot_user_id = self.askers.bot_user_id or bot_user_id
+            readers = self.askers.audience(
+                client, channel, event.get("user") or "", event.get("channel_type")
+            )
             turn = self.assistant.ask(
-                key, question, spaces=channel_spaces(self.settings, channel), suggest=False
+                key,
+                question,
+                spaces=channel_spaces(self.settings, channel),
+                suggest=False,
+                readers=readers,
             )
             posted = client.chat_postMessage(
                 channel=channel,

@@ -237,7 +237,9 @@ class Settings:
         " crashed worker's spaces are free again after it.",
     )
     sync_skip_restricted: bool = setting(
-        True, "Skip pages with read restrictions on the page or an ancestor (counted as skipped)."
+        False,
+        "Skip pages with read restrictions on the page or an ancestor (counted as skipped)"
+        " instead of indexing them with who may read them (docs/permissions.md).",
     )
 
     # --- language model ----------------------------------------------------------------

@@ -15,6 +15,8 @@ or as a form. Point the real `slack_sdk.WebClient` at it; nothing is patched.
 `auth.test` sends the bot token's scopes in `X-OAuth-Scopes` (`scopes`, by default those of
 `bot/manifest.yml`); `apps.connections.open` answers with `socket_mode_url` (a
 `FakeSocketMode`'s URL) and insists on an app-level token (`xapp-`), as Slack does.
+`users` (user id → e-mail, None for a bot) answers `users.info`, `members` (channel id →
+user ids) answers `conversations.members`, a page of `MEMBERS_PAGE` at a time.
 """
 
 from __future__ import annotations
@@ -31,9 +33,11 @@ from tests.fakes.local_server import LocalServer
 
 MANIFEST_SCOPES = (
     "app_mentions:read,channels:history,groups:history,im:history,mpim:history,chat:write,"
-    "reactions:read,reactions:write"
+    "reactions:read,reactions:write,users:read,users:read.email,channels:read,groups:read,"
+    "im:read,mpim:read"
 )
 TEAM_ID = "T0TEST"
+MEMBERS_PAGE = 2
 BOT_USER_ID = "U0BOT"
 BOT_ID = "B0BOT"
 
@@ -58,6 +62,8 @@ class FakeSlack(LocalServer):
         self.failures: dict[str, str] = {}
         self.scopes = MANIFEST_SCOPES
         self.socket_mode_url = ""
+        self.users: dict[str, str | None] = {}
+        self.members: dict[str, list[str]] = {}
         self._ts = itertools.count(1)
         self._lock = threading.Lock()
         self._changed = threading.Condition(self._lock)
@@ -122,6 +128,33 @@ class FakeSlack(LocalServer):
             return {"ok": True, "channel": params.get("channel"), "ts": ts, "message": message}
         if method == "chat.postEphemeral":
             return {"ok": True, "message_ts": f"1800000000.{next(self._ts):06d}"}
+        if method == "users.info":
+            user = params.get("user", "")
+            if user not in self.users:
+                return {"ok": False, "error": "user_not_found"}
+            email = self.users[user]
+            profile = {"real_name": user, **({"email": email} if email else {})}
+            return {
+                "ok": True,
+                "user": {
+                    "id": user,
+                    "team_id": TEAM_ID,
+                    "is_bot": email is None,
+                    "profile": profile,
+                },
+            }
+        if method == "conversations.members":
+            members = self.members.get(params.get("channel", ""))
+            if members is None:
+                return {"ok": False, "error": "channel_not_found"}
+            start = int(params.get("cursor") or 0)
+            end = start + MEMBERS_PAGE
+            cursor = str(end) if end < len(members) else ""
+            return {
+                "ok": True,
+                "members": members[start:end],
+                "response_metadata": {"next_cursor": cursor},
+            }
         if method == "conversations.replies":
             return {"ok": True, "messages": [], "has_more": False}
         return {"ok": True}

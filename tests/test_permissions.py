@@ -164,6 +164,7 @@ def build_world(tmp_path, cloud: bool, fake: FakeConfluence, slack: FakeSlack) -
         access,
     )
     access.map("UDAVE", "acc-dave" if cloud else "dave")  # by Slack id
+    access.map("dave@home.example", "acc-dave" if cloud else "dave")  # his web login
     if not cloud:  # Data Center shows no e-mail: the admin maps them
         for name in ("alice", "bob", "carol", "erin"):
             access.map(f"{name}@example.com", name)
@@ -247,6 +248,35 @@ def run_matrix(world: World, expected: dict[str, set[int]], surfaces: tuple[str,
     return checked
 
 
+async def web_matrix(world: World, expected: dict[str, set[int]]) -> int:
+    """Each asker signs in to the web page through a trusted proxy's header and asks about
+    each page; the answer and its trace hold only what they may read."""
+    world.assistant.settings = world.settings.replace(web_auth="proxy")
+    app = create_app(world.assistant)
+    transport = httpx.ASGITransport(app=app, client=("127.0.0.1", 40000))
+    checked = 0
+    for user, readable in expected.items():
+        headers = {"X-Forwarded-Email": SLACK_USERS[user]}
+        async with httpx.AsyncClient(transport=transport, base_url="http://t") as client:
+            await client.get("/ask", headers=headers)
+            headers["X-CSRF-Token"] = client.cookies["confbot_csrf"]
+            for n in range(1, 13):
+                conversation = f"web{user.lower()}{n:04d}"
+                body = {"question": question(n), "conversation": conversation}
+                answer = await client.post("/api/ask", json=body, headers=headers)
+                assert answer.status_code == 200
+                assert_clean(answer.text, readable, f"web {user} page {n}")
+                turn = answer.json()["turn"]
+                trace = await client.get(
+                    f"/api/turns/{turn}", params={"conversation": conversation}, headers=headers
+                )
+                assert_clean(trace.text, readable, f"web trace {user} page {n}")
+                await asyncio.to_thread(check_turn, world, turn, readable, n, f"web {user} {n}")
+                checked += 1
+    world.assistant.settings = world.settings
+    return checked
+
+
 def public_surfaces_clean(world: World, readable: set[int]) -> None:
     """The gaps report and the admin page show no page anonymous access may not read."""
     from bot.gaps import gaps_for, parse_since, report_lines
@@ -276,6 +306,8 @@ def test_permission_matrix(tmp_path, cloud):
         world = build_world(tmp_path, cloud, fake, slack)
         surfaces = ("dm", "channel") if cloud else ("dm",)
         assert run_matrix(world, BEFORE, surfaces) == 72
+        if cloud:
+            assert asyncio.run(web_matrix(world, BEFORE)) == 72
         # answers rated down feed the gaps report with their closest pages (each asker's
         # own): the report, posted to a channel and shown on /admin, names public pages only
         for user in ("UALICE", "UBOB", "UCAROL"):
@@ -287,6 +319,7 @@ def test_permission_matrix(tmp_path, cloud):
 
         change_permissions(world)
         assert run_matrix(world, AFTER, surfaces) == 72
+        assert asyncio.run(web_matrix(world, AFTER)) == 72
         public_surfaces_clean(world, AFTER["UNOBODY"])
 
 

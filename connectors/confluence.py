@@ -408,18 +408,26 @@ class ConfluenceSource:
         return out
 
     def listing_access(self, listed: dict[str, Listed]) -> dict[str, PageAccess]:
-        """The access of every listed page from the listing's own restrictions (an ancestor
-        the listing lacks is asked), so one listing sees every restriction change."""
+        """The access of every listed page from the listing's own restrictions (a page or
+        ancestor the listing carries none for is asked), so one listing sees every
+        restriction change."""
         now = time.monotonic()
-        for item in listed.values():
-            if item.restriction is not None:
-                self._ancestor_restriction[item.id] = (item.restriction, now)
+        own: dict[str, frozenset[str]] = {}
+        for page_id, item in listed.items():
+            if item.restriction is None:
+                own[page_id] = self.permissions.restriction(page_id)
+            else:
+                own[page_id] = item.restriction
+            self._ancestor_restriction[page_id] = (own[page_id], now)
         out = {}
         for page_id, item in listed.items():
-            own = item.restriction
-            if own is None:
-                own = self.permissions.restriction(page_id)
-            out[page_id] = self._access(own, item.ancestors)
+            chain = [own[page_id]]
+            for ancestor_id in item.ancestors:
+                if ancestor_id in own:
+                    chain.append(own[ancestor_id])
+                else:  # not in this listing: asked
+                    chain.append(self._ancestor(ancestor_id))
+            out[page_id] = PageAccess.of(chain)
         return out
 
     def space_access(self, space: str, groups: set[str]) -> tuple[frozenset[str], dict, dict]:
@@ -438,11 +446,13 @@ class ConfluenceSource:
     def _access(self, own: frozenset[str], ancestors: tuple[str, ...]) -> PageAccess:
         """A page's access: its `own` restriction and each ancestor's (asked once per
         `sync_listing_interval`), as view restrictions are inherited."""
-        chain = [own]
-        for ancestor_id in ancestors:
-            cached = self._ancestor_restriction.get(ancestor_id)
-            if cached is None or time.monotonic() - cached[1] >= self.restriction_ttl:
-                cached = (self.permissions.restriction(ancestor_id), time.monotonic())
-                self._ancestor_restriction[ancestor_id] = cached
-            chain.append(cached[0])
-        return PageAccess.of(chain)
+        return PageAccess.of([own, *(self._ancestor(a) for a in ancestors)])
+
+    def _ancestor(self, page_id: str) -> frozenset[str]:
+        """An ancestor's own read restriction, asked again once `sync_listing_interval`
+        has passed since it was last known."""
+        cached = self._ancestor_restriction.get(page_id)
+        if cached is None or time.monotonic() - cached[1] >= self.restriction_ttl:
+            cached = (self.permissions.restriction(page_id), time.monotonic())
+            self._ancestor_restriction[page_id] = cached
+        return cached[0]

@@ -4,8 +4,8 @@ A run has three steps:
 1. pages that failed on an earlier run are fetched again by id;
 2. pages changed since the space's cursor are read oldest first, batch by batch; a page
    whose content digest is unchanged is not re-indexed (a new version with the same
-   content, or a move, only updates the page record); read-restricted pages are skipped
-   and removed from the index if they were in it;
+   content, or a move, only updates the page record); with `sync_skip_restricted`,
+   read-restricted pages are skipped and removed from the index if they were in it;
 3. when due (`sync_listing_interval`, `--full`, or every run for a source whose listing
    costs nothing, the files source), every current page id of the space is listed: pages
    that vanished are removed (each confirmed by a fetch first, so a listing that raced an
@@ -73,7 +73,8 @@ class SyncReport:
 
     `added`/`updated`: pages (re-)indexed; `moved`: page records updated without
     re-indexing (a move, or a new version with the same content); `skipped`: read-restricted
-    pages; `failed`: pages to retry next run; `error`: why the run stopped early, if it did.
+    pages left out (`sync_skip_restricted`); `failed`: pages to retry next run; `error`: why
+    the run stopped early, if it did.
     """
 
     space: str

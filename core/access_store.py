@@ -15,7 +15,6 @@ Tables (migration `0008_permissions`):
 from __future__ import annotations
 
 import json
-import threading
 from collections.abc import Iterable, Mapping
 from datetime import UTC, datetime
 
@@ -24,6 +23,7 @@ from sqlalchemy.orm import Mapped, Session, mapped_column
 
 from core.access import AccessTable, PageAccess
 from core.db import Base, session_factory
+from core.refresh import Refreshed
 
 
 def _now() -> datetime:
@@ -101,8 +101,7 @@ class AccessStore:
 
     def __init__(self, url: str):
         self.sessions = session_factory(url)
-        self._lock = threading.Lock()
-        self._snapshot: tuple[int, AccessTable] | None = None
+        self._snapshot: Refreshed[int, AccessTable] = Refreshed(lambda old, new: old == new)
 
     # ------------------------------------------------------------------ writing
     def _bump(self, db: Session) -> None:
@@ -268,15 +267,10 @@ class AccessStore:
             return state.generation if state is not None else 0
 
     def table(self) -> AccessTable:
-        """The recorded permissions as an `AccessTable`, read again when they changed."""
-        generation = self.generation()
-        with self._lock:
-            if self._snapshot is not None and self._snapshot[0] == generation:
-                return self._snapshot[1]
-        table = self._load()
-        with self._lock:
-            self._snapshot = (generation, table)
-        return table
+        """The recorded permissions as an `AccessTable`, read again when they changed, by
+        one thread: the others go on with the previous snapshot meanwhile (a load takes
+        about a second at 100,000 pages: docs/permissions.md)."""
+        return self._snapshot.get(self.generation(), lambda _previous: self._load())
 
     def _load(self) -> AccessTable:
         with self.sessions() as db:

@@ -62,7 +62,8 @@ class Turn:
     answer prompt, so citation `[n]` is `evidences[n-1]`): the retrieved ones, less those
     the self-check dropped (`self_check`; when it drops all, the answer declines and these
     are the retrieved ones, the closest pages); `timings` are milliseconds per step:
-    `history_ms`, `spell_ms` (spelling correction), `complete_ms`, `retrieve_ms` (and the
+    `history_ms`, `access_ms` (the audience's permission scope, `core.access`), `spell_ms`
+    (spelling correction), `complete_ms`, `retrieve_ms` (and the
     retriever's own steps as `retrieve.<step>`), `self_check_ms` (when on), `answer_ms` (the
     LLM call, and the offline answerer's confidence, `core.confidence`, stored in the trace
     as `confidence`), `suggest_ms`, `store_ms`, `total_ms`. `messages` holds the exact chat

@@ -42,9 +42,11 @@ from core.settings import Settings, SettingsError
 log = logging.getLogger(__name__)
 
 OVERFETCH_ROUNDS = 3
-"""How often a retriever whose list lost evidences to permissions is asked again, each time
-for four times as many (up to 64 times `candidates_k`): a reader shut out of the best
-matches still gets a full list of readable ones, at the cost of a larger search."""
+"""How often a retriever whose list lost more than half its evidences to permissions is
+asked again, each time for four times as many (up to 64 times `candidates_k`): a reader shut
+out of the best matches still gets readable ones, at the cost of a larger search. A list
+that lost fewer is kept as it is: fusion keeps `top_k` (10) of `candidates_k` (100), and
+another search would cost as much as the first one."""
 
 
 def page_of(evidence_id: str) -> str:
@@ -54,14 +56,14 @@ def page_of(evidence_id: str) -> str:
 
 def _readable(search, k: int, pages: Collection[str]) -> list[tuple[str, float]]:
     """The best `k` of `search(n)` (a retriever's top n) whose page is not in `pages`,
-    asking for more while readable ones are missing and the retriever had more to give."""
+    asking for more while fewer than half are left and the retriever had more to give."""
     asked = k
     for round_ in range(OVERFETCH_ROUNDS + 1):
         found = search(asked)
         if not pages:
             return found
         kept = [(i, score) for i, score in found if page_of(i) not in pages]
-        if len(kept) >= k or len(found) < asked or round_ == OVERFETCH_ROUNDS:
+        if 2 * len(kept) >= k or len(found) < asked or round_ == OVERFETCH_ROUNDS:
             return kept[:k]
         asked *= 4
     return kept[:k]

@@ -15,6 +15,7 @@ from core.access import ANYONE, AccessTable, PageAccess, Reader, Scope
 from core.access_store import AccessStore
 from core.db import Base, engine_for, upgrade
 from core.retrieve import _readable
+from core.settings import Settings
 
 TABLES = (
     "access_spaces",
@@ -162,7 +163,8 @@ def test_cloud_and_data_center_payloads():
     ("hits", "denied", "k", "expected", "asked"),
     [
         (["1#0", "2#0", "3#0"], set(), 2, ["1#0", "2#0"], [2]),
-        (["1#0", "2#0", "3#0", "4#0"], {"1"}, 2, ["2#0", "3#0"], [2, 8]),
+        (["1#0", "2#0", "3#0", "4#0"], {"1"}, 2, ["2#0"], [2]),  # half left: kept as is
+        (["1#0", "1#1", "2#0", "3#0"], {"1"}, 2, ["2#0", "3#0"], [2, 8]),  # none left
         (["1#0", "1#1"], {"1"}, 2, [], [2, 8]),  # the retriever had no more to give
         ([f"1#{i}" for i in range(200)] + ["2#0"], {"1"}, 2, [], [2, 8, 32, 128]),
     ],
@@ -176,3 +178,22 @@ def test_readable_asks_again_for_what_permissions_removed(hits, denied, k, expec
 
     assert [i for i, _ in _readable(search, k, denied)] == expected
     assert calls == asked
+
+
+def test_access_command_maps_and_shows(tmp_path, monkeypatch, capsys):
+    from bot.cli import main
+
+    monkeypatch.setenv("CONFBOT_DATA_DIR", str(tmp_path))
+    assert main(["access", "who", "alice@example.com"]) == 1
+    assert main(["access", "map", "Alice@Example.com", "acc-alice"]) == 0
+    url = Settings.load(environ={"CONFBOT_DATA_DIR": str(tmp_path)}).sqlalchemy_url
+    AccessStore(url).save_members("group:staff", ["user:acc-alice"])
+    AccessStore(url).save_space("TEAM", ["group:staff"])
+    assert main(["access", "who", "alice@example.com"]) == 0
+    assert main(["access", "list"]) == 0
+    assert main(["access", "unmap", "alice@example.com"]) == 0
+    assert main(["access", "unmap", "alice@example.com"]) == 1
+    out = capsys.readouterr().out
+    assert "alice@example.com → acc-alice; groups: staff" in out
+    assert "space TEAM: readable by group:staff" in out
+    assert "no Confluence account" in out

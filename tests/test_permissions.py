@@ -11,6 +11,7 @@ then every restriction of the page and its ancestors), not computed by the code 
 from __future__ import annotations
 
 import asyncio
+import io
 import json
 from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
@@ -21,6 +22,7 @@ from slack_sdk import WebClient
 
 from bot.slack import SlackBot
 from bot.slack_state import SlackStore
+from bot.terminal import chat
 from bot.web import create_app
 from connectors.confluence import ConfluenceSource
 from connectors.sync import SpaceSync
@@ -359,6 +361,13 @@ def test_assistant_without_readers_is_anonymous(tmp_path):
             ConversationKey("cli", "", "", "2"), question(2), readers=[alice]
         )
         check_turn(world, turn.id, BEFORE["UALICE"], 2, "alice")
+        # the terminal (`confbot ask --as`) passes its reader the same way
+        out = io.StringIO()
+        chat(world.assistant, ConversationKey("terminal", "", "", "3"), [question(2)], out)
+        assert secret(2) not in out.getvalue()
+        key = ConversationKey("terminal", "", "", "4")
+        chat(world.assistant, key, [question(2)], out, None, [alice])
+        assert secret(2) in out.getvalue()
 
 
 def test_admin_page_hides_titles_of_restricted_pages_that_failed(tmp_path):

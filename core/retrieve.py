@@ -190,6 +190,7 @@ class Retriever:
         self._fields: Refreshed[tuple[dict, float], tuple[dict[str, str], TitleField]] = Refreshed(
             lambda old, new: old[0] is new[0] and old[1] == new[1]
         )
+        self._spaces: Refreshed[dict, set[str]] = Refreshed(lambda old, new: old is new)
         # The groups kept up to date, and the catalog they are the groups of.
         self._grouping: tuple[DuplicateGroups, dict[str, PageEntry]] = (
             DuplicateGroups(settings.duplicate_threshold),
@@ -227,7 +228,7 @@ class Retriever:
         denied: frozenset[str] = frozenset()
         if scope is not None:
             if scope.spaces:
-                spaces = scope.searchable(spaces, self.index.spaces())
+                spaces = scope.searchable(spaces, self._indexed_spaces())
             denied = scope.pages
         timings: dict[str, float] = {}
         language = s.lexical_language
@@ -316,6 +317,12 @@ class Retriever:
             r.rank = position
         timings["total_ms"] = sum(timings.values())
         return Retrieval(query, candidates.language, results, timings, stale)
+
+    def _indexed_spaces(self) -> set[str]:
+        """The spaces of the indexed pages, from the page catalog (computed again when it
+        changed), so a scope that denies spaces costs no query per search."""
+        catalog = self.index.page_catalog()
+        return self._spaces.get(catalog, lambda _: {e.space for e in catalog.values()})
 
     def _stored(
         self, order: Sequence[str], depth: int, novelty: NoveltyFilter

@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import base64
 import binascii
+import dataclasses
 import hmac
 import html
 from datetime import timedelta
@@ -31,6 +32,7 @@ from starlette.routing import Route
 from bot.metrics import CONTENT_TYPE, metrics_registry, metrics_text
 from bot.status import Status, collect_status, status_json
 from core import audit
+from core.access import AccessTable
 from core.assistant import Assistant
 
 HEADERS = {
@@ -114,9 +116,28 @@ class Admin:
         detail = {"space": space, "since": request.query_params.get("since") or "30d"}
         await run_in_threadpool(audit.record, url, f"admin-token@{client}", "admin.page", **detail)
         status = await run_in_threadpool(collect_status, self.settings, self.assistant.index)
+        status = public_titles(status, await run_in_threadpool(self.assistant.access.table))
         reports = await run_in_threadpool(gaps_for, self.assistant, space, since)
         entries = await run_in_threadpool(audit.recent, url, AUDIT_SHOWN)
         return HTMLResponse(render_page(status, reports, since, entries), headers=HEADERS)
+
+
+def public_titles(status: Status, table: AccessTable) -> Status:
+    """The status with the title of every failed page anonymous access may not read, or
+    whose permissions were never recorded in a space whose were, replaced by a note: the
+    admin token is no Confluence identity (core.access)."""
+    public = table.scope([])
+    spaces = []
+    for s in status.spaces:
+        failed = [
+            p
+            if public.allows(p.page_id, s.space)
+            and (s.space not in table.spaces or p.page_id in table.recorded)
+            else dataclasses.replace(p, title="(title hidden: restricted page)")
+            for p in s.failed
+        ]
+        spaces.append(dataclasses.replace(s, failed=failed))
+    return dataclasses.replace(status, spaces=spaces)
 
 
 def render_page(status: Status, reports: list, since: timedelta, entries: list = ()) -> str:

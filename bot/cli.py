@@ -260,6 +260,13 @@ def cmd_audit(args: argparse.Namespace) -> int:
     return 0
 
 
+def cmd_access(args: argparse.Namespace) -> int:
+    """Map people to Confluence accounts, show recorded permissions (bot/access_admin.py)."""
+    from bot.access_admin import run
+
+    return run(args, _settings(args))
+
+
 def cmd_serve(args: argparse.Namespace) -> int:
     """Run the web app, the sync scheduler and Slack in one process (see bot/serve.py)."""
     from bot.serve import run
@@ -473,6 +480,12 @@ def build_parser() -> argparse.ArgumentParser:
     _add_config_option(p)
     p.set_defaults(func=cmd_audit)
 
+    from bot.access_admin import add_parser as add_access_parser
+
+    p = add_access_parser(sub)
+    _add_config_option(p)
+    p.set_defaults(func=cmd_access)
+
     p = sub.add_parser("init", help="create or upgrade the state database (database_url)")
     _add_config_option(p)
     p.set_defaults(func=cmd_init)
@@ -486,6 +499,12 @@ def build_parser() -> argparse.ArgumentParser:
     )
     p.add_argument(
         "--space", action="append", metavar="KEY", help="search only this space (repeatable)"
+    )
+    p.add_argument(
+        "--as",
+        dest="as_",
+        metavar="EMAIL",
+        help="answer from what this person may read (default: public pages only)",
     )
     _add_config_option(p)
     p.set_defaults(func=cmd_ask)

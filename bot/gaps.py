@@ -18,12 +18,14 @@ from __future__ import annotations
 
 import html
 import logging
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from datetime import datetime, timedelta
 from functools import cache
 
 from connectors.schedule import Job
 from connectors.sync import spaces_to_sync
+from core.access import readable_items
+from core.access_store import AccessStore
 from core.assistant import ConversationKey
 from core.bounds import lookback
 from core.conversation import utcnow
@@ -92,6 +94,13 @@ def gap_reports(
     def page_space(page_id: str) -> str | None:
         page = index.page(page_id)
         return page.space if page is not None else None
+
+    # The report goes to a channel and to /admin, not to the askers: it names only the
+    # pages anonymous access may read (core.access).
+    public = AccessStore(settings.sqlalchemy_url).table().scope([])
+    questions = [
+        replace(q, evidences=readable_items(q.evidences, public, page_space)) for q in questions
+    ]
 
     spaces = [space] if space else sorted(set(settings.sync_spaces) | index.spaces())
     reports = []

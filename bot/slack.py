@@ -48,6 +48,7 @@ from slack_sdk import WebClient
 from slack_sdk.errors import SlackApiError
 from slack_sdk.signature import SignatureVerifier
 
+from bot.askers import SlackAskers
 from bot.blocks import (
     EXPLAIN_ACTION,
     FEEDBACK_DOWN_ACTION,
@@ -121,6 +122,7 @@ class SlackBot:
         self.assistant = assistant
         self.state = state
         self._channel_types: dict[str, str] = {}
+        self.askers = SlackAskers(assistant.access)
 
     # ------------------------------------------------------------------ middleware
     def deduplicate(self, body: dict, request: BoltRequest, next, logger: logging.Logger):
@@ -236,6 +238,7 @@ class SlackBot:
             channel=channel, thread_ts=thread, text=f"<@{user}> asked: {question}"
         )
         event = {"channel": channel, "ts": asked["ts"], "thread_ts": thread, "text": question}
+        event["user"] = user  # the audience is the clicker's (a DM) or the channel's
         self.answer(client, team, event, None)
 
     def turn_here(self, body: dict, team: str, channel: str) -> int | None:
@@ -279,8 +282,16 @@ class SlackBot:
         try:
             # the bot is now part of the thread; where it is decides who may see the question
             self.assistant.store.conversation_id(key, self._channel_type(client, event))
+            self.askers.bot_user_id = self.askers.bot_user_id or bot_user_id
+            readers = self.askers.audience(
+                client, channel, event.get("user") or "", event.get("channel_type")
+            )
             turn = self.assistant.ask(
-                key, question, spaces=channel_spaces(self.settings, channel), suggest=False
+                key,
+                question,
+                spaces=channel_spaces(self.settings, channel),
+                suggest=False,
+                readers=readers,
             )
             if quiet and not confident(self.assistant, turn):
                 self.state.claim("quiet", f"{team}:{channel}:{thread}")

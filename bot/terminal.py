@@ -11,10 +11,11 @@ import argparse
 import getpass
 import sys
 import uuid
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 from typing import TextIO
 
 from bot.serve import example_questions
+from core.access import Reader
 from core.answer import closest_pages, decline_message
 from core.assistant import Assistant, ConversationKey, Turn
 from core.attribution import Explanation
@@ -163,8 +164,10 @@ def chat(
     lines: Iterable[str],
     out: TextIO,
     spaces: list[str] | None = None,
+    readers: Sequence[Reader] = (),
 ) -> None:
-    """Answer each line (or run it as a command) until the lines end or `/quit`."""
+    """Answer each line (or run it as a command) until the lines end or `/quit`, from what
+    `readers` may read (none: public pages only, `core.access`)."""
     last: Turn | None = None
     for line in lines:
         text = line.strip()
@@ -188,7 +191,7 @@ def chat(
                 print(f"Unknown command {command}.\n{HELP}", file=out)
             continue
         try:
-            last = assistant.ask(key, text, spaces=spaces)
+            last = assistant.ask(key, text, spaces=spaces, readers=readers)
         except LLMError as exc:
             print(f"The language model failed: {exc}", file=out)
             continue
@@ -272,9 +275,15 @@ def run(args: argparse.Namespace, settings: Settings) -> int:
     thread = args.thread or uuid.uuid4().hex[:12]
     key = ConversationKey("terminal", _user(), "cli", thread)
     spaces = args.space or None
+    readers = []
+    if getattr(args, "as_", None):  # ask as a Confluence user (docs/permissions.md)
+        account = assistant.access.account_for(args.as_)
+        if account is None:
+            print(f"{args.as_}: no Confluence account; public pages only", file=sys.stderr)
+        readers = [Reader(account, args.as_) if account else Reader.anonymous(args.as_)]
     if args.question:
-        chat(assistant, key, args.question, sys.stdout, spaces)
+        chat(assistant, key, args.question, sys.stdout, spaces, readers)
         return 0
     print(f"confbot: ask about the wiki ({assistant.llm.name} answers). /help for commands.")
-    chat(assistant, key, _prompt_lines("? "), sys.stdout, spaces)
+    chat(assistant, key, _prompt_lines("? "), sys.stdout, spaces, readers)
     return 0

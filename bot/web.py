@@ -57,9 +57,11 @@ from starlette.responses import HTMLResponse, JSONResponse, RedirectResponse, Re
 from starlette.routing import Mount, Route
 from starlette.staticfiles import StaticFiles
 
+from bot.auth import WebAuth, request_reader
 from bot.guard import CSP, Guard
 from bot.health import readiness
 from bot.request_checks import refused_request
+from core.access import Reader
 from core.answer import (
     CITATION,
     cited_numbers,
@@ -67,7 +69,7 @@ from core.answer import (
     decline_intro,
     decline_message,
 )
-from core.assistant import Assistant, ConversationKey, Turn, also_in_json
+from core.assistant import Assistant, ConversationKey, Turn, also_in_json, readers_of
 from core.attribution import Explanation
 from core.bounds import MAX_ID, ascii_int
 from core.conversation import TurnRecord
@@ -474,9 +476,11 @@ class WebApp:
             max_body=settings.web_max_body_bytes,
             frame_origins=settings.web_frame_ancestors,
         )
+        auth = WebAuth(settings, assistant.access)  # the login (bot/auth.py)
+        routes.extend(auth.routes())
         self.app = Starlette(
             routes=routes,
-            middleware=[guard],
+            middleware=[guard, *auth.middleware()],
             exception_handlers={BadRequest: self._bad_request, NotFound: self._not_found},
         )
 
@@ -538,12 +542,13 @@ class WebApp:
             known_space=known,
         )
 
-    def _owned_turn(self, data: dict | Any, turn_id: Any) -> TurnRecord:
-        """The turn `turn_id` if it belongs to the web conversation the request names."""
+    def _owned_turn(self, data: dict | Any, turn_id: Any, reader: Reader) -> TurnRecord:
+        """The turn `turn_id` if it belongs to the web conversation the request names and
+        was asked by the same `reader` (its sources are what that reader may read)."""
         number = parse_turn_id(turn_id)
         key = self._key(data)
         for record in self.assistant.store.turns(key):
-            if record.id == number:
+            if record.id == number and readers_of(record) in ([reader], []):
                 return record
         raise NotFound(f"no turn {number} in this conversation")
 
@@ -596,23 +601,26 @@ class WebApp:
         key = await run_in_threadpool(self._key, data)
         spaces = [key.workspace] if key.workspace else None
         # Suggestions are left out of the answer's path: the page asks for them next.
-        turn = await run_in_threadpool(self.assistant.ask, key, question, spaces, False)
+        readers = [request_reader(request)]
+        turn = await run_in_threadpool(self.assistant.ask, key, question, spaces, False, readers)
         return JSONResponse(turn_json(turn))
 
     async def api_suggestions(self, request: Request) -> Response:
         """`GET /api/turns/{id}/suggestions`: the turn's suggested follow-ups, computed on
         the first request and stored."""
         params = dict(request.query_params)
+        reader = request_reader(request)
 
         def load() -> dict:
-            record = self._owned_turn(params, request.path_params["turn_id"])
+            record = self._owned_turn(params, request.path_params["turn_id"], reader)
             return {"turn": record.id, "suggestions": self.assistant.suggest(record.id)}
 
         return JSONResponse(await run_in_threadpool(load))
 
     async def api_explain(self, request: Request) -> Response:
         data = await self._json_body(request)
-        record = await run_in_threadpool(self._owned_turn, data, data.get("turn"))
+        reader = request_reader(request)
+        record = await run_in_threadpool(self._owned_turn, data, data.get("turn"), reader)
         explanation = await run_in_threadpool(self.assistant.explain, record.id)
         ids = [item.get("id", "") for item in record.evidences or []]
         found = await run_in_threadpool(self.assistant.index.get, ids)
@@ -624,15 +632,18 @@ class WebApp:
         value = data.get("value")
         if value not in FEEDBACK_VALUES:
             raise BadRequest(f"value must be one of: {', '.join(FEEDBACK_VALUES)}")
-        record = await run_in_threadpool(self._owned_turn, data, data.get("turn"))
+        reader = request_reader(request)
+        record = await run_in_threadpool(self._owned_turn, data, data.get("turn"), reader)
         feedback_id = await run_in_threadpool(self.assistant.feedback, record.id, value, "web")
         return JSONResponse({"turn": record.id, "feedback": feedback_id, "value": value})
 
     async def api_turn(self, request: Request) -> Response:
         params = dict(request.query_params)
 
+        reader = request_reader(request)
+
         def load() -> dict:
-            record = self._owned_turn(params, request.path_params["turn_id"])
+            record = self._owned_turn(params, request.path_params["turn_id"], reader)
             store = self.assistant.store
             trace = trace_json(record, store.explanation(record.id), store.feedback(record.id))
             ids = [item["evidence_id"] for item in trace["retrieval"]]

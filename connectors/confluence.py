@@ -41,8 +41,10 @@ from urllib.parse import urlparse
 
 import requests
 
+from connectors.permissions import ConfluencePermissions, content_restriction
 from connectors.source import Batch, Fetched, Listed
 from connectors.times import parse_interval
+from core.access import PageAccess
 from core.pages import Page
 from core.settings import Settings
 
@@ -50,7 +52,7 @@ log = logging.getLogger(__name__)
 
 RESTRICTIONS_EXPAND = "restrictions.read.restrictions.user,restrictions.read.restrictions.group"
 CONTENT_EXPAND = f"body.storage,version,ancestors,metadata.labels,space,{RESTRICTIONS_EXPAND}"
-LISTING_EXPAND = "version,ancestors"
+LISTING_EXPAND = f"version,ancestors,{RESTRICTIONS_EXPAND}"
 LISTING_LIMIT = 200
 """Pages asked for per listing request; without bodies servers allow large pages."""
 
@@ -119,21 +121,6 @@ def retry_after_seconds(value: str | None, maximum: float) -> float | None:
     if not math.isfinite(seconds):
         return maximum
     return min(max(seconds, 0.0), maximum)
-
-
-def _restricted(restrictions: dict[str, Any]) -> bool:
-    """Whether a `restrictions` object (`{"user": {...}, "group": {...}}`) names anyone."""
-    for kind in ("user", "group"):
-        entry = restrictions.get(kind) or {}
-        if entry.get("results") or entry.get("size"):
-            return True
-    return False
-
-
-def page_restricted(content: dict[str, Any]) -> bool:
-    """Whether a content object expanded with `RESTRICTIONS_EXPAND` has read restrictions."""
-    read = (content.get("restrictions") or {}).get("read") or {}
-    return _restricted(read.get("restrictions") or {})
 
 
 def storage_body(item: dict[str, Any]) -> str:
@@ -333,21 +320,16 @@ class ConfluenceClient:
             raise ConfluenceError(f"GET api/v2/spaces/{space_id}: no such space")
         return str(data["key"])
 
-    def read_restricted(self, page_id: str) -> bool:
-        """Whether a page has read restrictions of its own."""
-        data = self.get_json(
-            f"rest/api/content/{page_id}/restriction/byOperation/read",
-            {"expand": "restrictions.user,restrictions.group"},
-        )
-        return bool(data) and _restricted(data.get("restrictions") or {})
-
 
 class ConfluenceSource:
     """Pages of Confluence spaces for the sync (one instance per sync run).
 
     Read restrictions: a page's own come with it (`expand=restrictions.read...`), each
     ancestor's are asked once per run from `restriction/byOperation/read`, since view
-    restrictions are inherited. Nothing is asked when `sync_skip_restricted` is off.
+    restrictions are inherited; together they are the page's `PageAccess`
+    (`connectors.permissions`). With `sync_skip_restricted` a restricted page is skipped.
+    A listing carries every page's own restriction, so it recomputes the access of every
+    page of the space (`listing_access`): restrictions changed without a new version.
     """
 
     cheap_listing = False  # a listing pages through every page of the space
@@ -360,7 +342,8 @@ class ConfluenceSource:
         # Ancestors' read restrictions, with the monotonic time they were asked; a source that
         # lives across runs (the worker's) asks again once `sync_listing_interval` has passed.
         self.restriction_ttl = parse_interval(settings.sync_listing_interval).total_seconds()
-        self._ancestor_restricted: dict[str, tuple[bool, float]] = {}
+        self._ancestor_restriction: dict[str, tuple[frozenset[str], float]] = {}
+        self.permissions = ConfluencePermissions(self.client)
         self._space_keys: dict[str, str] = {}
         """v2 space id → space key (Cloud page reads)."""
 
@@ -377,13 +360,13 @@ class ConfluenceSource:
             for item in data.get("results") or []:
                 try:
                     page = page_from_content(item, base)
-                    restricted = self._restricted(page_restricted(item), page.ancestors)
+                    fetched = self._fetched(page, content_restriction(item))
                 except (KeyError, TypeError, ValueError, ConfluenceError) as exc:
                     page_id = str(item.get("id", "?"))
                     log.warning("page %s: %r; retried next run", page_id, exc)
                     batch.failures.append((page_id, repr(exc)))
                     continue
-                batch.pages.append(Fetched(page, restricted))
+                batch.pages.append(fetched)
             yield batch
 
     def fetch(self, page_id: str) -> Fetched | None:
@@ -396,7 +379,7 @@ class ConfluenceSource:
             return None
         base = (item.get("_links") or {}).get("base") or self.client.url
         page = page_from_content(item, base)
-        return Fetched(page, self._restricted(page_restricted(item), page.ancestors))
+        return self._fetched(page, content_restriction(item))
 
     def _fetch_v2(self, page_id: str) -> Fetched | None:
         item = self.client.page_v2(page_id)
@@ -408,8 +391,7 @@ class ConfluenceSource:
         ancestors = self.client.ancestors_v2(page_id)
         base = (item.get("_links") or {}).get("base") or self.client.url
         page = page_from_v2(item, self._space_keys[space_id], ancestors, base)
-        own = self.skip_restricted and self.client.read_restricted(page_id)
-        return Fetched(page, self._restricted(own, ancestors))
+        return self._fetched(page, self.permissions.restriction(page_id))
 
     def listing(self, space: str) -> dict[str, Listed]:
         """Every current page of `space` (id, version, title, ancestors), without bodies."""
@@ -421,20 +403,56 @@ class ConfluenceSource:
                     version=int(item["version"]["number"]),
                     title=item.get("title", ""),
                     ancestors=tuple(str(a["id"]) for a in item.get("ancestors") or ()),
+                    restriction=content_restriction(item) if "restrictions" in item else None,
                 )
         return out
 
-    def _restricted(self, own: bool, ancestors: tuple[str, ...]) -> bool:
-        """Whether a page is read-restricted: `own` restrictions, or any ancestor's."""
-        if not self.skip_restricted:
-            return False
-        if own:
-            return True
-        for ancestor_id in ancestors:
-            cached = self._ancestor_restricted.get(ancestor_id)
-            if cached is None or time.monotonic() - cached[1] >= self.restriction_ttl:
-                cached = (self.client.read_restricted(ancestor_id), time.monotonic())
-                self._ancestor_restricted[ancestor_id] = cached
-            if cached[0]:
-                return True
-        return False
+    def listing_access(self, listed: dict[str, Listed]) -> dict[str, PageAccess]:
+        """The access of every listed page from the listing's own restrictions (a page or
+        ancestor the listing carries none for is asked), so one listing sees every
+        restriction change."""
+        now = time.monotonic()
+        own: dict[str, frozenset[str]] = {}
+        for page_id, item in listed.items():
+            if item.restriction is None:
+                own[page_id] = self.permissions.restriction(page_id)
+            else:
+                own[page_id] = item.restriction
+            self._ancestor_restriction[page_id] = (own[page_id], now)
+        out = {}
+        for page_id, item in listed.items():
+            chain = [own[page_id]]
+            for ancestor_id in item.ancestors:
+                if ancestor_id in own:
+                    chain.append(own[ancestor_id])
+                else:  # not in this listing: asked
+                    chain.append(self._ancestor(ancestor_id))
+            out[page_id] = PageAccess.of(chain)
+        return out
+
+    def space_access(self, space: str, groups: set[str]) -> tuple[frozenset[str], dict, dict]:
+        """A space's view permission, the members of `groups` (names) and of the groups
+        the permission names, and the accounts seen: (readers, {group principal: user
+        principals}, {account: (e-mail, name)})."""
+        readers = self.permissions.space_readers(space)
+        names = set(groups) | {p[len("group:") :] for p in readers if p.startswith("group:")}
+        members = {f"group:{n}": self.permissions.members(n) for n in sorted(names)}
+        return readers, members, dict(self.permissions.people)
+
+    def _fetched(self, page: Page, own: frozenset[str]) -> Fetched:
+        access = self._access(own, page.ancestors)
+        return Fetched(page, self.skip_restricted and bool(access.restrictions), access)
+
+    def _access(self, own: frozenset[str], ancestors: tuple[str, ...]) -> PageAccess:
+        """A page's access: its `own` restriction and each ancestor's (asked once per
+        `sync_listing_interval`), as view restrictions are inherited."""
+        return PageAccess.of([own, *(self._ancestor(a) for a in ancestors)])
+
+    def _ancestor(self, page_id: str) -> frozenset[str]:
+        """An ancestor's own read restriction, asked again once `sync_listing_interval`
+        has passed since it was last known."""
+        cached = self._ancestor_restriction.get(page_id)
+        if cached is None or time.monotonic() - cached[1] >= self.restriction_ttl:
+            cached = (self.permissions.restriction(page_id), time.monotonic())
+            self._ancestor_restriction[page_id] = cached
+        return cached[0]

@@ -11,15 +11,19 @@ from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Protocol
 
+from core.access import PageAccess
 from core.pages import Page
 
 
 @dataclass(frozen=True)
 class Fetched:
-    """A page with its body, and whether it or an ancestor has read restrictions."""
+    """A page with its body; whether the sync skips it for its read restrictions
+    (`sync_skip_restricted`), and who may read it (`access`; None: the source knows no
+    permissions, as the files source)."""
 
     page: Page
     restricted: bool = False
+    access: PageAccess | None = None
 
 
 @dataclass(frozen=True)
@@ -30,6 +34,8 @@ class Listed:
     version: int
     title: str = ""
     ancestors: tuple[str, ...] = ()
+    restriction: frozenset[str] | None = None
+    """The page's own read restriction (principals), when the listing carries it."""
 
 
 @dataclass

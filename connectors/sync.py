@@ -4,16 +4,22 @@ A run has three steps:
 1. pages that failed on an earlier run are fetched again by id;
 2. pages changed since the space's cursor are read oldest first, batch by batch; a page
    whose content digest is unchanged is not re-indexed (a new version with the same
-   content, or a move, only updates the page record); read-restricted pages are skipped
-   and removed from the index if they were in it;
+   content, or a move, only updates the page record); with `sync_skip_restricted`,
+   read-restricted pages are skipped and removed from the index if they were in it;
 3. when due (`sync_listing_interval`, `--full`, or every run for a source whose listing
    costs nothing, the files source), every current page id of the space is listed: pages
    that vanished are removed (each confirmed by a fetch first, so a listing that raced an
    edit never deletes a live page), pages whose version or ancestors differ
    from the state are fetched again (a move does not change `lastmodified`, and offset
    paging can skip a page edited mid-run), and so are skipped restricted pages once
-   `sync_skip_restricted` is off. Restrictions added or lifted without a new version are
-   seen by `--full`, which re-reads every page.
+   `sync_skip_restricted` is off.
+
+Permissions (`core.access`, a source that knows them: Confluence): each page's access (its
+own and its ancestors' read restrictions) is recorded before its evidences are written, so
+no restricted page is ever searchable without it; a listing records the access of every
+page of the space again (restrictions added or lifted without a new version); and every
+run records the space's view permission and the members of every group the space's
+permissions name (`_record_permissions`).
 
 Idempotent and resumable: after each batch the evidences are written first, then in one
 transaction the batch's page rows and the cursor (the newest `updated_at` of the batch).
@@ -41,6 +47,7 @@ from connectors.lease import SpaceLeases
 from connectors.source import Fetched, PageSource
 from connectors.state import SyncPage, SyncSpace, utcnow
 from connectors.times import parse_interval, parse_time
+from core.access_store import AccessStore
 from core.contextualize import ContextOptions
 from core.db import session_factory
 from core.index import EvidenceIndex, IndexReport
@@ -67,7 +74,8 @@ class SyncReport:
 
     `added`/`updated`: pages (re-)indexed; `moved`: page records updated without
     re-indexing (a move, or a new version with the same content); `skipped`: read-restricted
-    pages; `failed`: pages to retry next run; `error`: why the run stopped early, if it did.
+    pages left out (`sync_skip_restricted`); `failed`: pages to retry next run; `error`: why
+    the run stopped early, if it did.
     """
 
     space: str
@@ -134,6 +142,7 @@ class SpaceSync:
         self.sessions = session_factory(settings.sqlalchemy_url)
         self.stop = stop or threading.Event()
         self.leases = SpaceLeases(settings.sqlalchemy_url, parse_interval(settings.sync_lease))
+        self.access = AccessStore(settings.sqlalchemy_url)
 
     def run(self, space: str, full: bool = False, progress: bool = False) -> SyncReport:
         """Sync one space; `full` re-reads and re-indexes every page and lists the space.
@@ -216,6 +225,8 @@ class SpaceSync:
         )
         if (full or due) and not self.stop.is_set():
             self._reconcile(space, report, indexed, full)
+        if not self.stop.is_set():
+            self._record_permissions(space)
         if full and report.listed and report.error is None:
             with self.sessions() as db:
                 db.get(SyncSpace, space).fingerprint = fingerprint
@@ -245,6 +256,10 @@ class SpaceSync:
                     db.add(rows[page_id])
                 return rows[page_id]
 
+            # who may read them, before their evidences can be found
+            self.access.save_pages(
+                space, {f.page.id: f.access for f in fetched if f.access is not None}
+            )
             to_index: list[tuple[Page, str]] = []
             for item in fetched:
                 page, row = item.page, row_for(item.page.id)
@@ -334,6 +349,7 @@ class SpaceSync:
             for row in db.scalars(select(SyncPage).where(SyncPage.page_id.in_(page_ids))):
                 db.delete(row)
             db.commit()
+        self.access.forget_pages(page_ids)
         report.deleted += len(page_ids)
         log.info("removed %d page(s): %s", len(page_ids), ", ".join(page_ids[:10]))
 
@@ -342,6 +358,10 @@ class SpaceSync:
         (after repairing pages a failed write left pending, so none outlives its deletion)."""
         self.index.repair_pending()
         listed = self.source.listing(space)
+        if hasattr(self.source, "listing_access"):
+            changed = self.access.save_pages(space, self.source.listing_access(listed))
+            if changed:
+                log.info("space %s: the access of %d page(s) changed", space, changed)
         with self.sessions() as db:
             rows = {
                 r.page_id: r for r in db.scalars(select(SyncPage).where(SyncPage.space == space))
@@ -372,6 +392,33 @@ class SpaceSync:
             db.get(SyncSpace, space).listed_at = utcnow()
             db.commit()
         report.listed = True
+
+    def _record_permissions(self, space: str) -> None:
+        """Record the space's view permission and the members of every group it or a page
+        restriction of the space names (a source that knows permissions only). When they
+        cannot be read, a space never recorded is recorded as readable by nobody (fail
+        closed) and the run reports why; one recorded before keeps what it had."""
+        if not hasattr(self.source, "space_access"):
+            return
+        ids = self.access.page_ids(space)
+        groups = {
+            p[len("group:") :]
+            for page_id, access in self.access.table().pages.items()
+            if page_id in ids
+            for r in access.restrictions
+            for p in r
+            if p.startswith("group:")
+        }
+        try:
+            readers, members, people = self.source.space_access(space, groups)
+        except Exception:
+            if space not in self.access.table().spaces:  # fail closed: nobody reads it yet
+                self.access.save_space(space, ())
+            raise
+        self.access.save_space(space, readers)
+        for name, users in members.items():
+            self.access.save_members(name, users)
+        self.access.save_accounts(people)
 
 
 def _record(row: SyncPage, page: Page, digest: str | None, restricted: bool = False) -> None:

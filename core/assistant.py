@@ -26,6 +26,8 @@ from collections.abc import Collection, Sequence
 from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import asdict, dataclass, field
 
+from core.access import Reader, Scope
+from core.access_store import AccessStore
 from core.answer import Citation, generate
 from core.attribution import Explanation, attribute, prompt_evidences
 from core.confidence import answer_confidence
@@ -60,7 +62,8 @@ class Turn:
     answer prompt, so citation `[n]` is `evidences[n-1]`): the retrieved ones, less those
     the self-check dropped (`self_check`; when it drops all, the answer declines and these
     are the retrieved ones, the closest pages); `timings` are milliseconds per step:
-    `history_ms`, `spell_ms` (spelling correction), `complete_ms`, `retrieve_ms` (and the
+    `history_ms`, `access_ms` (the audience's permission scope, `core.access`), `spell_ms`
+    (spelling correction), `complete_ms`, `retrieve_ms` (and the
     retriever's own steps as `retrieve.<step>`), `self_check_ms` (when on), `answer_ms` (the
     LLM call, and the offline answerer's confidence, `core.confidence`, stored in the trace
     as `confidence`), `suggest_ms`, `store_ms`, `total_ms`. `messages` holds the exact chat
@@ -159,8 +162,32 @@ class _KeyLock:
         self.lock = threading.Lock()
 
 
+class _Scoped:
+    """A retriever that searches within one permission scope, for the code that searches
+    on an answer's behalf without knowing who asked (`core.suggest`)."""
+
+    def __init__(self, retriever: Retriever, scope: Scope):
+        self.retriever = retriever
+        self.scope = scope
+
+    def search(self, query, k=None, spaces=None, retrievers=("lexical", "dense")):
+        return self.retriever.search(
+            query, k=k, spaces=spaces, retrievers=retrievers, scope=self.scope
+        )
+
+
+def readers_of(record: TurnRecord) -> list[Reader]:
+    """The audience a stored turn was answered for (none recorded: anonymous)."""
+    return [Reader.from_json(r) for r in (record.messages or {}).get("readers") or ()]
+
+
 class Assistant:
-    """Conversational question answering over the evidence index."""
+    """Conversational question answering over the evidence index.
+
+    Every search is limited to what the turn's audience may read (`readers`: the asker, or
+    every member of a Slack channel; none: anonymous), by their permissions as the sync
+    recorded them (`core.access`): the answer, its trace, Explain and the suggested
+    follow-ups are all built from readable evidence only."""
 
     def __init__(
         self,
@@ -170,8 +197,10 @@ class Assistant:
         llm: LLM,
         completer: Completer,
         store: ConversationStore,
+        access: AccessStore | None = None,
     ):
         self.settings = settings
+        self.access = access or AccessStore(store.url)
         self.index = index
         self.retriever = retriever
         self.llm = llm
@@ -225,9 +254,11 @@ class Assistant:
         text: str,
         spaces: Collection[str] | None = None,
         suggest: bool = True,
+        readers: Sequence[Reader] = (),
     ) -> Turn:
         """Answer `text` as the next turn of the conversation at `key`, searching only
-        `spaces` when given, and store the turn.
+        `spaces` when given and only what every one of `readers` may read (none: what
+        anonymous access reads), and store the turn.
 
         With `suggest=False` the follow-up suggestions are left out of the answer's path
         (they cost up to `core.suggest.MAX_CHECKS` searches): a surface shows the answer
@@ -237,7 +268,7 @@ class Assistant:
             raise ValueError("the question is empty")
         holder = self._lock_for(key)
         with holder.lock:
-            return self._ask(key, question, spaces, suggest)
+            return self._ask(key, question, spaces, suggest, list(readers))
 
     def _ask(
         self,
@@ -245,6 +276,7 @@ class Assistant:
         question: str,
         spaces: Collection[str] | None,
         suggest: bool,
+        readers: list[Reader],
     ) -> Turn:
         talk = small_talk(question)
         if talk is not None:
@@ -260,9 +292,13 @@ class Assistant:
         records = self.store.history(key, limit=HISTORY_TURNS)
         history = _context(records)
         mark = lap("history", started)
+        scope = self.access.table().scope(readers)
+        mark = lap("access", mark)
 
         def search(query: str):
-            return self.retriever.search(query, k=COMPLETER_RESULTS, spaces=spaces).results
+            return self.retriever.search(
+                query, k=COMPLETER_RESULTS, spaces=spaces, scope=scope
+            ).results
 
         correction = self._correct_spelling(question)
         mark = lap("spell", mark)
@@ -271,7 +307,7 @@ class Assistant:
         if completion.clarification:
             return self._clarify(key, question, completion, timings, started, mark)
 
-        retrieval = self.retriever.search(completion.query, spaces=spaces)
+        retrieval = self.retriever.search(completion.query, spaces=spaces, scope=scope)
         mark = lap("retrieve", mark)
         timings.update({f"retrieve.{k}": v for k, v in retrieval.timings.items()})
 
@@ -291,7 +327,7 @@ class Assistant:
         elif suggest:
             earlier = [question, *asked_and_suggested(records)]
             suggestions = self._suggest(
-                completion.question, answer.suggestions, page_id, spaces, earlier
+                completion.question, answer.suggestions, page_id, spaces, earlier, scope
             )
             mark = lap("suggest", mark)
 
@@ -312,6 +348,7 @@ class Assistant:
                 "suggestions": suggestions,
                 "proposed_suggestions": answer.suggestions,
                 "spaces": sorted(spaces) if spaces is not None else None,
+                "readers": [r.to_json() for r in readers],
                 "spelling": correction.changes,
                 "spelled": correction.text if correction.changes else None,
                 "confidence": confidence,
@@ -462,6 +499,7 @@ class Assistant:
             page_id,
             spaces,
             [record.question, *asked_and_suggested(before)],
+            self.access.table().scope(readers_of(record)),
         )
         return self.store.set_suggestions(turn_id, suggestions)
 
@@ -472,6 +510,7 @@ class Assistant:
         page_id: str | None,
         spaces: Collection[str] | None,
         earlier: list[str],
+        scope: Scope,
     ) -> list[str]:
         """Follow-ups the model proposed with the answer, else from the first cited page
         `page_id` (`core.suggest.follow_ups`), none about what the `earlier` questions and
@@ -481,8 +520,9 @@ class Assistant:
             "en": self.settings.answer_min_support,
             "de": self.settings.answer_min_support_de,
         }
+        retriever = _Scoped(self.retriever, scope)
         return follow_ups(
-            question, proposed, page_id, self.index, self.retriever, thresholds, spaces, earlier
+            question, proposed, page_id, self.index, retriever, thresholds, spaces, earlier
         )
 
     def feedback(self, turn_id: int, value: str, user: str = "") -> int:

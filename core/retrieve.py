@@ -11,6 +11,11 @@ The fused scores are then adjusted by what each evidence's page says as a whole 
 hits, its title's dates and versions, its near-duplicates: core.page_ranking) before the
 top k are cut, leaving out evidences that repeat a better-ranked one of their page
 (core.redundancy).
+
+Permissions (`core.access.Scope`) apply before all of that: the spaces the asker may not
+read are left out of both searches, and evidences of pages they may not read are dropped
+from each retriever's list as it comes back (`_readable`), so fusion, page ranking, the
+trace and everything after them only ever see readable evidence.
 """
 
 from __future__ import annotations
@@ -23,6 +28,7 @@ from pathlib import Path
 
 import numpy as np
 
+from core.access import Scope
 from core.duplicates import DuplicateGroups
 from core.embeddings import Embedder
 from core.index import EvidenceIndex, PageEntry
@@ -34,6 +40,33 @@ from core.refresh import Refreshed
 from core.settings import Settings, SettingsError
 
 log = logging.getLogger(__name__)
+
+OVERFETCH_ROUNDS = 3
+"""How often a retriever whose list lost more than half its evidences to permissions is
+asked again, each time for four times as many (up to 64 times `candidates_k`): a reader shut
+out of the best matches still gets readable ones, at the cost of a larger search. A list
+that lost fewer is kept as it is: fusion keeps `top_k` (10) of `candidates_k` (100), and
+another search would cost as much as the first one."""
+
+
+def page_of(evidence_id: str) -> str:
+    """The page id of an evidence id (`<page id>#<position>`, core.contextualize)."""
+    return evidence_id.rpartition("#")[0]
+
+
+def _readable(search, k: int, pages: Collection[str]) -> list[tuple[str, float]]:
+    """The best `k` of `search(n)` (a retriever's top n) whose page is not in `pages`,
+    asking for more while fewer than half are left and the retriever had more to give."""
+    asked = k
+    for round_ in range(OVERFETCH_ROUNDS + 1):
+        found = search(asked)
+        if not pages:
+            return found
+        kept = [(i, score) for i, score in found if page_of(i) not in pages]
+        if 2 * len(kept) >= k or len(found) < asked or round_ == OVERFETCH_ROUNDS:
+            return kept[:k]
+        asked *= 4
+    return kept[:k]
 
 
 @dataclass
@@ -52,13 +85,15 @@ class ScoredEvidence:
 @dataclass
 class Candidates:
     """What each retriever found for a query, before fusion: (evidence id, score) lists by
-    retriever name, and the time each search took (ms)."""
+    retriever name, and the time each search took (ms); `scope` the permissions they were
+    searched with (near-duplicates of a result are named only where it allows them)."""
 
     query: str
     language: str
     scored: dict[str, list[tuple[str, float]]]
     timings: dict[str, float]
     tokens: list[str] = field(default_factory=list)
+    scope: Scope | None = None
 
 
 @dataclass
@@ -155,6 +190,7 @@ class Retriever:
         self._fields: Refreshed[tuple[dict, float], tuple[dict[str, str], TitleField]] = Refreshed(
             lambda old, new: old[0] is new[0] and old[1] == new[1]
         )
+        self._spaces: Refreshed[dict, set[str]] = Refreshed(lambda old, new: old is new)
         # The groups kept up to date, and the catalog they are the groups of.
         self._grouping: tuple[DuplicateGroups, dict[str, PageEntry]] = (
             DuplicateGroups(settings.duplicate_threshold),
@@ -173,18 +209,27 @@ class Retriever:
         k: int | None = None,
         spaces: Collection[str] | None = None,
         retrievers: Sequence[str] = ("lexical", "dense"),
+        scope: Scope | None = None,
     ) -> Retrieval:
-        """The `k` best evidences for `query`, restricted to `spaces` when given."""
-        return self.rank(self.candidates(query, spaces, retrievers), k)
+        """The `k` best evidences for `query`, restricted to `spaces` when given, of the
+        pages `scope` (the asker's permissions) allows."""
+        return self.rank(self.candidates(query, spaces, retrievers, scope), k)
 
     def candidates(
         self,
         query: str,
         spaces: Collection[str] | None = None,
         retrievers: Sequence[str] = ("lexical", "dense"),
+        scope: Scope | None = None,
     ) -> Candidates:
-        """Each retriever's top `candidates_k` for `query` (the costly half of `search`)."""
+        """Each retriever's top `candidates_k` for `query` (the costly half of `search`),
+        of the spaces and pages `scope` allows."""
         s = self.settings
+        denied: frozenset[str] = frozenset()
+        if scope is not None:
+            if scope.spaces:
+                spaces = scope.searchable(spaces, self._indexed_spaces())
+            denied = scope.pages
         timings: dict[str, float] = {}
         language = s.lexical_language
         if language == "auto":
@@ -193,7 +238,11 @@ class Retriever:
         tokens: list[str] = []
         if "lexical" in retrievers:
             start = time.perf_counter()
-            scored["lexical"] = self.index.lexical_search(query, s.candidates_k, spaces, language)
+            scored["lexical"] = _readable(
+                lambda n: self.index.lexical_search(query, n, spaces, language),
+                s.candidates_k,
+                denied,
+            )
             tokens = self.index.query_tokens(query, language)
             timings["lexical_ms"] = (time.perf_counter() - start) * 1000
         if "dense" in retrievers:
@@ -201,9 +250,11 @@ class Retriever:
             vector = self.embedder.embed_queries([query])[0]
             timings["embed_ms"] = (time.perf_counter() - start) * 1000
             start = time.perf_counter()
-            scored["dense"] = self.index.dense_search(vector, s.candidates_k, spaces)
+            scored["dense"] = _readable(
+                lambda n: self.index.dense_search(vector, n, spaces), s.candidates_k, denied
+            )
             timings["dense_ms"] = (time.perf_counter() - start) * 1000
-        return Candidates(query, language, scored, timings, tokens)
+        return Candidates(query, language, scored, timings, tokens, scope)
 
     def rank(self, candidates: Candidates, k: int | None = None) -> Retrieval:
         """Fuse the candidates, adjust them by page (core.page_ranking), re-rank when a
@@ -231,6 +282,7 @@ class Retriever:
         order = sorted(fused, key=lambda i: (-fused[i], i))
         timings["pages_ms"] = (time.perf_counter() - start) * 1000
 
+        scope = candidates.scope or Scope()
         ranks = {n: {i: r for r, (i, _) in enumerate(p, start=1)} for n, p in scored.items()}
         raw = {n: dict(p) for n, p in scored.items()}
         depth = s.rerank_k if self.reranker else k
@@ -242,7 +294,11 @@ class Retriever:
                 rank=0,
                 ranks={n: ranks[n].get(e.id) for n in scored},
                 scores={n: raw[n][e.id] for n in scored if e.id in raw[n]},
-                also_in=[pages[p] for p in ranking.also_in.get(e.id, ())],
+                also_in=[
+                    pages[p]
+                    for p in ranking.also_in.get(e.id, ())
+                    if scope.allows(p, pages[p].space)
+                ],
             )
             for e in evidences
         ]
@@ -261,6 +317,12 @@ class Retriever:
             r.rank = position
         timings["total_ms"] = sum(timings.values())
         return Retrieval(query, candidates.language, results, timings, stale)
+
+    def _indexed_spaces(self) -> set[str]:
+        """The spaces of the indexed pages, from the page catalog (computed again when it
+        changed), so a scope that denies spaces costs no query per search."""
+        catalog = self.index.page_catalog()
+        return self._spaces.get(catalog, lambda _: {e.space for e in catalog.values()})
 
     def _stored(
         self, order: Sequence[str], depth: int, novelty: NoveltyFilter

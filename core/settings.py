@@ -244,7 +244,9 @@ class Settings:
         " crashed worker's spaces are free again after it.",
     )
     sync_skip_restricted: bool = setting(
-        True, "Skip pages with read restrictions on the page or an ancestor (counted as skipped)."
+        False,
+        "Skip pages with read restrictions on the page or an ancestor (counted as skipped)"
+        " instead of indexing them with who may read them (docs/permissions.md).",
     )
 
     # --- language model ----------------------------------------------------------------
@@ -361,6 +363,36 @@ class Settings:
         "",
         "Origins allowed to show the web page in a frame, space-separated"
         " (https://example.atlassian.net); empty: no framing (the page is linked, not framed).",
+    )
+    web_auth: str = setting(
+        "",
+        "How web users sign in: `oidc` (OpenID Connect), `proxy` (a trusted reverse proxy's"
+        " header), or empty: no login, everyone anonymous (public pages only), allowed only on"
+        " a loopback bind or with web_allow_anonymous (docs/permissions.md).",
+    )
+    web_allow_anonymous: bool = setting(
+        False, "Serve the web page without a login (web_auth empty) on a non-loopback bind."
+    )
+    web_proxy_header: str = setting(
+        "X-Forwarded-Email", "Header holding the signed-in user's e-mail (web_auth=proxy)."
+    )
+    web_trusted_proxies: list[str] = setting(
+        ["127.0.0.1", "::1"],
+        "Addresses or networks (comma-separated) of the reverse proxy whose header is believed"
+        " (web_auth=proxy).",
+    )
+    web_session_secret: str = setting(
+        "",
+        "Key that signs session and CSRF cookies (any long random string; the same on every"
+        " replica); empty: a random key per process.",
+        secret=True,
+    )
+    oidc_issuer: str = setting(
+        "", "OpenID Connect issuer URL (its /.well-known/openid-configuration is read)."
+    )
+    oidc_client_id: str = setting("", "OpenID Connect client id (web_auth=oidc).")
+    oidc_client_secret: str = setting(
+        "", "OpenID Connect client secret (web_auth=oidc).", secret=True
     )
 
     # --- Slack ---------------------------------------------------------------------------

@@ -271,7 +271,7 @@ def test_restrictions_of_the_page_and_each_ancestor_once():
         content("4", ancestors=["10"]),
     ]
     responses.get(SERVER + SEARCH, json={"results": results, "limit": 50, "_links": {}})
-    source = ConfluenceSource(settings_for(SERVER, False))
+    source = ConfluenceSource(settings_for(SERVER, False, CONFBOT_SYNC_SKIP_RESTRICTED="true"))
     pages = [p for b in source.changes("ENG", None) for p in b.pages]
 
     assert [(p.page.id, p.restricted) for p in pages] == [
@@ -280,6 +280,8 @@ def test_restrictions_of_the_page_and_each_ancestor_once():
         ("3", True),
         ("4", False),
     ]
+    # who may read them: "Eve" has no id, so page 1 is readable by nobody (fail closed)
+    assert [p.access.to_json() for p in pages] == [[["unreadable"]], [], [["group:hr"]], []]
     paths = [urlsplit(c.request.url).path for c in responses.calls]
     asked = [path for path in paths if path.endswith("/byOperation/read")]
     assert sorted(asked) == [
@@ -289,13 +291,17 @@ def test_restrictions_of_the_page_and_each_ancestor_once():
 
 
 @responses.activate
-def test_restrictions_are_not_asked_when_not_skipped():
+def test_restricted_pages_are_kept_with_their_access_when_not_skipped():
+    restriction = SERVER + "/rest/api/content/{}/restriction/byOperation/read"
+    dc_user = {"type": "known", "username": "eve", "userKey": "k1", "displayName": "Eve"}
+    named = {"operation": "read", "restrictions": {"user": {"results": [dc_user]}}}
+    responses.get(restriction.format("10"), json=named)
     results = [content("1", restricted=True), content("2", ancestors=["10"])]
     responses.get(SERVER + SEARCH, json={"results": results, "limit": 50, "_links": {}})
     settings = settings_for(SERVER, False, CONFBOT_SYNC_SKIP_RESTRICTED="false")
     pages = [p for b in ConfluenceSource(settings).changes("ENG", None) for p in b.pages]
     assert [p.restricted for p in pages] == [False, False]
-    assert len(responses.calls) == 1
+    assert [p.access.to_json() for p in pages] == [[["unreadable"]], [["user:eve"]]]
 
 
 @responses.activate
@@ -317,7 +323,10 @@ def test_listing_asks_without_bodies():
     listed = ConfluenceSource(settings_for(SERVER, False)).listing("ENG")
     assert listed["5"].version == 4
     assert listed["5"].ancestors == ("1",)
-    assert query(responses.calls[0])["expand"] == ["version,ancestors"]
+    assert query(responses.calls[0])["expand"] == [
+        "version,ancestors,restrictions.read.restrictions.user,restrictions.read.restrictions.group"
+    ]
+    assert listed["5"].restriction is None  # not in the answer: asked when needed
     assert query(responses.calls[0])["cql"] == [
         'space = "ENG" and type = page order by created asc'
     ]

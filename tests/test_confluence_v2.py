@@ -73,11 +73,18 @@ def test_cloud_asks_each_space_key_once(tmp_path):
 def test_read_restrictions_of_a_page_read_by_id(tmp_path, cloud, prefix):
     with FakeConfluence(generated_pages(12, space="GEN"), cloud=cloud) as fake:
         fake.restrict("100003")  # its own restriction
-        fake.restrict("100010")  # inherited by 100011
-        source = ConfluenceSource(sync_settings(tmp_path, fake))
+        fake.restrict("100010", users=(), groups=("hr",))  # inherited by 100011
+        settings = sync_settings(tmp_path, fake)
+        source = ConfluenceSource(settings.replace(sync_skip_restricted="true"))
         assert source.fetch("100003").restricted
         assert source.fetch("100011").restricted
         assert not source.fetch("100005").restricted
+        kept = ConfluenceSource(settings)  # indexed, with who may read them
+        someone = "user:acc-someone" if cloud else "user:someone"
+        assert kept.fetch("100003").access.to_json() == [[someone]]
+        assert kept.fetch("100011").access.to_json() == [["group:hr"]]
+        assert kept.fetch("100005").access.to_json() == []
+        assert not kept.fetch("100011").restricted
 
 
 def test_cloud_sync_reads_a_moved_page_again_through_v2(tmp_path):

@@ -124,7 +124,7 @@ def test_move_updates_the_record_without_reembedding(tmp_path, fake, embedder):
 def test_restricted_pages_are_skipped_and_counted(tmp_path, fake, embedder):
     fake.restrict("100002")  # a page of its own
     fake.restrict("100010")  # a parent: 100011..100019 inherit it
-    settings = sync_settings(tmp_path, fake)
+    settings = sync_settings(tmp_path, fake).replace(sync_skip_restricted="true")
     index = EvidenceIndex(settings, embedder)
     report = run_sync(settings, index, "GEN")
 

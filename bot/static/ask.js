@@ -56,10 +56,16 @@
     return Array.from(bytes, (b) => b.toString(16).padStart(2, "0")).join("");
   }
 
+  // The CSRF token the server sets for a signed-in user (bot/auth.py); empty without a login.
+  function csrfToken() {
+    const found = document.cookie.split("; ").find((c) => c.startsWith("confbot_csrf="));
+    return found ? found.slice("confbot_csrf=".length) : "";
+  }
+
   async function api(path, body) {
     const options = body === undefined
       ? { method: "GET" }
-      : { method: "POST", headers: { "Content-Type": "application/json" }, body: JSON.stringify(body) };
+      : { method: "POST", headers: { "Content-Type": "application/json", "X-CSRF-Token": csrfToken() }, body: JSON.stringify(body) };
     const response = await fetch(path, options);
     let data = null;
     try {

@@ -11,14 +11,14 @@
   conversation tables so the retention of questions never deletes it.
 
 Revision ID: 0009_audit_retention
-Revises: 0006_index_fingerprint
+Revises: 0008_permissions
 """
 
 import sqlalchemy as sa
 from alembic import op
 
 revision = "0009_audit_retention"
-down_revision = "0006_index_fingerprint"
+down_revision = "0008_permissions"
 branch_labels = None
 depends_on = None
 

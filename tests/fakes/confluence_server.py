@@ -8,6 +8,13 @@ confbot's connector uses, for tests and benchmarks.
   like older Server versions). `limit` is capped like the real servers (fewer with bodies).
 - `GET {context}/rest/api/content/{id}?expand=...`: one page, only the asked expansions.
 - `GET {context}/rest/api/content/{id}/restriction/byOperation/read`.
+- Permissions: Cloud `GET {context}/rest/api/space/{key}?expand=permissions` and
+  `GET {context}/rest/api/group/member?name=`; Data Center
+  `GET {context}/rest/api/space/{key}/permissions`, `GET {context}/rest/api/group/{name}/member`
+  and `GET {context}/rest/api/user?key=`. People (`add_person`) are Cloud accounts
+  (`accountId` `acc-<name>`, `email` unless hidden) or Data Center users (`username` the
+  name, `userKey` `key-<name>`, no e-mail), as the real servers show them; a space without
+  `set_space_readers` grants anonymous access.
 - `GET {context}/rest/api/user/current` (the signed-in user) and
   `GET {context}/rest/api/space/{key}` (404 for a space the user cannot read).
 - Cloud only, REST v2: `GET {context}/api/v2/pages/{id}?body-format=storage` (with
@@ -62,6 +69,24 @@ class FakePage:
     labels: list[str] = field(default_factory=list)
     read_users: list[str] = field(default_factory=list)
     read_groups: list[str] = field(default_factory=list)
+
+
+@dataclass
+class FakePerson:
+    """A user: their name, e-mail (None: hidden), and groups."""
+
+    name: str
+    email: str | None = None
+    groups: set[str] = field(default_factory=set)
+
+
+@dataclass
+class FakeSpaceReaders:
+    """Who has a space's view permission."""
+
+    users: list[str] = field(default_factory=list)
+    groups: list[str] = field(default_factory=list)
+    anonymous: bool = False
 
 
 @dataclass(frozen=True)
@@ -198,6 +223,8 @@ class FakeConfluence(LocalServer):
         self.context = ("/wiki" if cloud else "/confluence") if context is None else context
         self.pages: dict[str, FakePage] = {p.id: p for p in pages}
         self.hidden_spaces: set[str] = set()
+        self.people: dict[str, FakePerson] = {}
+        self.space_readers: dict[str, FakeSpaceReaders] = {}
         self.requests: list[Recorded] = []
         self.delay = 0.0
         self.lock = threading.RLock()
@@ -264,6 +291,92 @@ class FakeConfluence(LocalServer):
             self.pages[page_id].read_users = list(users)
             self.pages[page_id].read_groups = list(groups)
 
+    def add_person(self, name: str, email: str | None = None, groups: Sequence[str] = ()) -> None:
+        """A user (with the groups they belong to)."""
+        with self.lock:
+            self.people[name] = FakePerson(name, email, set(groups))
+
+    def set_groups(self, name: str, groups: Sequence[str]) -> None:
+        """Change the groups of a user."""
+        with self.lock:
+            self.people[name].groups = set(groups)
+
+    def set_space_readers(
+        self, space: str, users: Sequence[str] = (), groups: Sequence[str] = (), anonymous=False
+    ) -> None:
+        """Who may view a space (replacing anonymous access, the default)."""
+        with self.lock:
+            self.space_readers[space] = FakeSpaceReaders(list(users), list(groups), anonymous)
+
+    def person_json(self, name: str) -> dict:
+        """A user object as the server shows it."""
+        person = self.people.get(name) or FakePerson(name)
+        if self.cloud:
+            out = {
+                "type": "known",
+                "accountId": f"acc-{name}",
+                "accountType": "atlassian",
+                "publicName": name,
+                "displayName": name,
+            }
+            if person.email:
+                out["email"] = person.email
+            return out
+        return {"type": "known", "username": name, "userKey": f"key-{name}", "displayName": name}
+
+    def _space_permissions(self, key: str) -> dict | list:
+        readers = self.space_readers.get(key, FakeSpaceReaders(anonymous=True))
+        if self.cloud:
+            operation = {"operation": "read", "targetType": "space"}
+            out = []
+            for name in readers.users:
+                user = self.person_json(name)
+                subjects = {"user": {"results": [user], "size": 1}}
+                out.append({"operation": operation, "subjects": subjects})
+            for name in readers.groups:
+                group = {"type": "group", "name": name, "id": f"gid-{name}"}
+                out.append({"operation": operation, "subjects": {"group": {"results": [group]}}})
+            if readers.anonymous:
+                out.append({"operation": operation, "anonymousAccess": True, "subjects": {}})
+            for entry in out:
+                entry.setdefault("anonymousAccess", False)
+                entry["unlicensedAccess"] = False
+            # an operation other than read, which grants no view
+            out.append(
+                {
+                    "operation": {"operation": "administer", "targetType": "space"},
+                    "anonymousAccess": True,
+                    "subjects": {},
+                }
+            )
+            return {"key": key, "name": f"Space {key}", "type": "global", "permissions": out}
+        operation = {"targetType": "space", "operationKey": "read"}
+        found: list[dict] = [
+            {"operation": operation, "subject": {"type": "user", "userKey": f"key-{n}"}}
+            for n in readers.users
+        ]
+        found += [
+            {"operation": operation, "subject": {"type": "group", "name": n}}
+            for n in readers.groups
+        ]
+        if readers.anonymous:
+            found.append({"operation": operation, "subject": {"type": "anonymous"}})
+        found.append(
+            {
+                "operation": {"targetType": "space", "operationKey": "administer"},
+                "subject": {"type": "anonymous"},
+            }
+        )
+        for entry in found:
+            entry.update(spaceKey=key, spaceId=int(space_id(key)))
+        return found
+
+    def _members(self, name: str, params: dict[str, str]) -> dict:
+        start, limit = int(params.get("start", 0)), min(int(params.get("limit", 200)), 200)
+        names = sorted(p.name for p in self.people.values() if name in p.groups)
+        page = [self.person_json(n) for n in names[start : start + limit]]
+        return {"results": page, "start": start, "limit": limit, "size": len(page)}
+
     # ------------------------------------------------------------------ faults
     def fail_next(self, count: int, status: int = 500, retry_after: str | None = None) -> None:
         """Answer the next `count` API requests with `status` (and a Retry-After header)."""
@@ -314,10 +427,26 @@ class FakeConfluence(LocalServer):
             if self.cloud:
                 return 200, {"type": "known", "accountId": "5b10ac8d", "displayName": "Bot"}
             return 200, {"type": "known", "username": "bot", "displayName": "Bot"}
-        if m := re.fullmatch(r"/rest/api/space/([^/]+)", path):
+        if m := re.fullmatch(r"/rest/api/space/([^/]+)(/permissions)?", path):
             if not self._readable_space(m.group(1)):
                 return 404, {"statusCode": 404, "message": f"No space with key : {m.group(1)}"}
+            if m.group(2) and not self.cloud:
+                return 200, self._space_permissions(m.group(1))
+            if m.group(2):
+                return 404, {"message": f"no such resource {path}"}
+            if self.cloud and "permissions" in params.get("expand", ""):
+                return 200, self._space_permissions(m.group(1))
             return 200, {"key": m.group(1), "name": f"Space {m.group(1)}", "type": "global"}
+        if path == "/rest/api/group/member" and self.cloud:
+            return 200, self._members(params.get("name", ""), params)
+        if (m := re.fullmatch(r"/rest/api/group/([^/]+)/member", path)) and not self.cloud:
+            return 200, self._members(m.group(1), params)
+        if path == "/rest/api/user" and not self.cloud:
+            key = params.get("key", "")
+            name = key[len("key-") :] if key.startswith("key-") else ""
+            if name not in self.people:
+                return 404, {"message": "user not found"}
+            return 200, self.person_json(name)
         if m := re.fullmatch(r"/rest/api/content/([\w-]+)/restriction/byOperation/read", path):
             page = self.pages.get(m.group(1))
             if page is None:
@@ -487,7 +616,7 @@ class FakeConfluence(LocalServer):
         return out
 
     def _restrictions(self, page: FakePage) -> dict:
-        users = [{"type": "known", "displayName": u} for u in page.read_users]
+        users = [self.person_json(u) for u in page.read_users]
         groups = [{"type": "group", "name": g} for g in page.read_groups]
         return {
             "user": {"results": users, "size": len(users), "start": 0, "limit": 200},

@@ -18,6 +18,9 @@ or as a form. Point the real `slack_sdk.WebClient` at it; nothing is patched.
 `conversations.replies` answers with the thread's messages from `threads[(channel, ts)]`.
 `response_url(name)` is a URL on this server standing for a payload's `response_url`: what is
 posted to it is recorded as a call of the method `response_url` (with `params["url_name"]`).
+
+`users` (user id → e-mail, None for a bot) answers `users.info`, `members` (channel id →
+user ids) answers `conversations.members`, a page of `MEMBERS_PAGE` at a time.
 """
 
 from __future__ import annotations
@@ -34,9 +37,11 @@ from tests.fakes.local_server import LocalServer
 
 MANIFEST_SCOPES = (
     "app_mentions:read,channels:history,groups:history,im:history,mpim:history,channels:read,"
-    "groups:read,chat:write,reactions:read,reactions:write,commands"
+    "groups:read,chat:write,reactions:read,reactions:write,commands,users:read,"
+    "users:read.email,im:read,mpim:read"
 )
 TEAM_ID = "T0TEST"
+MEMBERS_PAGE = 2
 BOT_USER_ID = "U0BOT"
 BOT_ID = "B0BOT"
 
@@ -65,6 +70,9 @@ class FakeSlack(LocalServer):
         self.channels: dict[str, dict] = {}
         """`conversations.info` answers by channel id (`{"is_private": True}`...); a channel
         not listed is `channel_not_found`."""
+
+        self.users: dict[str, str | None] = {}
+        self.members: dict[str, list[str]] = {}
         self._ts = itertools.count(1)
         self._lock = threading.Lock()
         self._changed = threading.Condition(self._lock)
@@ -138,6 +146,34 @@ class FakeSlack(LocalServer):
             if found is None:
                 return {"ok": False, "error": "channel_not_found"}
             return {"ok": True, "channel": {"id": params["channel"], **found}}
+
+        if method == "users.info":
+            user = params.get("user", "")
+            if user not in self.users:
+                return {"ok": False, "error": "user_not_found"}
+            email = self.users[user]
+            profile = {"real_name": user, **({"email": email} if email else {})}
+            return {
+                "ok": True,
+                "user": {
+                    "id": user,
+                    "team_id": TEAM_ID,
+                    "is_bot": email is None,
+                    "profile": profile,
+                },
+            }
+        if method == "conversations.members":
+            members = self.members.get(params.get("channel", ""))
+            if members is None:
+                return {"ok": False, "error": "channel_not_found"}
+            start = int(params.get("cursor") or 0)
+            end = start + MEMBERS_PAGE
+            cursor = str(end) if end < len(members) else ""
+            return {
+                "ok": True,
+                "members": members[start:end],
+                "response_metadata": {"next_cursor": cursor},
+            }
         if method == "conversations.replies":
             messages = self.threads.get((params.get("channel", ""), params.get("ts", "")), [])
             return {"ok": True, "messages": messages, "has_more": False}

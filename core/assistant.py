@@ -574,19 +574,25 @@ class Assistant:
 
 
 def make_llm(settings: Settings, index: EvidenceIndex | None = None) -> LLM:
-    """`OpenAILLM` when `llm_base_url` is set, else the offline `ExtractiveLLM` with the
-    decline thresholds of the settings; given the `index`, the offline answerer matches
-    German questions through the index's word translations too, and knows the wiki's
-    vocabulary (to decline questions about what the wiki never mentions)."""
-    if settings.llm_base_url:
-        from core.llm import OpenAILLM
-
-        return OpenAILLM.from_settings(settings)
+    """The offline `ExtractiveLLM` with the decline thresholds of the settings, or, when
+    `llm_base_url` is set, `OpenAILLM` with its answers checked and combined with the
+    offline answerer's (`core.combine.CheckedLLM`, the `llm_answer_check` setting); given
+    the `index`, the offline answerer matches German questions through the index's word
+    translations too, and knows the wiki's vocabulary (to decline questions about what the
+    wiki never mentions)."""
     from core.extractive import ExtractiveLLM
 
     if index is None:
-        return ExtractiveLLM.from_settings(settings)
-    return ExtractiveLLM.from_settings(settings, index.translations, index.vocabulary)
+        offline = ExtractiveLLM.from_settings(settings)
+    else:
+        offline = ExtractiveLLM.from_settings(settings, index.translations, index.vocabulary)
+    if not settings.llm_base_url:
+        return offline
+    from core.combine import CheckedLLM
+    from core.llm import OpenAILLM
+
+    model = OpenAILLM.from_settings(settings)
+    return CheckedLLM(model, offline, settings.llm_answer_check, settings.llm_unsupported)
 
 
 def _log_failure(turn_id: int):

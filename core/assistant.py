@@ -28,6 +28,7 @@ from dataclasses import asdict, dataclass, field
 
 from core.answer import Citation, generate
 from core.attribution import Explanation, attribute, prompt_evidences
+from core.combine import CheckedLLM
 from core.confidence import answer_confidence
 from core.conversation import ConversationKey, ConversationStore, TurnRecord
 from core.index import EvidenceIndex
@@ -64,8 +65,9 @@ class Turn:
     retriever's own steps as `retrieve.<step>`), `self_check_ms` (when on), `answer_ms` (the
     LLM call, and the offline answerer's confidence, `core.confidence`, stored in the trace
     as `confidence`), `suggest_ms`, `store_ms`, `total_ms`. `messages` holds the exact chat
-    messages sent: `completion` (None for the offline completer) and `answer`, and the
-    `self_check` outcome when on
+    messages sent: `completion` (None for the offline completer) and `answer`, the check of
+    a model's answer (`answer_check`: where the answer shown came from and each sentence's
+    sources, `core.combine.Checked.to_dict`), and the `self_check` outcome when on
     (`core.selfcheck.SelfCheck.to_dict`); `query` is the text the retriever searched;
     `suggestions` are up to three in-scope follow-up questions (`core.suggest`), also
     stored in the trace, beside the ones the model proposed (`proposed_suggestions`, empty
@@ -295,6 +297,8 @@ class Assistant:
         messages = {"completion": completion.messages, "answer": answer.messages}
         if check is not None:
             messages["self_check"] = check.to_dict()
+        if isinstance(self.llm, CheckedLLM) and self.llm.last is not None:
+            messages["answer_check"] = self.llm.last.to_dict()
         record_timings = dict(timings)
         record_timings["total_ms"] = (mark - started) * 1000
         record: TurnRecord = self.store.add_turn(

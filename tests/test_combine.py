@@ -7,10 +7,12 @@ import pytest
 
 from core.answer import OUT_OF_SCOPE, build_judgment_messages, build_messages, generate
 from core.combine import NOTES, CheckedLLM
+from core.conversation import ConversationKey
 from core.extractive import ExtractiveLLM
 from core.llm import OpenAILLM
 from tests.fakes.evidence import make_evidence
 from tests.fakes.openai_server import FakeOpenAI
+from tests.fakes.tiny_wiki import make_assistant
 
 EVIDENCES = [
     make_evidence(1, "Sophie Brandt is a Site Reliability Engineer in Berlin.", "Team Directory"),
@@ -122,3 +124,19 @@ def test_every_sample_is_checked(server):
     llm = checked(server, "grounded")
     texts = llm.complete(build_messages(ON_CALL, EVIDENCES), n=2)
     assert texts == ["Sophie Brandt is on call in week 2 [2].", OUT_OF_SCOPE]
+
+
+def test_the_assistant_stores_where_the_answer_came_from(server, wiki, tmp_path):
+    """Through the assistant: a made-up BIOS version is replaced by the offline answer from
+    the measurement table, and the trace says why."""
+    server.push("The Dell Optiplex 7040 used BIOS 2.3.1 [1].")
+    llm = CheckedLLM(OpenAILLM(server.base_url, "small-model", "k", max_retries=0), ExtractiveLLM())
+    assistant = make_assistant(wiki, tmp_path, llm)
+    turn = assistant.ask(
+        ConversationKey("test", "w", "c", "t"), "Which BIOS did the Dell Optiplex 7040 use?"
+    )
+    assert "1.14.0" in turn.answer and "2.3.1" not in turn.answer
+    assert turn.answer.endswith(NOTES["unsupported"]["en"])
+    stored = assistant.turn_record(turn.id).messages["answer_check"]
+    assert stored["origin"] == "offline" and stored["reason"] == "unsupported"
+    assert stored["grounding"]["dropped"] == ["The Dell Optiplex 7040 used BIOS 2.3.1 [1]."]

@@ -22,7 +22,7 @@ import logging
 import threading
 import time
 import weakref
-from collections.abc import Collection, Sequence
+from collections.abc import Callable, Collection, Sequence
 from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import asdict, dataclass, field
 
@@ -224,19 +224,26 @@ class Assistant:
         text: str,
         spaces: Collection[str] | None = None,
         suggest: bool = True,
+        *,
+        on_sources: Callable[[list[ScoredEvidence]], None] | None = None,
+        on_text: Callable[[str], None] | None = None,
     ) -> Turn:
         """Answer `text` as the next turn of the conversation at `key`, searching only
         `spaces` when given, and store the turn.
 
         With `suggest=False` the follow-up suggestions are left out of the answer's path
         (they cost up to `core.suggest.MAX_CHECKS` searches): a surface shows the answer
-        first and then calls `suggest(turn.id)`."""
+        first and then calls `suggest(turn.id)`. A surface that streams passes
+        `on_sources`, called with the evidences the answer is given as soon as they are
+        known, and `on_text`, called with the answer's text as it arrives (checked sentence
+        by sentence when a model streams it, `core.combine.CheckedLLM.stream`); the returned
+        turn's answer is the one to show in the end."""
         question = text.strip()
         if not question:
             raise ValueError("the question is empty")
         holder = self._lock_for(key)
         with holder.lock:
-            return self._ask(key, question, spaces, suggest)
+            return self._ask(key, question, spaces, suggest, on_sources, on_text)
 
     def _ask(
         self,
@@ -244,6 +251,8 @@ class Assistant:
         question: str,
         spaces: Collection[str] | None,
         suggest: bool,
+        on_sources: Callable[[list[ScoredEvidence]], None] | None = None,
+        on_text: Callable[[str], None] | None = None,
     ) -> Turn:
         talk = small_talk(question)
         if talk is not None:
@@ -278,7 +287,11 @@ class Assistant:
         results, check = self._self_check(prompt_question, retrieval.results)
         if check is not None:
             mark = lap("self_check", mark)
-        (answer,) = generate(self.llm, prompt_question, [r.evidence for r in results])
+        if on_sources is not None:
+            on_sources(results)
+        (answer,) = generate(
+            self.llm, prompt_question, [r.evidence for r in results], on_text=on_text
+        )
         confidence = None if answer.out_of_scope else answer_confidence(self.llm, answer.messages)
         mark = lap("answer", mark)
         if check is not None and not check.kept:

@@ -29,7 +29,7 @@ through unchecked. The model's follow-ups block is kept with its answer and drop
 from __future__ import annotations
 
 import threading
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
 from core.answer import (
@@ -41,7 +41,15 @@ from core.answer import (
     split_follow_ups,
 )
 from core.confidence import answer_confidence, is_low_confidence
-from core.grounding import Grounding, ground, stated_facts
+from core.grounding import (
+    SENTENCE_BREAK,
+    Grounding,
+    check_sentence,
+    cite,
+    ground,
+    split_sentences,
+    stated_facts,
+)
 from core.llm import LLM
 from core.questions import question_language
 
@@ -136,6 +144,61 @@ class CheckedLLM:
             self._local.last = checked
             out.append(checked.text)
         return out
+
+    def stream(
+        self,
+        messages: list[dict],
+        on_text: Callable[[str], None],
+        *,
+        temperature: float = 0.0,
+        max_tokens: int | None = None,
+    ) -> str:
+        """One answer, streamed sentence by sentence: each sentence of the model's reply is
+        passed to `on_text` once it is complete and supported (with its repaired citations;
+        an unsupported one is never shown), the follow-ups block never. Returns the checked
+        reply (`check`), which the surface shows in place of the streamed sentences: it may
+        be the offline answer. A model that cannot stream, mode `off` or another prompt:
+        `on_text` gets the whole reply at once."""
+        streamer = getattr(self.model, "stream", None)
+        if streamer is None or self.mode == "off" or not is_answer_prompt(messages):
+            (text,) = self.complete(messages, temperature=temperature, max_tokens=max_tokens)
+            on_text(split_follow_ups(text)[0])
+            return text
+        question, sources = parse_prompt(messages) or ("", [])
+        texts, headers = [s.text for s in sources], [s.header for s in sources]
+        state = {"buffer": "", "shown": 0, "done": False}
+
+        def show(sentence: str) -> None:
+            if split_follow_ups(sentence)[0].strip() != sentence.strip():
+                state["done"] = True  # the follow-ups block started
+                return
+            checked = check_sentence(sentence, question, texts, headers)
+            if checked.supported_by and checked.content and not checked.decline:
+                on_text((" " if state["shown"] else "") + cite(checked.text, checked.supported_by))
+                state["shown"] += 1
+
+        def feed(piece: str) -> None:
+            if state["done"]:
+                return
+            state["buffer"] += piece
+            breaks = list(SENTENCE_BREAK.finditer(state["buffer"]))
+            if not breaks:
+                return
+            complete, state["buffer"] = (
+                state["buffer"][: breaks[-1].start()],
+                state["buffer"][breaks[-1].end() :],
+            )
+            for sentence in split_sentences(complete):
+                if not state["done"]:
+                    show(sentence)
+
+        reply = streamer(messages, feed, temperature=temperature, max_tokens=max_tokens)
+        for sentence in split_sentences(state["buffer"]):  # the last, with no break after it
+            if not state["done"]:
+                show(sentence)
+        checked = self.check(reply, messages)
+        self._local.last = checked
+        return checked.text
 
     def check(self, reply: str, messages: Sequence[dict]) -> Checked:
         """The model's `reply` to the answer prompt `messages`, checked (module docstring)."""

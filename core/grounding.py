@@ -42,7 +42,8 @@ sentence that is mostly the model's own is dropped."""
 UNSUPPORTED_MARK = "(not found in the sources)"
 UNSUPPORTED_CHOICES = ("drop", "mark")
 
-_SENTENCE = re.compile(r"(?<=[.!?])(?<!\b\d\.)(?<!\b\d\d\.)\s+|\n+")
+SENTENCE_BREAK = re.compile(r"(?<=[.!?])(?<!\b\d\.)(?<!\b\d\d\.)\s+|\n+")
+"""Where a reply's sentences end: after . ! or ? (not a list number "1.") and at line ends."""
 _LEADING_CITATIONS = re.compile(r"^(?:\s*" + CITATION.pattern + r")+[.,;:]?\s*", re.IGNORECASE)
 _NUMBER = re.compile(r"(?<![\w.])\d+(?:[.,:]\d+)*")
 _NAME = re.compile(r"[A-ZÄÖÜ][\w'\-]*[a-zäöüß][\w'\-]*")
@@ -158,7 +159,7 @@ def _strip_pasted(reply: str, headers: Sequence[str]) -> tuple[str, bool]:
 def split_sentences(text: str) -> list[str]:
     """The sentences of a reply, each with the citations the model put right after its full
     stop ("… Brandt. [4]") moved back onto it."""
-    pieces = [p for p in _SENTENCE.split(text.strip()) if p.strip()]
+    pieces = [p for p in SENTENCE_BREAK.split(text.strip()) if p.strip()]
     out: list[str] = []
     for piece in pieces:
         lead = _LEADING_CITATIONS.match(piece)
@@ -270,7 +271,7 @@ def ground(
         if check.supported_by:
             if sorted(check.cited) != sorted(check.supported_by):
                 repaired += 1
-            kept.append(_with_citations(check.text, check.supported_by))
+            kept.append(cite(check.text, check.supported_by))
         elif unsupported == "mark" and not check.decline:
             kept.append(f"{check.text} {UNSUPPORTED_MARK}")
             dropped.append(sentence)
@@ -281,7 +282,7 @@ def ground(
     return Grounding("answer", " ".join(kept), checks, dropped, repaired, pasted)
 
 
-def _with_citations(text: str, numbers: Sequence[int]) -> str:
+def cite(text: str, numbers: Sequence[int]) -> str:
     """`text` with `[n]` citations before its closing punctuation."""
     marks = "".join(f"[{n}]" for n in numbers)
     stem = text.rstrip()

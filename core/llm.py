@@ -190,8 +190,33 @@ class OpenAILLM:
             texts.extend(self._request(messages, n - len(texts), temperature, max_tokens))
         return texts[:n]
 
+    def stream(
+        self,
+        messages: list[dict],
+        on_text: Callable[[str], None],
+        *,
+        temperature: float = 0.0,
+        max_tokens: int | None = None,
+    ) -> str:
+        """One completion, streamed: `on_text` gets each piece of text as it arrives, and
+        the whole text is returned. Retried like `complete` only while nothing has arrived
+        (a retry after that would show the reader the start twice)."""
+        seen: list[str] = []
+
+        def forward(text: str) -> None:
+            seen.append(text)
+            on_text(text)
+
+        return self._request(messages, 1, temperature, max_tokens, forward, seen)[0]
+
     def _request(
-        self, messages: list[dict], n: int, temperature: float, max_tokens: int | None
+        self,
+        messages: list[dict],
+        n: int,
+        temperature: float,
+        max_tokens: int | None,
+        on_text: Callable[[str], None] | None = None,
+        seen: list[str] | None = None,
     ) -> list[str]:
         import openai
 
@@ -205,7 +230,7 @@ class OpenAILLM:
         for attempt in range(self.max_retries + 1):
             wait: float | None = None
             try:
-                texts = self._send(params)
+                texts = self._send(params, on_text)
             except openai.APIStatusError as exc:
                 status = exc.status_code
                 if status not in _RETRY_STATUSES and status < 500:
@@ -224,7 +249,7 @@ class OpenAILLM:
                 if texts:
                     return texts
                 last_error = "the response had no choices"
-            if attempt == self.max_retries or timeouts > TIMEOUT_RETRIES:
+            if attempt == self.max_retries or timeouts > TIMEOUT_RETRIES or seen:
                 break
             if wait is None:
                 wait = backoff_delay(attempt, self._backoff_base, self._backoff_cap, self._rng)
@@ -245,18 +270,18 @@ class OpenAILLM:
             " or leave it empty to use the embedded extractive answerer."
         )
 
-    def _send(self, params: dict) -> list[str]:
+    def _send(self, params: dict, on_text: Callable[[str], None] | None) -> list[str]:
         """One request, in this endpoint's queue: the choices' texts in index order. Streamed
-        when a first-token timeout is set (each chunk must come within it, the whole reply
-        within `timeout`)."""
+        when a first-token timeout is set or `on_text` wants the pieces (each chunk must
+        come within the read timeout, the whole reply within `timeout`)."""
         if self._slots is not None:
             self._slots.acquire()
         try:
-            if not self.first_token_timeout:
+            if not self.first_token_timeout and on_text is None:
                 response = self._client.chat.completions.create(**params)
                 choices = sorted(response.choices or [], key=lambda c: c.index)
                 return [(c.message.content or "") if c.message else "" for c in choices]
-            return self._stream(params)
+            return self._stream(params, on_text)
         finally:
             if self._slots is not None:
                 self._slots.release()

@@ -140,3 +140,40 @@ def test_the_assistant_stores_where_the_answer_came_from(server, wiki, tmp_path)
     stored = assistant.turn_record(turn.id).messages["answer_check"]
     assert stored["origin"] == "offline" and stored["reason"] == "unsupported"
     assert stored["grounding"]["dropped"] == ["The Dell Optiplex 7040 used BIOS 2.3.1 [1]."]
+
+
+def test_streaming_shows_checked_sentences_as_they_complete(server):
+    """Each sentence is shown once complete and supported, with its repaired citation; the
+    made-up one and the follow-ups block never are; the checked reply is returned."""
+    server.push(
+        "Sophie Brandt is on call in week 2 [1]. She also plays the cello. Week 3 is Lena"
+        " Vogel [2].\nFollow-ups:\n- Who is on call in week 4?"
+    )
+    model = OpenAILLM(server.base_url, "m", "k", max_retries=0, first_token_timeout=5.0)
+    llm = CheckedLLM(model, None, "grounded")
+    pieces: list[str] = []
+    (answer,) = generate(llm, ON_CALL, EVIDENCES, on_text=pieces.append)
+    assert pieces == ["Sophie Brandt is on call in week 2 [2].", " Week 3 is Lena Vogel [2]."]
+    assert answer.text == "Sophie Brandt is on call in week 2 [2]. Week 3 is Lena Vogel [2]."
+    assert answer.suggestions == ["Who is on call in week 4?"]
+    assert server.chat_requests[0].json["stream"] is True
+
+
+def test_streaming_ends_with_the_offline_answer_when_the_model_declines(server):
+    server.push("The on-call engineer is not mentioned in the provided sources.")
+    model = OpenAILLM(server.base_url, "m", "k", max_retries=0, first_token_timeout=5.0)
+    pieces: list[str] = []
+    question = "Who is on call in week 2 of the on-call rotation?"
+    (answer,) = generate(
+        CheckedLLM(model, ExtractiveLLM()), question, EVIDENCES, on_text=pieces.append
+    )
+    assert pieces == [] and "Sophie Brandt" in answer.text
+    assert answer.text.endswith(NOTES["declined"]["en"])
+
+
+def test_an_answerer_that_cannot_stream_passes_its_whole_answer_once():
+    pieces: list[str] = []
+    (answer,) = generate(
+        ExtractiveLLM(), "Who is on call in week 2?", EVIDENCES, on_text=pieces.append
+    )
+    assert pieces == [answer.text] and "Sophie Brandt" in answer.text

@@ -116,3 +116,15 @@ def test_explain_against_a_one_at_a_time_server_has_no_timeouts():
         requests = server.chat_requests
     assert len(requests) == 10 and server.max_in_flight == 1
     assert out.top_evidence() == 1
+
+
+def test_a_stream_is_not_retried_once_text_was_shown():
+    """A reply cut off past the total timeout after its first words is not asked again: the
+    reader has seen its start."""
+    with FakeOpenAI(chunk_delay_s=0.1) as server:
+        server.push(" ".join(["word"] * 30), "never asked")
+        llm = client(server, first_token_timeout=1.0, timeout=0.5)
+        pieces: list[str] = []
+        with pytest.raises(LLMUnavailable):
+            llm.stream(MESSAGES, pieces.append)
+        assert pieces and len(server.chat_requests) == 1

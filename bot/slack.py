@@ -20,7 +20,9 @@ App runs with `process_before_response=True`, so acknowledgements run on the req
 thread and never queue behind answers being worked on. While it works the bot puts 👀 on the
 message; when anything fails the thread gets a short apology instead of silence. The
 suggested follow-up buttons are added to the posted answer afterwards (`chat.update`): they
-cost searches, and the answer does not wait for them.
+cost searches, and the answer does not wait for them. A model's answer is posted as soon as
+its sources are known and edited while it is written (`bot.slack_stream.LiveAnswer`, at most
+one edit a second); the offline answer, ready at once, is posted once.
 
 Socket Mode (`confbot bot`, `run_socket_mode`, and `confbot serve`) needs `SLACK_APP_TOKEN`
 and `SLACK_BOT_TOKEN`; `socket_mode_handler` makes its one connection. HTTP mode is served by
@@ -58,7 +60,9 @@ from bot.blocks import (
     plain_text,
 )
 from bot.slack_state import SlackStore
+from bot.slack_stream import LiveAnswer
 from core.assistant import Assistant, ConversationKey, Turn
+from core.combine import CheckedLLM
 from core.llm import LLMError
 from core.present import Named, language_of, named_sources
 from core.settings import Settings, SettingsError
@@ -273,14 +277,22 @@ class SlackBot:
             return
         key = ConversationKey("slack", team, channel, thread)
         self._react(client, "add", channel, ts)
+        # A model's answer is shown while it is written (post, then edit: bot.slack_stream).
+        live = LiveAnswer(client, channel, thread)
+        streams = isinstance(self.assistant.llm, CheckedLLM)
         try:
             self.assistant.store.conversation_id(key)  # the bot is now part of the thread
             turn = self.assistant.ask(
-                key, question, spaces=channel_spaces(self.settings, channel), suggest=False
+                key,
+                question,
+                spaces=channel_spaces(self.settings, channel),
+                suggest=False,
+                on_sources=(lambda found: live.sources([r.evidence.title for r in found]))
+                if streams
+                else None,
+                on_text=live.text if streams else None,
             )
-            posted = client.chat_postMessage(
-                channel=channel,
-                thread_ts=thread,
+            posted_ts = live.finish(
                 text=answer_text(turn),
                 blocks=answer_blocks(turn, self._pages(turn)),
                 unfurl_links=False,
@@ -288,15 +300,19 @@ class SlackBot:
             )
         except Exception as exc:
             log.exception("answering message %s in %s failed", ts, channel)
-            self._post(client, channel, thread, LLM_FAILED if _llm_failed(exc) else ANSWER_FAILED)
+            apology = LLM_FAILED if _llm_failed(exc) else ANSWER_FAILED
+            if live.ts is None:
+                self._post(client, channel, thread, apology)
+            else:  # the half-written answer becomes the apology
+                self._update(client, channel, live.ts, apology)
             self._react(client, "remove", channel, ts)
             return
         try:  # recorded before the 👀 goes, so an explain reaction always finds the turn
-            self.state.remember_answer(team, channel, posted["ts"], thread, turn.id)
+            self.state.remember_answer(team, channel, posted_ts, thread, turn.id)
         except Exception:
             log.exception("could not record the answer message of turn %d", turn.id)
         self._react(client, "remove", channel, ts)
-        self._add_suggestions(client, channel, posted["ts"], turn)
+        self._add_suggestions(client, channel, posted_ts, turn)
 
     def _add_suggestions(self, client: WebClient, channel: str, ts: str, turn: Turn) -> None:
         """Add the suggested follow-up buttons to a posted answer: they are computed after
@@ -385,6 +401,13 @@ class SlackBot:
             client.chat_postMessage(channel=channel, thread_ts=thread, text=text)
         except Exception:
             log.exception("could not post to %s", channel)
+
+    @staticmethod
+    def _update(client: WebClient, channel: str, ts: str, text: str) -> None:
+        try:
+            client.chat_update(channel=channel, ts=ts, text=text, blocks=[])
+        except Exception:
+            log.exception("could not edit message %s in %s", ts, channel)
 
     @staticmethod
     def _react(client: WebClient, how: str, channel: str, ts: str) -> None:

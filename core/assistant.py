@@ -609,7 +609,13 @@ def make_llm(settings: Settings, index: EvidenceIndex | None = None) -> LLM:
     from core.llm import OpenAILLM
 
     model = OpenAILLM.from_settings(settings)
-    return CheckedLLM(model, offline, settings.llm_answer_check, settings.llm_unsupported)
+    return CheckedLLM(
+        model,
+        offline,
+        settings.llm_answer_check,
+        settings.llm_unsupported,
+        settings.llm_context_tokens,
+    )
 
 
 def _log_failure(turn_id: int):

@@ -20,8 +20,11 @@ answer together, the offline answerer gets exact values right and never makes on
 3. When neither has a supported answer the reply is the out-of-scope sentence, so the
    surfaces show their decline and the closest pages.
 
-Prompts that are not answer prompts (question completion, the self-check's judgment) pass
-through unchecked. The model's follow-ups block is kept with its answer and dropped with it.
+The model reads the answer prompt with rows as tables and no more sources than
+`context_tokens` hold (`core.model_prompt.for_model`); its reply is checked against the
+prompt as built. Prompts that are not answer prompts (question completion, the self-check's
+judgment) pass through unchecked. The model's follow-ups block is kept with its answer and
+dropped with it.
 `mode="grounded"` checks without the offline answerer; `mode="off"` passes replies through
 (the model's raw answers, for measuring what the check adds).
 """
@@ -51,6 +54,7 @@ from core.grounding import (
     stated_facts,
 )
 from core.llm import LLM
+from core.model_prompt import for_model
 from core.questions import question_language
 
 MODES = ("off", "grounded", "combined")
@@ -111,6 +115,7 @@ class CheckedLLM:
         offline: LLM | None = None,
         mode: str = "combined",
         unsupported: str = "drop",
+        context_tokens: int = 0,
     ):
         if mode not in MODES:
             raise ValueError(f"unknown answer check {mode!r}; choose one of {', '.join(MODES)}")
@@ -118,6 +123,7 @@ class CheckedLLM:
         self.offline = offline
         self.mode = mode
         self.unsupported = unsupported
+        self.context_tokens = context_tokens
         self.name = model.name
         self._local = threading.local()
 
@@ -134,9 +140,12 @@ class CheckedLLM:
         temperature: float = 0.0,
         max_tokens: int | None = None,
     ) -> list[str]:
-        """The model's `n` replies, each checked when `messages` is an answer prompt."""
-        replies = self.model.complete(messages, n=n, temperature=temperature, max_tokens=max_tokens)
-        if self.mode == "off" or not is_answer_prompt(messages):
+        """The model's `n` replies, each checked when `messages` is an answer prompt (which
+        the model reads as `core.model_prompt.for_model` rewrites it)."""
+        answering = is_answer_prompt(messages)
+        sent = for_model(messages, self.context_tokens) if answering else messages
+        replies = self.model.complete(sent, n=n, temperature=temperature, max_tokens=max_tokens)
+        if self.mode == "off" or not answering:
             return replies
         out = []
         for reply in replies:
@@ -192,7 +201,8 @@ class CheckedLLM:
                 if not state["done"]:
                     show(sentence)
 
-        reply = streamer(messages, feed, temperature=temperature, max_tokens=max_tokens)
+        sent = for_model(messages, self.context_tokens)
+        reply = streamer(sent, feed, temperature=temperature, max_tokens=max_tokens)
         for sentence in split_sentences(state["buffer"]):  # the last, with no break after it
             if not state["done"]:
                 show(sentence)

@@ -265,6 +265,11 @@ class Settings:
         " answerer's answer shown when the model's is unsupported, declines or differs from a"
         " sure value), grounded (sentences checked against the sources), off.",
     )
+    llm_context_tokens: int = setting(
+        0,
+        "The model's context window in tokens (the server's n_ctx): the lowest-ranked sources"
+        " that would not fit are left out of its prompt; 0: no limit.",
+    )
     llm_unsupported: str = setting(
         "drop",
         "A model's sentence no source supports: drop it, or mark it (not found in the sources).",

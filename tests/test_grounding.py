@@ -184,3 +184,19 @@ def test_answers_are_no_declines(reply):
 
 def test_a_decline_sentence_inside_an_answer_is_one():
     assert is_decline_sentence("The pager number is not mentioned in the sources.")
+
+
+def test_a_german_answer_over_english_sources():
+    """A German question over an English wiki: the answer's own words are German, its
+    technical terms and numbers are the source's; a made-up number is still dropped."""
+    sources = ["BATS is enabled in the OpenEmbedded build system with the DISTRO_FEATURE variable."]
+    question = "Wie wird BATS im Build aktiviert?"
+    kept = ground(
+        "BATS wird im OpenEmbedded Build-System über die Variable DISTRO_FEATURE aktiviert.",
+        question,
+        sources,
+        ["Bats — Build"],
+    )
+    assert kept.kind == "answer" and kept.text.endswith("aktiviert [1].")
+    made_up = ground("BATS wird seit Version 7 mit DISTRO_FEATURE aktiviert.", question, sources)
+    assert made_up.kind == "unsupported"

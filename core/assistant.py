@@ -605,7 +605,6 @@ def make_llm(settings: Settings, index: EvidenceIndex | None = None) -> LLM:
         offline = ExtractiveLLM.from_settings(settings, index.translations, index.vocabulary)
     if not settings.llm_base_url:
         return offline
-    from core.combine import CheckedLLM
     from core.llm import OpenAILLM
 
     model = OpenAILLM.from_settings(settings)

@@ -23,7 +23,9 @@ App runs with `process_before_response=True`, so acknowledgements run on the req
 thread and never queue behind answers being worked on. While it works the bot puts 👀 on the
 message; when anything fails the thread gets a short apology instead of silence. The
 suggested follow-up buttons are added to the posted answer afterwards (`chat.update`): they
-cost searches, and the answer does not wait for them.
+cost searches, and the answer does not wait for them. A model's answer is posted as soon as
+its sources are known and edited while it is written (`bot.slack_stream.LiveAnswer`, at most
+one edit a second); the offline answer, ready at once, is posted once.
 
 Socket Mode (`confbot bot`, `run_socket_mode`, and `confbot serve`) needs `SLACK_APP_TOKEN`
 and `SLACK_BOT_TOKEN`; `socket_mode_handler` makes its one connection. HTTP mode is served by
@@ -65,8 +67,10 @@ from bot.slack_auto import auto_answered, confident
 from bot.slack_commands import add_entry_points
 from bot.slack_requests import apology, channel_spaces, workspace_of
 from bot.slack_state import SlackStore
+from bot.slack_stream import LiveAnswer
 from core.assistant import Assistant, ConversationKey, Turn
 from core.bounds import MAX_ID, ascii_int
+from core.combine import CheckedLLM
 from core.present import Named, language_of, named_sources
 from core.settings import Settings, SettingsError
 
@@ -279,6 +283,10 @@ class SlackBot:
         key = ConversationKey("slack", team, channel, thread)
         if not quiet:
             self._react(client, "add", channel, ts)
+        # A model's answer is shown while it is written (post, then edit: bot.slack_stream);
+        # an auto-answer is posted only once it is known to be confident.
+        live = LiveAnswer(client, channel, thread)
+        streams = isinstance(self.assistant.llm, CheckedLLM) and not quiet
         try:
             # the bot is now part of the thread; where it is decides who may see the question
             self.assistant.store.conversation_id(key, self._channel_type(client, event))
@@ -292,15 +300,17 @@ class SlackBot:
                 spaces=channel_spaces(self.settings, channel),
                 suggest=False,
                 readers=readers,
+                on_sources=(lambda found: live.sources([r.evidence.title for r in found]))
+                if streams
+                else None,
+                on_text=live.text if streams else None,
             )
             if quiet and not confident(self.assistant, turn):
                 self.state.claim("quiet", f"{team}:{channel}:{thread}")
                 log.info("auto-answer of %s in %s: not confident, stayed silent", ts, channel)
                 return
             self.state.remember_asker(team, event.get("user") or "", turn.id)
-            posted = client.chat_postMessage(
-                channel=channel,
-                thread_ts=thread,
+            posted_ts = live.finish(
                 text=answer_text(turn),
                 blocks=answer_blocks(turn, self.pages(turn)),
                 unfurl_links=False,
@@ -309,17 +319,20 @@ class SlackBot:
         except Exception as exc:
             log.exception("answering message %s in %s failed", ts, channel)
             if not quiet:
-                self._post(client, channel, thread, apology(exc))
+                if live.ts is None:
+                    self._post(client, channel, thread, apology(exc))
+                else:  # the half-written answer becomes the apology
+                    self._update(client, channel, live.ts, apology(exc))
                 self._react(client, "remove", channel, ts)
             return
         try:  # recorded before the 👀 goes, so an explain reaction always finds the turn
-            self.state.remember_answer(team, channel, posted["ts"], thread, turn.id)
+            self.state.remember_answer(team, channel, posted_ts, thread, turn.id)
             self.state.release("quiet", f"{team}:{channel}:{thread}")  # asked after a silence
         except Exception:
             log.exception("could not record the answer message of turn %d", turn.id)
         if not quiet:
             self._react(client, "remove", channel, ts)
-        self._add_suggestions(client, channel, posted["ts"], turn)
+        self._add_suggestions(client, channel, posted_ts, turn)
 
     def _channel_type(self, client: WebClient, event: dict) -> str | None:
         """The kind of channel a message was posted in (`channel`, `group`, `im`, `mpim`):
@@ -430,6 +443,13 @@ class SlackBot:
             client.chat_postMessage(channel=channel, thread_ts=thread, text=text)
         except Exception:
             log.exception("could not post to %s", channel)
+
+    @staticmethod
+    def _update(client: WebClient, channel: str, ts: str, text: str) -> None:
+        try:
+            client.chat_update(channel=channel, ts=ts, text=text, blocks=[])
+        except Exception:
+            log.exception("could not edit message %s in %s", ts, channel)
 
     @staticmethod
     def _react(client: WebClient, how: str, channel: str, ts: str) -> None:

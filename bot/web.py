@@ -12,6 +12,10 @@ Routes:
   new conversation (its id is in the page), so every browser tab has its own thread. `q`
   prepares a question: it fills the question box and waits for the user to ask it.
 - `POST /api/ask` `{"question", "conversation", "space"?, "page"?}`: answer the next turn.
+- `POST /api/ask/stream` (the same body): the same answer as server-sent events, `sources`
+  first (the pages searched, as soon as they are known), then `text` as the answer arrives
+  (each checked sentence of a model's answer), then `turn` (what `/api/ask` returns; the
+  answer to show in the end) or `error` (the message a failed `/api/ask` would give).
 - `POST /api/explain` and `POST /api/feedback` `{"turn", "conversation", "space"?,
   "page"?}` (+ `"value": "up" | "down"` for feedback).
 - `GET /api/turns/{id}?conversation=...&space=...&page=...`: a turn's full trace.
@@ -37,6 +41,7 @@ text with `textContent`; there is no front-end build step.
 
 from __future__ import annotations
 
+import asyncio
 import html
 import json
 import logging
@@ -53,12 +58,18 @@ from starlette.concurrency import run_in_threadpool
 from starlette.exceptions import HTTPException
 from starlette.middleware import Middleware
 from starlette.requests import Request
-from starlette.responses import HTMLResponse, JSONResponse, RedirectResponse, Response
+from starlette.responses import (
+    HTMLResponse,
+    JSONResponse,
+    RedirectResponse,
+    Response,
+    StreamingResponse,
+)
 from starlette.routing import Mount, Route
 from starlette.staticfiles import StaticFiles
 
 from bot.auth import WebAuth, request_reader
-from bot.guard import CSP, Guard
+from bot.guard import CSP, Guard, failure
 from bot.health import readiness
 from bot.request_checks import refused_request
 from core.access import Reader
@@ -88,6 +99,7 @@ from core.present import (
     shown_numbers,
 )
 from core.redact import web_link
+from core.retrieve import ScoredEvidence
 from core.spelling import describe
 
 log = logging.getLogger(__name__)
@@ -321,6 +333,20 @@ def turn_json(turn: Turn) -> dict:
     }
 
 
+def searched_json(found: Sequence[ScoredEvidence]) -> list[dict]:
+    """The sources a streamed answer is given, before it is written: number (in the answer
+    prompt), title, heading and link of each."""
+    return [
+        {
+            "number": number,
+            "title": r.evidence.title,
+            "heading": r.evidence.heading,
+            "url": web_link(r.evidence.url),
+        }
+        for number, r in enumerate(found, start=1)
+    ]
+
+
 def answer_display(turn: Turn, shown: Shown) -> dict:
     """How the page shows the answer: `parts`, the most likely answer and the related lines
     as segments (`core.present.present`, renumbered); for a declined answer, `declined`:
@@ -454,6 +480,7 @@ class WebApp:
             Route("/", self.home),
             Route("/ask", self.ask_page),
             Route("/api/ask", self.api_ask, methods=["POST"]),
+            Route("/api/ask/stream", self.api_ask_stream, methods=["POST"]),
             Route("/api/explain", self.api_explain, methods=["POST"]),
             Route("/api/feedback", self.api_feedback, methods=["POST"]),
             Route("/api/turns/{turn_id}", self.api_turn),
@@ -604,6 +631,50 @@ class WebApp:
         readers = [request_reader(request)]
         turn = await run_in_threadpool(self.assistant.ask, key, question, spaces, False, readers)
         return JSONResponse(turn_json(turn))
+
+    async def api_ask_stream(self, request: Request) -> Response:
+        """`POST /api/ask/stream`: `api_ask` as server-sent events (module docstring). The
+        assistant runs in a worker thread; its callbacks hand events to this response
+        through a queue, so each is sent as soon as it exists."""
+        data = await self._json_body(request)
+        question = parse_question(data.get("question"))
+        key = await run_in_threadpool(self._key, data)
+        spaces = [key.workspace] if key.workspace else None
+        loop = asyncio.get_running_loop()
+        events: asyncio.Queue = asyncio.Queue()
+
+        def send(event: str | None, payload: dict | None = None) -> None:
+            loop.call_soon_threadsafe(events.put_nowait, (event, payload))
+
+        def work() -> None:
+            try:
+                turn = self.assistant.ask(
+                    key,
+                    question,
+                    spaces,
+                    False,
+                    on_sources=lambda found: send("sources", {"sources": searched_json(found)}),
+                    on_text=lambda text: send("text", {"text": text}),
+                )
+                send("turn", turn_json(turn))
+            except Exception as exc:  # the stream has started: the error is an event
+                log.exception("streamed answer failed")
+                send("error", {"error": failure(exc)[1]})
+            finally:
+                send(None)
+
+        worker = loop.run_in_executor(None, work)
+
+        async def stream():
+            while True:
+                event, payload = await events.get()
+                if event is None:
+                    break
+                yield f"event: {event}\ndata: {json.dumps(payload)}\n\n"
+            await worker
+
+        headers = {"Cache-Control": "no-store", "X-Accel-Buffering": "no"}
+        return StreamingResponse(stream(), media_type="text/event-stream", headers=headers)
 
     async def api_suggestions(self, request: Request) -> Response:
         """`GET /api/turns/{id}/suggestions`: the turn's suggested follow-ups, computed on

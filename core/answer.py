@@ -29,7 +29,7 @@ and the closest pages.
 from __future__ import annotations
 
 import re
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 
 from core.llm import LLM
@@ -286,12 +286,25 @@ def generate(
     *,
     n: int = 1,
     temperature: float = 0.0,
+    on_text: Callable[[str], None] | None = None,
 ) -> list[Answer]:
     """`n` answers to `question` from `evidences` (sampled at `temperature`), each with the
-    follow-ups block cut off (`split_follow_ups`) before its citations are read."""
+    follow-ups block cut off (`split_follow_ups`) before its citations are read.
+
+    With `on_text` the first answer's text is passed on as it arrives, from an LLM that
+    streams (one with a `stream(messages, on_text)` method: `core.combine.CheckedLLM`,
+    `core.llm.OpenAILLM`), else at once when it is complete, so a surface can show it
+    before the turn is stored; the returned answer is what the surface shows in the end."""
     messages = build_messages(question, evidences)
+    streamer = getattr(llm, "stream", None) if on_text is not None else None
+    if streamer is not None and n == 1:
+        replies = [streamer(messages, on_text, temperature=temperature)]
+    else:
+        replies = llm.complete(messages, n=n, temperature=temperature)
+        if on_text is not None:
+            on_text(split_follow_ups(replies[0])[0])
     answers = []
-    for reply in llm.complete(messages, n=n, temperature=temperature):
+    for reply in replies:
         text, suggestions = split_follow_ups(reply)
         out_of_scope = is_out_of_scope(text)
         answers.append(

@@ -22,7 +22,7 @@ import logging
 import threading
 import time
 import weakref
-from collections.abc import Collection, Sequence
+from collections.abc import Callable, Collection, Sequence
 from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import asdict, dataclass, field
 
@@ -30,6 +30,7 @@ from core.access import Reader, Scope
 from core.access_store import AccessStore
 from core.answer import Citation, generate
 from core.attribution import Explanation, attribute, prompt_evidences
+from core.combine import CheckedLLM
 from core.confidence import answer_confidence
 from core.conversation import ConversationKey, ConversationStore, TurnRecord
 from core.index import EvidenceIndex
@@ -67,8 +68,9 @@ class Turn:
     retriever's own steps as `retrieve.<step>`), `self_check_ms` (when on), `answer_ms` (the
     LLM call, and the offline answerer's confidence, `core.confidence`, stored in the trace
     as `confidence`), `suggest_ms`, `store_ms`, `total_ms`. `messages` holds the exact chat
-    messages sent: `completion` (None for the offline completer) and `answer`, and the
-    `self_check` outcome when on
+    messages sent: `completion` (None for the offline completer) and `answer`, the check of
+    a model's answer (`answer_check`: where the answer shown came from and each sentence's
+    sources, `core.combine.Checked.to_dict`), and the `self_check` outcome when on
     (`core.selfcheck.SelfCheck.to_dict`); `query` is the text the retriever searched;
     `suggestions` are up to three in-scope follow-up questions (`core.suggest`), also
     stored in the trace, beside the ones the model proposed (`proposed_suggestions`, empty
@@ -255,6 +257,9 @@ class Assistant:
         spaces: Collection[str] | None = None,
         suggest: bool = True,
         readers: Sequence[Reader] = (),
+        *,
+        on_sources: Callable[[list[ScoredEvidence]], None] | None = None,
+        on_text: Callable[[str], None] | None = None,
     ) -> Turn:
         """Answer `text` as the next turn of the conversation at `key`, searching only
         `spaces` when given and only what every one of `readers` may read (none: what
@@ -262,13 +267,17 @@ class Assistant:
 
         With `suggest=False` the follow-up suggestions are left out of the answer's path
         (they cost up to `core.suggest.MAX_CHECKS` searches): a surface shows the answer
-        first and then calls `suggest(turn.id)`."""
+        first and then calls `suggest(turn.id)`. A surface that streams passes
+        `on_sources`, called with the evidences the answer is given as soon as they are
+        known, and `on_text`, called with the answer's text as it arrives (checked sentence
+        by sentence when a model streams it, `core.combine.CheckedLLM.stream`); the returned
+        turn's answer is the one to show in the end."""
         question = text.strip()
         if not question:
             raise ValueError("the question is empty")
         holder = self._lock_for(key)
         with holder.lock:
-            return self._ask(key, question, spaces, suggest, list(readers))
+            return self._ask(key, question, spaces, suggest, list(readers), on_sources, on_text)
 
     def _ask(
         self,
@@ -277,6 +286,8 @@ class Assistant:
         spaces: Collection[str] | None,
         suggest: bool,
         readers: list[Reader],
+        on_sources: Callable[[list[ScoredEvidence]], None] | None = None,
+        on_text: Callable[[str], None] | None = None,
     ) -> Turn:
         talk = small_talk(question)
         if talk is not None:
@@ -315,7 +326,11 @@ class Assistant:
         results, check = self._self_check(prompt_question, retrieval.results)
         if check is not None:
             mark = lap("self_check", mark)
-        (answer,) = generate(self.llm, prompt_question, [r.evidence for r in results])
+        if on_sources is not None:
+            on_sources(results)
+        (answer,) = generate(
+            self.llm, prompt_question, [r.evidence for r in results], on_text=on_text
+        )
         confidence = None if answer.out_of_scope else answer_confidence(self.llm, answer.messages)
         mark = lap("answer", mark)
         if check is not None and not check.kept:
@@ -334,6 +349,8 @@ class Assistant:
         messages = {"completion": completion.messages, "answer": answer.messages}
         if check is not None:
             messages["self_check"] = check.to_dict()
+        if isinstance(self.llm, CheckedLLM) and self.llm.last is not None:
+            messages["answer_check"] = self.llm.last.to_dict()
         record_timings = dict(timings)
         record_timings["total_ms"] = (mark - started) * 1000
         record: TurnRecord = self.store.add_turn(
@@ -617,19 +634,30 @@ class Assistant:
 
 
 def make_llm(settings: Settings, index: EvidenceIndex | None = None) -> LLM:
-    """`OpenAILLM` when `llm_base_url` is set, else the offline `ExtractiveLLM` with the
-    decline thresholds of the settings; given the `index`, the offline answerer matches
-    German questions through the index's word translations too, and knows the wiki's
-    vocabulary (to decline questions about what the wiki never mentions)."""
-    if settings.llm_base_url:
-        from core.llm import OpenAILLM
-
-        return OpenAILLM.from_settings(settings)
+    """The offline `ExtractiveLLM` with the decline thresholds of the settings, or, when
+    `llm_base_url` is set, `OpenAILLM` with its answers checked and combined with the
+    offline answerer's (`core.combine.CheckedLLM`, the `llm_answer_check` setting); given
+    the `index`, the offline answerer matches German questions through the index's word
+    translations too, and knows the wiki's vocabulary (to decline questions about what the
+    wiki never mentions)."""
     from core.extractive import ExtractiveLLM
 
     if index is None:
-        return ExtractiveLLM.from_settings(settings)
-    return ExtractiveLLM.from_settings(settings, index.translations, index.vocabulary)
+        offline = ExtractiveLLM.from_settings(settings)
+    else:
+        offline = ExtractiveLLM.from_settings(settings, index.translations, index.vocabulary)
+    if not settings.llm_base_url:
+        return offline
+    from core.llm import OpenAILLM
+
+    model = OpenAILLM.from_settings(settings)
+    return CheckedLLM(
+        model,
+        offline,
+        settings.llm_answer_check,
+        settings.llm_unsupported,
+        settings.llm_context_tokens,
+    )
 
 
 def _log_failure(turn_id: int):

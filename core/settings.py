@@ -255,7 +255,34 @@ class Settings:
     )
     llm_model: str = setting("gpt-4o-mini", "Chat model name sent to the endpoint.")
     llm_timeout: float = setting(60.0, "Seconds before an LLM request is abandoned.")
-    llm_max_retries: int = setting(4, "Retries of an LLM request on 429, 5xx or timeouts.")
+    llm_max_retries: int = setting(
+        4, "Retries of an LLM request on 429, 5xx or connection errors (a timeout: at most 1)."
+    )
+    llm_first_token_timeout: float = setting(
+        30.0,
+        "Seconds an LLM reply may take to start (and between two streamed chunks); replies are"
+        " streamed when set, llm_timeout bounds the whole reply; 0: one unstreamed request.",
+    )
+    llm_concurrency: int = setting(
+        16,
+        "LLM requests sent to the endpoint at once per process; more wait in line (Explain's"
+        " regenerations too). 1 for a CPU server that answers one request at a time.",
+    )
+    llm_answer_check: str = setting(
+        "combined",
+        "How a model's answer is checked (core.combine): combined (grounded, and the offline"
+        " answerer's answer shown when the model's is unsupported, declines or differs from a"
+        " sure value), grounded (sentences checked against the sources), off.",
+    )
+    llm_context_tokens: int = setting(
+        0,
+        "The model's context window in tokens (the server's n_ctx): the lowest-ranked sources"
+        " that would not fit are left out of its prompt; 0: no limit.",
+    )
+    llm_unsupported: str = setting(
+        "drop",
+        "A model's sentence no source supports: drop it, or mark it (not found in the sources).",
+    )
     answer_min_support: float = setting(
         0.45,
         "Offline answerer: decline an English question when its best answer span covers less"

@@ -142,6 +142,9 @@ def test_answers_with_an_llm_endpoint(benchmark_dir, subset, tmp_path, clean_env
     with FakeOpenAI(responder) as server:
         monkeypatch.setenv("CONFBOT_LLM_BASE_URL", server.base_url)
         monkeypatch.setenv("CONFBOT_LLM_MODEL", "scripted")
+        # The model's own answers, checked; the offline answerer behind it (`combined`)
+        # answers some out-of-scope questions the scripted model knows to decline.
+        monkeypatch.setenv("CONFBOT_LLM_ANSWER_CHECK", "grounded")
         out = tmp_path / "llm.json"
         argv = ["eval", "--data", str(benchmark_dir), "--conversations", str(path)]
         assert main([*argv, "--answers", "--lang", "en", "--json", str(out)]) == 0

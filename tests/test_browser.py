@@ -17,6 +17,10 @@ import pytest
 
 from bot.serve import BackgroundServer
 from bot.web import create_app
+from core.combine import CheckedLLM
+from core.extractive import ExtractiveLLM
+from core.llm import OpenAILLM
+from tests.fakes.openai_server import FakeOpenAI
 from tests.fakes.tiny_wiki import build_wiki, make_assistant
 
 CHROMIUM_FLAGS = [
@@ -105,7 +109,8 @@ def test_ask_explain_and_trace_in_headless_chromium(tmp_path):
                 turn.locator("button.explain").click()
                 # (the BATS answer is the name the page's title spells out: one source)
                 expect(turn.locator(".explanation .plain").first).to_contain_text(
-                    "This answer came from one source: Bats: Bash Automated Testing System"
+                    "This answer came from one source: Bats: Bash Automated Testing System",
+                    timeout=TIMEOUT_MS,  # about 4 s of counterfactuals on 2 busy cores
                 )
                 cluster = turn.locator(".explanation .cluster").first
                 expect(cluster.locator(".pct")).to_have_text(re.compile(r"^\d+\.\d%$"))
@@ -135,4 +140,54 @@ def test_ask_explain_and_trace_in_headless_chromium(tmp_path):
                 context.close()
     finally:
         assistant.close()
+    assert problems == []
+
+
+def test_the_answer_streams_in_headless_chromium(tmp_path):
+    """With a model that writes slowly (a word every 0.25 s), the pages searched and the
+    first checked sentence show while the answer is still being written; the final turn
+    then replaces them, with the made-up sentence never shown."""
+    executable = chromium_or_skip()
+    from playwright.sync_api import expect, sync_playwright
+
+    reply = (
+        "BATS stands for Bash Automated Testing System [1]. It was written by Ada Lovelace."
+        " BATS is compliant with the Test Anything Protocol."
+    )
+    problems: list[str] = []
+    with FakeOpenAI(lambda request: reply, chunk_delay_s=0.25) as chat:
+        model = OpenAILLM(chat.base_url, "slow-model", "k", max_retries=0, first_token_timeout=5)
+        llm = CheckedLLM(model, ExtractiveLLM(), "grounded")
+        assistant = make_assistant(build_wiki(tmp_path / "wiki"), tmp_path, llm)
+        try:
+            with BackgroundServer(create_app(assistant)) as server, sync_playwright() as p:
+                context = p.chromium.launch_persistent_context(
+                    str(tmp_path / "profile"),
+                    executable_path=executable,
+                    headless=True,
+                    args=CHROMIUM_FLAGS,
+                )
+                try:
+                    page = context.new_page()
+                    page.set_default_timeout(TIMEOUT_MS)
+                    page.on("pageerror", lambda exc: problems.append(f"page error: {exc}"))
+                    page.goto(f"{server.url}/ask?space=TEST")
+                    page.fill("#question", "What does BATS stand for?")
+                    page.click("#ask-button")
+                    live = page.locator(".turn.streaming")
+                    expect(live.locator(".sources.searched li").first).to_contain_text("Bats")
+                    expect(live.locator(".streamed")).to_contain_text(
+                        "BATS stands for Bash Automated Testing System [1].", timeout=TIMEOUT_MS
+                    )
+                    assert "Lovelace" not in live.locator(".streamed").inner_text()
+                    final = page.locator(".turn:not(.streaming)").first
+                    expect(final.locator(".answer")).to_contain_text(
+                        "Test Anything Protocol", timeout=TIMEOUT_MS
+                    )
+                    assert page.locator(".turn.streaming").count() == 0
+                    assert "Lovelace" not in final.locator(".answer").inner_text()
+                finally:
+                    context.close()
+        finally:
+            assistant.close()
     assert problems == []

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from core.answer import OUT_OF_SCOPE, build_messages, generate, split_answer
 from core.assistant import make_llm
+from core.combine import CheckedLLM
 from core.extractive import ExtractiveLLM
 from core.llm import OpenAILLM
 from core.pages import Evidence
@@ -120,7 +121,8 @@ def test_make_llm_picks_by_base_url(tmp_path):
     assert llm.min_support == {"en": offline.answer_min_support, "de": 0.15}
     online = offline.replace(llm_base_url="http://127.0.0.1:9/v1", llm_model="m")
     llm = make_llm(online)
-    assert isinstance(llm, OpenAILLM) and llm.name == "m"
+    assert isinstance(llm, CheckedLLM) and isinstance(llm.model, OpenAILLM)
+    assert llm.name == "m" and isinstance(llm.offline, ExtractiveLLM)
 
 
 def test_values_gathered_from_several_sources_are_each_cited():

@@ -410,13 +410,62 @@
     return el("div", { className: "follow-ups" }, [el("p", { text: "You could also ask:" }), list]);
   }
 
+  // ------------------------------------------------------------------ streaming
+  // The answer as server-sent events (POST /api/ask/stream): the pages searched first,
+  // then the answer's text as it arrives, in a provisional turn that the final turn
+  // replaces. Resolves with the final turn.
+  async function askStreamed(question) {
+    const response = await fetch("api/ask/stream", {
+      method: "POST",
+      headers: { "Content-Type": "application/json" },
+      body: JSON.stringify(scoped({ question: question })),
+    });
+    if (!response.ok || !response.body) {
+      let data = null;
+      try { data = await response.json(); } catch (e) { data = null; }
+      throw new Error((data && data.error) || response.status + " " + response.statusText);
+    }
+    const live = el("article", { className: "turn streaming" });
+    const text = el("p", { className: "streamed" });
+    live.append(el("p", { className: "question", text: question }), el("div", { className: "answer" }, [text]));
+    turns.append(live);
+    const reader = response.body.pipeThrough(new TextDecoderStream()).getReader();
+    let buffer = "";
+    for (;;) {
+      const { value, done } = await reader.read();
+      if (done) break;
+      buffer += value;
+      let end;
+      while ((end = buffer.indexOf("\n\n")) >= 0) {
+        const block = buffer.slice(0, end);
+        buffer = buffer.slice(end + 2);
+        const event = (block.match(/^event: (.*)$/m) || [])[1];
+        const data = JSON.parse((block.match(/^data: (.*)$/m) || [])[1] || "null");
+        if (event === "sources") {
+          status.textContent = "Writing the answer…";
+          const items = data.sources.map((s) => el("li", {}, [link(s.url, s.title)]));
+          live.append(el("h3", { text: "Searching these pages" }), el("ol", { className: "sources searched" }, items));
+        } else if (event === "text") {
+          text.append(data.text);
+        } else if (event === "turn") {
+          live.replaceWith(renderTurn(data));
+          return data;
+        } else if (event === "error") {
+          live.remove();
+          throw new Error(data.error);
+        }
+      }
+    }
+    live.remove();
+    throw new Error("the answer stopped before it was complete");
+  }
+
   // ------------------------------------------------------------------ the form
   async function ask(question) {
     askButton.disabled = true;
     status.textContent = "Searching…";
     try {
-      const turn = await api("api/ask", scoped({ question: question }));
-      turns.append(renderTurn(turn));
+      await askStreamed(question);
       input.value = "";
       status.textContent = "";
     } catch (error) {

@@ -11,13 +11,17 @@ and answers from a script of replies (then from a default responder). Point the 
         assert server.requests[-1].json["model"] == "fake-model"
 
 `delay_s` (server-wide, or per `Reply`) holds each reply back, to test timeouts and
-concurrency. `/embeddings` answers with the hashed bag-of-words vectors of `HashEmbedder`,
+concurrency. A request with `"stream": true` gets server-sent events, one chunk per word,
+`chunk_delay_s` apart (server-wide or per `Reply`), then `data: [DONE]`; `concurrency`
+makes the server answer that many requests at a time (the rest wait, as a llama.cpp server
+with one slot does). `/embeddings` answers with the hashed bag-of-words vectors of `HashEmbedder`,
 so processes started by a test can embed without a model.
 """
 
 from __future__ import annotations
 
 import json
+import re
 import threading
 import time
 from collections import deque
@@ -39,6 +43,7 @@ class Reply:
     headers: dict[str, str] = field(default_factory=dict)
     body: dict | None = None
     delay_s: float = 0.0
+    chunk_delay_s: float = 0.0
 
     @classmethod
     def error(cls, status: int, retry_after: str | None = None, message: str = "") -> Reply:
@@ -72,6 +77,8 @@ class FakeOpenAI(LocalServer):
         model: str = "fake-model",
         api_key: str | None = None,
         models: set[str] | None = None,
+        chunk_delay_s: float = 0.0,
+        concurrency: int = 0,
     ):
         self.responder: Responder = responder or (lambda request: "ok")
         self.delay_s = delay_s
@@ -80,6 +87,9 @@ class FakeOpenAI(LocalServer):
         """When set, requests without `Authorization: Bearer API_KEY` get a 401."""
         self.models = models
         """When set, requests naming another model get a 404 `model_not_found`."""
+        self.chunk_delay_s = chunk_delay_s
+        self.slots = threading.Semaphore(concurrency) if concurrency > 0 else None
+        """When set, requests beyond `concurrency` wait for a free slot before any reply."""
         self.requests: list[Recorded] = []
         self._script: deque[str | list[str] | Reply] = deque()
         self._lock = threading.Lock()
@@ -188,6 +198,8 @@ class _Handler(BaseHTTPRequestHandler):
         if not self.path.rstrip("/").endswith("/chat/completions") or body is None:
             self._send(404, {"error": {"message": f"no route {self.path}"}})
             return
+        if fake.slots is not None:
+            fake.slots.acquire()
         with fake._lock:
             fake.in_flight += 1
             fake.max_in_flight = max(fake.max_in_flight, fake.in_flight)
@@ -199,11 +211,43 @@ class _Handler(BaseHTTPRequestHandler):
             if reply.status != 200:
                 payload = reply.body or {"error": {"message": f"error {reply.status}"}}
                 self._send(reply.status, payload, reply.headers)
+            elif body.get("stream"):
+                self._send_stream(fake._completion(body, reply), reply)
             else:
                 self._send(200, fake._completion(body, reply), reply.headers)
         finally:
             with fake._lock:
                 fake.in_flight -= 1
+            if fake.slots is not None:
+                fake.slots.release()
+
+    def _send_stream(self, completion: dict, reply: Reply) -> None:
+        """The completion as server-sent events: a chunk per word of each choice."""
+        pause = reply.chunk_delay_s or self.fake.chunk_delay_s
+        self.close_connection = True
+        try:
+            self.send_response(200)
+            self.send_header("Content-Type", "text/event-stream")
+            self.send_header("Connection", "close")
+            self.end_headers()
+            for choice in completion["choices"]:
+                words = re.findall(r"\s*\S+\s*", choice["message"]["content"]) or [""]
+                for word in words:
+                    chunk = {
+                        "id": completion["id"],
+                        "object": "chat.completion.chunk",
+                        "created": completion["created"],
+                        "model": completion["model"],
+                        "choices": [{"index": choice["index"], "delta": {"content": word}}],
+                    }
+                    self.wfile.write(f"data: {json.dumps(chunk)}\n\n".encode())
+                    self.wfile.flush()
+                    if pause and self.fake._stopping.wait(pause):
+                        return
+            self.wfile.write(b"data: [DONE]\n\n")
+            self.wfile.flush()
+        except (BrokenPipeError, ConnectionResetError):  # the client gave up (a timeout test)
+            pass
 
     def _record(self, body: dict | None) -> None:
         headers = {name.lower(): value for name, value in self.headers.items()}

@@ -1,0 +1,141 @@
+"""Answers of a real model, checked and combined, beside the offline answerer's, for judging.
+
+Runs `confbot eval --answers` once per answerer against any OpenAI-compatible endpoint (a
+llama.cpp, vLLM or Ollama server, or a hosted API): `offline` (no model), and the model
+with each answer check (`CONFBOT_LLM_ANSWER_CHECK`: `off` = the model's raw replies,
+`grounded`, `combined`). Each run writes `OUT/<answerer>.json` (figures and per-question
+records) and `OUT/<answerer>.unjudged.jsonl` (the replies that need a verdict by reading,
+`../shared/JUDGING.md`; keep OUT outside the repository, it holds gold answers), then one
+table compares them. Judge the JSONL files, merge them with `confbot eval --verdicts-in`,
+and the next run prints the judged figures per answerer.
+
+    CONFBOT_DATA_DIR=/tmp/confbot-llm .venv/bin/python benchmarks/llm_endpoint_eval.py \\
+        --data ../shared/confquestions --base-url http://127.0.0.1:8081/v1 \\
+        --model qwen2.5-1.5b --limit 8 --lang en --out /tmp/llm-replies \\
+        --concurrency 1 --first-token-timeout 120 --timeout 600
+
+A CPU server wants one request at a time and long timeouts (README, "A model on a CPU
+server"). `--scripted` starts the tests' scripted chat server instead of naming one (it
+answers with source 1's first line), to check the harness itself.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import logging
+import os
+import sys
+import time
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+
+from bot.cli import main  # noqa: E402
+
+ANSWERERS = ("offline", "off", "grounded", "combined")
+FIGURES = ("n", "declined", "decline_recall", "f1", "contained")
+
+
+def run_one(answerer: str, args: argparse.Namespace, base_url: str) -> dict:
+    """`confbot eval --answers` with one answerer (its settings in the environment for the
+    run, restored after); its figures and wall time."""
+    env = {
+        "CONFBOT_LLM_BASE_URL": "" if answerer == "offline" else base_url,
+        "CONFBOT_LLM_MODEL": args.model,
+        "CONFBOT_LLM_ANSWER_CHECK": "combined" if answerer == "offline" else answerer,
+        "CONFBOT_LLM_TIMEOUT": str(args.timeout),
+        "CONFBOT_LLM_FIRST_TOKEN_TIMEOUT": str(args.first_token_timeout),
+        "CONFBOT_LLM_CONCURRENCY": str(args.concurrency),
+        "CONFBOT_LLM_MAX_RETRIES": "1",
+    }
+    saved = {name: os.environ.get(name) for name in env}
+    os.environ.update(env)
+    try:
+        return _eval(answerer, args)
+    finally:
+        for name, value in saved.items():
+            if value is None:
+                os.environ.pop(name, None)
+            else:
+                os.environ[name] = value
+
+
+def _eval(answerer: str, args: argparse.Namespace) -> dict:
+    out = args.out / f"{answerer}.json"
+    argv = ["eval", "--data", str(args.data), "--answers", "--lang", args.lang]
+    argv += ["--json", str(out), "--unjudged", str(args.out / f"{answerer}.unjudged.jsonl")]
+    if args.limit:
+        argv += ["--conversations-limit", str(args.limit)]
+    if args.conversations:
+        argv += ["--conversations", str(args.conversations)]
+    if args.out_of_scope:
+        argv += ["--out-of-scope", str(args.out_of_scope)]
+    if args.verdicts:
+        argv += ["--verdicts", str(args.verdicts)]
+    start = time.perf_counter()
+    status = main(argv)
+    seconds = time.perf_counter() - start
+    if status != 0:
+        raise SystemExit(f"confbot eval failed for {answerer} (exit {status})")
+    figures = json.loads(out.read_text())
+    return {"answerer": answerer, "seconds": seconds, **(figures.get("answers") or {})}
+
+
+def parse_args(argv: list[str]) -> argparse.Namespace:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser.add_argument("--data", type=Path, required=True, help="ConfQuestions folder")
+    parser.add_argument("--base-url", default="", help="OpenAI-compatible endpoint (…/v1)")
+    parser.add_argument("--model", default="local", help="model name sent to the endpoint")
+    parser.add_argument("--scripted", action="store_true", help="use a scripted local server")
+    parser.add_argument("--limit", type=int, default=0, help="conversations drawn (0: all)")
+    parser.add_argument("--conversations", type=Path, help="conversations file")
+    parser.add_argument("--out-of-scope", type=Path, help="out-of-scope questions file")
+    parser.add_argument("--verdicts", type=Path, help="verdicts store (default: eval's)")
+    parser.add_argument("--lang", choices=("en", "de", "both"), default="en")
+    parser.add_argument("--answerers", default=",".join(ANSWERERS), help="comma-separated")
+    parser.add_argument("--out", type=Path, required=True, help="folder for replies")
+    parser.add_argument("--timeout", type=float, default=600.0)
+    parser.add_argument("--first-token-timeout", type=float, default=120.0)
+    parser.add_argument("--concurrency", type=int, default=1)
+    args = parser.parse_args(argv)
+    args.answerers = [a.strip() for a in args.answerers.split(",") if a.strip()]
+    unknown = sorted(set(args.answerers) - set(ANSWERERS))
+    if unknown:
+        parser.error(f"unknown answerers {unknown}; choose from {', '.join(ANSWERERS)}")
+    if not args.base_url and not args.scripted and args.answerers != ["offline"]:
+        parser.error("name the endpoint with --base-url (or --scripted)")
+    return args
+
+
+def run(argv: list[str]) -> list[dict]:
+    """Every answerer of `argv` in turn; prints and returns their figures."""
+    args = parse_args(argv)
+    args.out.mkdir(parents=True, exist_ok=True)
+    for name in ("httpx", "openai"):  # one INFO line per request otherwise
+        logging.getLogger(name).setLevel(logging.WARNING)
+    server = None
+    if args.scripted:
+        from tests.fakes.openai_server import FakeOpenAI
+        from tests.fakes.scripted_answers import answer_with_follow_ups
+
+        server = FakeOpenAI(answer_with_follow_ups, model=args.model).start()
+        args.base_url = server.base_url
+    try:
+        rows = [run_one(answerer, args, args.base_url) for answerer in args.answerers]
+    finally:
+        if server is not None:
+            server.stop()
+    print("\n" + "answerer".ljust(10) + "".join(f.rjust(20) for f in (*FIGURES, "seconds")))
+    for row in rows:
+        cells = [row.get(f) for f in (*FIGURES, "seconds")]
+        shown = [
+            "-" if c is None else f"{c:.3f}" if isinstance(c, float) else str(c) for c in cells
+        ]
+        print(row["answerer"].ljust(10) + "".join(c.rjust(20) for c in shown))
+    (args.out / "summary.json").write_text(json.dumps(rows, indent=2))
+    return rows
+
+
+if __name__ == "__main__":
+    run(sys.argv[1:])

@@ -1,0 +1,255 @@
+"""Best of both answerers: a model's answer, checked, with the offline answerer behind it.
+
+Read by people on 30 unseen questions (issue 35), a 1.5B model and the offline answerer
+(`core.extractive`) erred on different questions: the model reads a sentence and pieces an
+answer together, the offline answerer gets exact values right and never makes one up.
+`CheckedLLM` wraps the model so every answer prompt's reply goes through `check`:
+
+1. The reply is grounded (`core.grounding.ground`): pasted source blocks cut, citations
+   repaired, unsupported sentences dropped (or marked), declines in other words and
+   citation-only replies recognised.
+2. With `mode="combined"`, the offline answerer answers the same prompt too, and its answer
+   is shown instead of the model's when the model's is not supported (`unsupported`,
+   `citation_only`, `pasted_source`, `empty`: the model tried to answer), and when the
+   offline answer is high-confidence (`core.confidence.is_low_confidence` false) while the
+   model declines or states none of its values (numbers and names). A model's decline
+   stands against an offline answer that barely passed its threshold: out-of-scope
+   questions are where the offline answerer errs most (`core.confidence`). The answer
+   then ends with a note (`NOTES`) saying it was read from the page, not written by the
+   model.
+3. When neither has a supported answer the reply is the out-of-scope sentence, so the
+   surfaces show their decline and the closest pages.
+
+The model reads the answer prompt with rows as tables and no more sources than
+`context_tokens` hold (`core.model_prompt.for_model`); its reply is checked against the
+prompt as built. Prompts that are not answer prompts (question completion, the self-check's
+judgment) pass through unchecked. The model's follow-ups block is kept with its answer and
+dropped with it.
+`mode="grounded"` checks without the offline answerer; `mode="off"` passes replies through
+(the model's raw answers, for measuring what the check adds).
+"""
+
+from __future__ import annotations
+
+import threading
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+
+from core.answer import (
+    FOLLOW_UPS,
+    OUT_OF_SCOPE,
+    SYSTEM_PROMPT,
+    is_out_of_scope,
+    parse_prompt,
+    split_follow_ups,
+)
+from core.confidence import answer_confidence, is_low_confidence
+from core.grounding import (
+    SENTENCE_BREAK,
+    Grounding,
+    check_sentence,
+    cite,
+    ground,
+    split_sentences,
+    stated_facts,
+)
+from core.llm import LLM
+from core.model_prompt import for_model
+from core.questions import question_language
+
+MODES = ("off", "grounded", "combined")
+
+NOTES = {
+    "unsupported": {
+        "en": "(Read from the page: the language model's answer was not supported by the sources.)",
+        "de": "(Aus der Seite gelesen: die Antwort des Sprachmodells war durch die Quellen"
+        " nicht belegt.)",
+    },
+    "declined": {
+        "en": "(Read from the page: the language model found no answer in the sources.)",
+        "de": "(Aus der Seite gelesen: das Sprachmodell fand in den Quellen keine Antwort.)",
+    },
+    "disagreed": {
+        "en": "(Read from the page, where the language model's answer differed.)",
+        "de": "(Aus der Seite gelesen; die Antwort des Sprachmodells wich davon ab.)",
+    },
+}
+
+
+@dataclass
+class Checked:
+    """One reply after the check: the `text` shown, where it came from (`origin`: `model`,
+    `offline` or `none` for a decline), why the offline answer was taken (`reason`, a key
+    of `NOTES`, or None), and the model reply's grounding."""
+
+    text: str
+    origin: str
+    reason: str | None
+    grounding: Grounding | None
+
+    def to_dict(self) -> dict:
+        """The check as stored in a turn's trace."""
+        return {
+            "origin": self.origin,
+            "reason": self.reason,
+            "grounding": self.grounding.to_dict() if self.grounding else None,
+        }
+
+
+def is_answer_prompt(messages: Sequence[dict]) -> bool:
+    """Whether `messages` ask for an answer (`core.answer.build_messages`): the answer
+    system prompt and sources to read back. The self-check's judgment prompt shows the same
+    sources under another system prompt."""
+    system = next((m.get("content") for m in messages if m.get("role") == "system"), None)
+    return system == SYSTEM_PROMPT and parse_prompt(messages) is not None
+
+
+class CheckedLLM:
+    """A model whose answers are grounded and combined with the offline answerer's (see the
+    module docstring). `last` holds the latest check made by the calling thread, for the
+    trace."""
+
+    def __init__(
+        self,
+        model: LLM,
+        offline: LLM | None = None,
+        mode: str = "combined",
+        unsupported: str = "drop",
+        context_tokens: int = 0,
+    ):
+        if mode not in MODES:
+            raise ValueError(f"unknown answer check {mode!r}; choose one of {', '.join(MODES)}")
+        self.model = model
+        self.offline = offline
+        self.mode = mode
+        self.unsupported = unsupported
+        self.context_tokens = context_tokens
+        self.name = model.name
+        self._local = threading.local()
+
+    @property
+    def last(self) -> Checked | None:
+        """The latest check this thread made (None before any)."""
+        return getattr(self._local, "last", None)
+
+    def complete(
+        self,
+        messages: list[dict],
+        *,
+        n: int = 1,
+        temperature: float = 0.0,
+        max_tokens: int | None = None,
+    ) -> list[str]:
+        """The model's `n` replies, each checked when `messages` is an answer prompt (which
+        the model reads as `core.model_prompt.for_model` rewrites it)."""
+        answering = is_answer_prompt(messages)
+        sent = for_model(messages, self.context_tokens) if answering else messages
+        replies = self.model.complete(sent, n=n, temperature=temperature, max_tokens=max_tokens)
+        if self.mode == "off" or not answering:
+            return replies
+        out = []
+        for reply in replies:
+            checked = self.check(reply, messages)
+            self._local.last = checked
+            out.append(checked.text)
+        return out
+
+    def stream(
+        self,
+        messages: list[dict],
+        on_text: Callable[[str], None],
+        *,
+        temperature: float = 0.0,
+        max_tokens: int | None = None,
+    ) -> str:
+        """One answer, streamed sentence by sentence: each sentence of the model's reply is
+        passed to `on_text` once it is complete and supported (with its repaired citations;
+        an unsupported one is never shown), the follow-ups block never. Returns the checked
+        reply (`check`), which the surface shows in place of the streamed sentences: it may
+        be the offline answer. A model that cannot stream, mode `off` or another prompt:
+        `on_text` gets the whole reply at once."""
+        streamer = getattr(self.model, "stream", None)
+        if streamer is None or self.mode == "off" or not is_answer_prompt(messages):
+            (text,) = self.complete(messages, temperature=temperature, max_tokens=max_tokens)
+            on_text(split_follow_ups(text)[0])
+            return text
+        question, sources = parse_prompt(messages) or ("", [])
+        texts, headers = [s.text for s in sources], [s.header for s in sources]
+        state = {"buffer": "", "shown": 0, "done": False}
+
+        def show(sentence: str) -> None:
+            if split_follow_ups(sentence)[0].strip() != sentence.strip():
+                state["done"] = True  # the follow-ups block started
+                return
+            checked = check_sentence(sentence, question, texts, headers)
+            if checked.supported_by and checked.content and not checked.decline:
+                on_text((" " if state["shown"] else "") + cite(checked.text, checked.supported_by))
+                state["shown"] += 1
+
+        def feed(piece: str) -> None:
+            if state["done"]:
+                return
+            state["buffer"] += piece
+            breaks = list(SENTENCE_BREAK.finditer(state["buffer"]))
+            if not breaks:
+                return
+            complete, state["buffer"] = (
+                state["buffer"][: breaks[-1].start()],
+                state["buffer"][breaks[-1].end() :],
+            )
+            for sentence in split_sentences(complete):
+                if not state["done"]:
+                    show(sentence)
+
+        sent = for_model(messages, self.context_tokens)
+        reply = streamer(sent, feed, temperature=temperature, max_tokens=max_tokens)
+        for sentence in split_sentences(state["buffer"]):  # the last, with no break after it
+            if not state["done"]:
+                show(sentence)
+        checked = self.check(reply, messages)
+        self._local.last = checked
+        return checked.text
+
+    def check(self, reply: str, messages: Sequence[dict]) -> Checked:
+        """The model's `reply` to the answer prompt `messages`, checked (module docstring)."""
+        question, sources = parse_prompt(messages) or ("", [])
+        answer, follow_ups = split_follow_ups(reply)
+        grounding = ground(
+            answer,
+            question,
+            [s.text for s in sources],
+            [s.header for s in sources],
+            self.unsupported,
+        )
+        shown = None
+        if grounding.supported:
+            shown = grounding.text
+            if follow_ups:
+                shown += "\n\n" + FOLLOW_UPS + "\n" + "\n".join(f"- {q}" for q in follow_ups)
+        if self.mode == "combined" and self.offline is not None:
+            offline = self.offline.complete(list(messages))[0]
+            if not is_out_of_scope(offline):
+                reason = self._prefer_offline(question, grounding, offline, messages)
+                if reason is not None:
+                    note = NOTES[reason][question_language(question)]
+                    return Checked(f"{offline}\n{note}", "offline", reason, grounding)
+        if shown is None:
+            return Checked(OUT_OF_SCOPE, "none", None, grounding)
+        return Checked(shown, "model", None, grounding)
+
+    def _prefer_offline(
+        self, question: str, grounding: Grounding, offline: str, messages: Sequence[dict]
+    ) -> str | None:
+        """Why the offline answer should be shown instead of the model's, or None."""
+        if not grounding.supported and grounding.kind != "decline":
+            return "unsupported"
+        confidence = answer_confidence(self.offline, messages)
+        if confidence is None or is_low_confidence(confidence):
+            return None
+        if grounding.kind == "decline":
+            return "declined"
+        values = stated_facts(offline.split("\n")[0], question)
+        shown = grounding.text.casefold()
+        if values and not any(v.casefold() in shown for v in values):
+            return "disagreed"
+        return None

@@ -1,0 +1,304 @@
+"""A model's answer checked against its sources, sentence by sentence.
+
+A real small model (issue 35) cited a source in 5 of 34 replies, sometimes the wrong one,
+replied "is [2]." twice, pasted a source block into the reply twice and made up values the
+sources never held. `ground` reads a reply back against the numbered sources it was given:
+
+1. Pasted source blocks (a line `[n] <that source's header>`, or the `Sources:` label) are
+   cut off; citation-only replies ("is [2].") and declines in other words
+   (`core.declines`) are recognised, so the caller can decline or answer otherwise.
+2. Each remaining sentence is aligned to the sources: its terms (`core.lexical.tokenize`:
+   stemmed content words, numbers, dates), less the question's own terms when any are
+   left (echoing the question proves nothing), are looked up in each source. A sentence is
+   supported by a source when that source holds at least `MIN_COVERAGE` of those terms and
+   every number and name the sentence states beyond the question (the facts a model makes
+   up: "week 3", "Sophie Brandt", "5 days"); a German sentence read against an English
+   source needs `CROSS_LANGUAGE_COVERAGE`. When no single source does, the two best
+   together may (a sentence that joins a row and its table's heading).
+3. The citations are repaired: a supported sentence cites the sources that support it,
+   the model's own citations kept when they are among them, replaced when they are not (a
+   wrong citation is worse than none), added when there were none.
+4. A sentence no source supports is dropped (or, with `unsupported="mark"`, kept with
+   `UNSUPPORTED_MARK`), so what the user reads is what the sources say.
+
+Everything is a pure function of strings, so it runs on every reply, streamed sentence by
+sentence or whole.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+from dataclasses import asdict, dataclass, field
+
+from core.answer import CITATION, OUT_OF_SCOPE, SOURCES_HEADER, cited_numbers
+from core.declines import is_decline_sentence
+from core.lexical import detect_language, tokenize
+
+MIN_COVERAGE = 0.6
+"""Share of a sentence's new terms a source must hold to support it. Set before measuring
+as "more than half", so one stray paraphrased word does not drop a sentence, while a
+sentence that is mostly the model's own is dropped."""
+
+CROSS_LANGUAGE_COVERAGE = 0.3
+"""The same share for a German sentence read against an English source (a German question
+over an English wiki): its own words are translations the source cannot hold, so only its
+names, numbers and technical terms can match. Half of `MIN_COVERAGE`, set before measuring;
+its numbers must still stand in the source."""
+
+UNSUPPORTED_MARK = "(not found in the sources)"
+UNSUPPORTED_CHOICES = ("drop", "mark")
+
+SENTENCE_BREAK = re.compile(r"(?<=[.!?])(?<!\b\d\.)(?<!\b\d\d\.)\s+|\n+")
+"""Where a reply's sentences end: after . ! or ? (not a list number "1.") and at line ends."""
+_LEADING_CITATIONS = re.compile(r"^(?:\s*" + CITATION.pattern + r")+[.,;:]?\s*", re.IGNORECASE)
+_NUMBER = re.compile(r"(?<![\w.])\d+(?:[.,:]\d+)*")
+_NAME = re.compile(r"[A-ZÄÖÜ][\w'\-]*[a-zäöüß][\w'\-]*")
+_BULLET = re.compile(r"^\s*(?:[-*•]|\d+[.)])\s+")
+
+
+@dataclass(frozen=True)
+class SentenceCheck:
+    """One sentence of a reply: its text without citations, the numbers the model cited,
+    the sources that support it (best first, empty: unsupported) and the share of its new
+    terms the best one holds."""
+
+    text: str
+    cited: list[int]
+    supported_by: list[int]
+    coverage: float
+    decline: bool = False
+    content: bool = True
+
+
+@dataclass
+class Grounding:
+    """A reply checked against its sources.
+
+    `kind`: `answer` (at least one supported sentence; `text` is the checked answer),
+    `decline` (every sentence declines), `citation_only` (no words but citations, "is
+    [2]."), `pasted_source` (nothing but a copy of the sources), `unsupported` (sentences,
+    none supported), `empty`. `dropped` are the sentences left out, `repaired` how many
+    sentences' citations were added or replaced."""
+
+    kind: str
+    text: str
+    sentences: list[SentenceCheck] = field(default_factory=list)
+    dropped: list[str] = field(default_factory=list)
+    repaired: int = 0
+    pasted: bool = False
+
+    @property
+    def supported(self) -> bool:
+        """Whether the reply stated something its sources hold."""
+        return self.kind == "answer"
+
+    def to_dict(self) -> dict:
+        """The check as stored in a turn's trace."""
+        return asdict(self)
+
+
+def _terms(text: str) -> set[str]:
+    return set(tokenize(text, "de"))
+
+
+def stated_facts(text: str, question: str) -> set[str]:
+    """The numbers and names `text` (less its citations) states that the question does not:
+    the values a model makes up. Names are capitalized words (a sentence's first word only
+    before another capitalized one), in English text only (German capitalizes nouns)."""
+    text = CITATION.sub(" ", text)
+    asked = question.casefold()
+    facts = {n for n in _NUMBER.findall(text) if n not in asked}
+    if detect_language(text) == "de":
+        return facts
+    for sentence in split_sentences(text):
+        words = sentence.split()
+        for i, word in enumerate(words):
+            name = _NAME.fullmatch(word.strip(".,;:!?()\"'"))
+            if name is None or name.group(0).casefold() in asked:
+                continue
+            if name.group(0).casefold() in _COMMON_CAPITALS:
+                continue
+            # A sentence's first word is a name only when a capitalized word follows it.
+            if i == 0 and not (len(words) > 1 and words[1][:1].isupper()):
+                continue
+            facts.add(name.group(0))
+    return facts
+
+
+# Capitalized words that are no names: German nouns are capitalized, and so are "I" and the
+# months and weekdays the date tokens already check.
+_COMMON_CAPITALS = frozenset("i monday tuesday wednesday thursday friday saturday sunday".split())
+
+
+def _holds_fact(fact: str, source: str) -> bool:
+    if fact[0].isdigit():
+        return re.search(r"(?<![\d])" + re.escape(fact) + r"(?![\d])", source) is not None
+    return fact.casefold() in source.casefold()
+
+
+def _strip_pasted(reply: str, headers: Sequence[str]) -> tuple[str, bool]:
+    """The reply with pasted source blocks cut: from a line that is `Sources:` or starts
+    `[n] header` of a prompt source, to the next blank line."""
+    lines = reply.split("\n")
+    out: list[str] = []
+    pasting = pasted = False
+    for line in lines:
+        stripped = line.strip()
+        match = re.match(r"\[(\d+)\]\s*(.*)", stripped)
+        starts_block = stripped.rstrip(":") == SOURCES_HEADER.rstrip(":") or (
+            match is not None
+            and 1 <= int(match.group(1)) <= len(headers)
+            and match.group(2).strip()
+            and headers[int(match.group(1)) - 1].startswith(match.group(2).strip()[:40])
+        )
+        if starts_block:
+            pasting = pasted = True
+            continue
+        if pasting and not stripped:
+            pasting = False
+            continue
+        if not pasting:
+            out.append(line)
+    return "\n".join(out).strip(), pasted
+
+
+def split_sentences(text: str) -> list[str]:
+    """The sentences of a reply, each with the citations the model put right after its full
+    stop ("… Brandt. [4]") moved back onto it."""
+    pieces = [p for p in SENTENCE_BREAK.split(text.strip()) if p.strip()]
+    out: list[str] = []
+    for piece in pieces:
+        lead = _LEADING_CITATIONS.match(piece)
+        if lead and out:
+            out[-1] = out[-1] + " " + lead.group(0).strip()
+            piece = piece[lead.end() :]
+        if piece.strip():
+            out.append(piece.strip())
+    return out
+
+
+def _segments(header: str, source: str) -> list[str]:
+    """A source's lines and sentences, each with the source's header (the page title and
+    heading apply to all of it): the stretches a stated fact must fall in together."""
+    body = [seg for line in source.split("\n") for seg in split_sentences(line)]
+    return [f"{header}\n{seg}" for seg in body] or [header]
+
+
+def check_sentence(
+    sentence: str, question: str, sources: Sequence[str], headers: Sequence[str] = ()
+) -> SentenceCheck:
+    """Which `sources` (numbered from 1, with their `headers`) support `sentence`.
+
+    Of the sources that hold its new terms and facts, the sentence is given the one that
+    also holds most of its other terms (the rotation table, not the staff directory, for
+    "Sophie Brandt is on call in week 2"); the model's own citation stays when it is as good.
+    The facts, with the numbers the question asked about, must stand in one line or
+    sentence of the source together, so "Lena Vogel is on call in week 2" is not supported
+    by a rotation that gives Lena Vogel week 3."""
+    cited = cited_numbers(sentence)
+    text = " ".join(CITATION.sub(" ", _BULLET.sub("", sentence)).split())
+    text = re.sub(r"\s+([.,;:!?])", r"\1", text)
+    if is_decline_sentence(text):
+        return SentenceCheck(text, cited, [], 0.0, decline=True)
+    terms = _terms(text)
+    new = terms - _terms(question) or terms
+    facts = stated_facts(text, question)
+    together = facts | set(_NUMBER.findall(text))
+    if not new and not facts:
+        return SentenceCheck(text, cited, [], 0.0, content=False)
+    headers = list(headers) + [""] * (len(sources) - len(headers))
+    source_terms = [_terms(f"{h}\n{s}") for h, s in zip(headers, sources, strict=False)]
+    segments = [_segments(h, s) for h, s in zip(headers, sources, strict=False)]
+
+    def coverage(numbers: Sequence[int], wanted: set[str]) -> float:
+        held = set().union(*(source_terms[n - 1] for n in numbers))
+        return len(wanted & held) / len(wanted) if wanted else 1.0
+
+    def held_by(n: int) -> set[str]:
+        """The new terms and facts source `n` holds."""
+        facts_held = {f for f in together if any(_holds_fact(f, g) for g in segments[n - 1])}
+        return (new & source_terms[n - 1]) | facts_held
+
+    german = detect_language(text) == "de"
+    bars = [
+        CROSS_LANGUAGE_COVERAGE if german and detect_language(s) == "en" else MIN_COVERAGE
+        for s in sources
+    ]
+
+    def holds(numbers: Sequence[int]) -> bool:
+        if coverage(numbers, new) < min(bars[n - 1] for n in numbers):
+            return False
+        if len(numbers) == 1:
+            return any(all(_holds_fact(f, g) for f in together) for g in segments[numbers[0] - 1])
+        # Two sources: every fact in one of them, and each adds something the other lacks.
+        a, b = (held_by(n) for n in numbers[:2])
+        return together <= a | b and bool(a - b) and bool(b - a)
+
+    valid_cited = [n for n in cited if 1 <= n <= len(sources)]
+    singles = [n for n in range(1, len(sources) + 1) if holds([n])]
+    if singles:
+        best = max(coverage([n], terms) for n in singles)
+        good = [n for n in valid_cited if n in singles and coverage([n], terms) >= best]
+        chosen = good or [min(singles, key=lambda n: (-coverage([n], terms), n))]
+        return SentenceCheck(text, cited, chosen, round(coverage(chosen, new), 4))
+    ranked = sorted(range(1, len(sources) + 1), key=lambda n: (-coverage([n], new), n))
+    for pair in (valid_cited, ranked[:2]):
+        if len(pair) > 1 and holds(pair):
+            return SentenceCheck(text, cited, sorted(pair), round(coverage(pair, new), 4))
+    best_coverage = coverage(ranked[:1], new) if ranked else 0.0
+    return SentenceCheck(text, cited, [], round(best_coverage, 4))
+
+
+def ground(
+    reply: str,
+    question: str,
+    sources: Sequence[str],
+    headers: Sequence[str] = (),
+    unsupported: str = "drop",
+) -> Grounding:
+    """`reply` checked against the numbered `sources` (their texts, in prompt order, and
+    their `headers`, which also recognise a pasted source block): see the module
+    docstring."""
+    if unsupported not in UNSUPPORTED_CHOICES:
+        raise ValueError(
+            f"unknown handling of unsupported sentences {unsupported!r}; "
+            f"choose one of {', '.join(UNSUPPORTED_CHOICES)}"
+        )
+    body, pasted = _strip_pasted(reply, headers)
+    sentences = split_sentences(body)
+    if not sentences:
+        return Grounding("pasted_source" if pasted else "empty", "", pasted=pasted)
+    checks = [check_sentence(s, question, sources, headers) for s in sentences]
+    if not any(c.content for c in checks):
+        kind = "citation_only" if any(c.cited for c in checks) else "empty"
+        return Grounding(kind, "", checks, sentences, pasted=pasted)
+    if all(c.decline for c in checks if c.content):
+        return Grounding("decline", OUT_OF_SCOPE, checks, [], pasted=pasted)
+    kept: list[str] = []
+    dropped: list[str] = []
+    repaired = 0
+    for sentence, check in zip(sentences, checks, strict=True):
+        if not check.content:
+            continue
+        if check.supported_by:
+            if sorted(check.cited) != sorted(check.supported_by):
+                repaired += 1
+            kept.append(cite(check.text, check.supported_by))
+        elif unsupported == "mark" and not check.decline:
+            kept.append(f"{check.text} {UNSUPPORTED_MARK}")
+            dropped.append(sentence)
+        else:
+            dropped.append(sentence)
+    if not any(c.supported_by for c in checks):
+        return Grounding("unsupported", "", checks, dropped, pasted=pasted)
+    return Grounding("answer", " ".join(kept), checks, dropped, repaired, pasted)
+
+
+def cite(text: str, numbers: Sequence[int]) -> str:
+    """`text` with `[n]` citations before its closing punctuation."""
+    marks = "".join(f"[{n}]" for n in numbers)
+    stem = text.rstrip()
+    end = stem[-1] if stem and stem[-1] in ".!?" else ""
+    stem = stem[: len(stem) - len(end)].rstrip()
+    return f"{stem} {marks}{end}"

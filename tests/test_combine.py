@@ -1,0 +1,179 @@
+"""The model's answer checked and combined with the offline answerer's (`core.combine`),
+through the real client against a scripted chat-completions server."""
+
+from __future__ import annotations
+
+import pytest
+
+from core.answer import OUT_OF_SCOPE, build_judgment_messages, build_messages, generate
+from core.combine import NOTES, CheckedLLM
+from core.conversation import ConversationKey
+from core.extractive import ExtractiveLLM
+from core.llm import OpenAILLM
+from tests.fakes.evidence import make_evidence
+from tests.fakes.openai_server import FakeOpenAI
+from tests.fakes.tiny_wiki import make_assistant
+
+EVIDENCES = [
+    make_evidence(1, "Sophie Brandt is a Site Reliability Engineer in Berlin.", "Team Directory"),
+    make_evidence(
+        2, "Week 1: Max Weber.\nWeek 2: Sophie Brandt.\nWeek 3: Lena Vogel.", "On-call rotation"
+    ),
+    make_evidence(3, "Submit expense reports within 30 days of the purchase.", "Expenses"),
+]
+ON_CALL = "Who is on call in week 2?"
+
+
+@pytest.fixture
+def server():
+    with FakeOpenAI() as fake:
+        yield fake
+
+
+def checked(server, mode="combined", unsupported="drop") -> CheckedLLM:
+    model = OpenAILLM(server.base_url, "small-model", "k", max_retries=0)
+    return CheckedLLM(model, ExtractiveLLM({"en": 0.3}), mode, unsupported)
+
+
+def ask(llm: CheckedLLM, question: str = ON_CALL):
+    (answer,) = generate(llm, question, EVIDENCES)
+    return answer
+
+
+def test_a_supported_answer_keeps_the_models_words_with_the_right_citation(server):
+    server.push("Sophie Brandt is on call in week 2 [1].")
+    llm = checked(server)
+    answer = ask(llm)
+    assert answer.text == "Sophie Brandt is on call in week 2 [2]."
+    assert [c.number for c in answer.citations] == [2]
+    assert llm.last.origin == "model" and llm.last.grounding.repaired == 1
+
+
+def test_follow_ups_stay_with_a_kept_answer(server):
+    server.push("Sophie Brandt is on call in week 2 [2].\nFollow-ups:\n- Who is on call in week 3?")
+    answer = ask(checked(server))
+    assert answer.text == "Sophie Brandt is on call in week 2 [2]."
+    assert answer.suggestions == ["Who is on call in week 3?"]
+
+
+@pytest.mark.parametrize(
+    "reply, reason",
+    [
+        ("is [2].", "unsupported"),  # a citation only
+        ("Lena Vogel is on call in week 2.", "unsupported"),  # made up
+        ("The on-call engineer is not mentioned in the provided sources.", "declined"),
+        ("Max Weber is on call [1].", "disagreed"),  # supported elsewhere, not the sure value
+    ],
+)
+def test_the_offline_answer_replaces_a_bad_one_and_says_so(server, reply, reason):
+    server.push(reply)
+    llm = checked(server)
+    answer = ask(llm, "Who is on call in week 2 of the on-call rotation?")
+    assert "Sophie Brandt" in answer.text and answer.text.endswith(NOTES[reason]["en"])
+    assert not answer.out_of_scope and [c.number for c in answer.citations] == [2]
+    assert llm.last.origin == "offline" and llm.last.reason == reason
+
+
+def test_german_questions_get_the_german_note(server):
+    server.push("Dazu steht nichts in den Quellen.")
+    answer = ask(checked(server), "Wer hat in Woche 2 der On-call rotation Bereitschaft?")
+    assert "Sophie Brandt" in answer.text and answer.text.endswith(NOTES["declined"]["de"])
+
+
+def test_with_nothing_supported_on_either_side_the_answer_declines(server):
+    server.push("The Wi-Fi password is hunter2.")
+    llm = checked(server)
+    answer = ask(llm, "What is the Wi-Fi password for the guest network?")
+    assert answer.out_of_scope and answer.text == OUT_OF_SCOPE and not answer.suggestions
+    assert llm.last.origin == "none" and llm.last.grounding.kind == "unsupported"
+
+
+def test_grounded_mode_never_asks_the_offline_answerer(server):
+    server.push("is [2].")
+    llm = CheckedLLM(OpenAILLM(server.base_url, "m", "k", max_retries=0), None, "grounded")
+    assert ask(llm).out_of_scope
+
+
+def test_off_passes_the_models_reply_through(server):
+    server.push("Lena Vogel is on call in week 2.")
+    assert ask(checked(server, "off")).text == "Lena Vogel is on call in week 2."
+
+
+def test_marked_sentences_are_shown_with_the_mark(server):
+    server.push("Sophie Brandt is on call in week 2 [2]. She likes the pager.")
+    text = ask(checked(server, "grounded", "mark")).text
+    assert text.startswith("Sophie Brandt is on call in week 2 [2].")
+    assert text.endswith("(not found in the sources)")
+
+
+def test_prompts_that_are_no_answer_prompts_pass_through(server):
+    server.push("1: no\n2: yes\n3: no")
+    llm = checked(server)
+    messages = build_judgment_messages(ON_CALL, EVIDENCES)
+    assert llm.complete(messages) == ["1: no\n2: yes\n3: no"]
+    assert server.chat_requests[0].json["messages"] == messages
+
+
+def test_unknown_mode_names_the_choices(server):
+    with pytest.raises(ValueError, match="off, grounded, combined"):
+        checked(server, "strict")
+
+
+def test_every_sample_is_checked(server):
+    server.push(["Sophie Brandt is on call in week 2.", "is [2]."])
+    llm = checked(server, "grounded")
+    texts = llm.complete(build_messages(ON_CALL, EVIDENCES), n=2)
+    assert texts == ["Sophie Brandt is on call in week 2 [2].", OUT_OF_SCOPE]
+
+
+def test_the_assistant_stores_where_the_answer_came_from(server, wiki, tmp_path):
+    """Through the assistant: a made-up BIOS version is replaced by the offline answer from
+    the measurement table, and the trace says why."""
+    server.push("The Dell Optiplex 7040 used BIOS 2.3.1 [1].")
+    llm = CheckedLLM(OpenAILLM(server.base_url, "small-model", "k", max_retries=0), ExtractiveLLM())
+    assistant = make_assistant(wiki, tmp_path, llm)
+    turn = assistant.ask(
+        ConversationKey("test", "w", "c", "t"), "Which BIOS did the Dell Optiplex 7040 use?"
+    )
+    assert "1.14.0" in turn.answer and "2.3.1" not in turn.answer
+    assert turn.answer.endswith(NOTES["unsupported"]["en"])
+    stored = assistant.turn_record(turn.id).messages["answer_check"]
+    assert stored["origin"] == "offline" and stored["reason"] == "unsupported"
+    assert stored["grounding"]["dropped"] == ["The Dell Optiplex 7040 used BIOS 2.3.1 [1]."]
+
+
+def test_streaming_shows_checked_sentences_as_they_complete(server):
+    """Each sentence is shown once complete and supported, with its repaired citation; the
+    made-up one and the follow-ups block never are; the checked reply is returned."""
+    server.push(
+        "Sophie Brandt is on call in week 2 [1]. She also plays the cello. Week 3 is Lena"
+        " Vogel [2].\nFollow-ups:\n- Who is on call in week 4?"
+    )
+    model = OpenAILLM(server.base_url, "m", "k", max_retries=0, first_token_timeout=5.0)
+    llm = CheckedLLM(model, None, "grounded")
+    pieces: list[str] = []
+    (answer,) = generate(llm, ON_CALL, EVIDENCES, on_text=pieces.append)
+    assert pieces == ["Sophie Brandt is on call in week 2 [2].", " Week 3 is Lena Vogel [2]."]
+    assert answer.text == "Sophie Brandt is on call in week 2 [2]. Week 3 is Lena Vogel [2]."
+    assert answer.suggestions == ["Who is on call in week 4?"]
+    assert server.chat_requests[0].json["stream"] is True
+
+
+def test_streaming_ends_with_the_offline_answer_when_the_model_declines(server):
+    server.push("The on-call engineer is not mentioned in the provided sources.")
+    model = OpenAILLM(server.base_url, "m", "k", max_retries=0, first_token_timeout=5.0)
+    pieces: list[str] = []
+    question = "Who is on call in week 2 of the on-call rotation?"
+    (answer,) = generate(
+        CheckedLLM(model, ExtractiveLLM()), question, EVIDENCES, on_text=pieces.append
+    )
+    assert pieces == [] and "Sophie Brandt" in answer.text
+    assert answer.text.endswith(NOTES["declined"]["en"])
+
+
+def test_an_answerer_that_cannot_stream_passes_its_whole_answer_once():
+    pieces: list[str] = []
+    (answer,) = generate(
+        ExtractiveLLM(), "Who is on call in week 2?", EVIDENCES, on_text=pieces.append
+    )
+    assert pieces == [answer.text] and "Sophie Brandt" in answer.text

@@ -1,0 +1,202 @@
+"""Grounding a model's reply in its sources: sentence alignment, citation repair, and the
+replies that are no answer (a citation only, a pasted source, a decline in other words).
+The replies are the kinds a real 1.5B model wrote (issue 35)."""
+
+from __future__ import annotations
+
+import pytest
+
+from core.answer import OUT_OF_SCOPE
+from core.declines import is_decline, is_decline_sentence
+from core.grounding import UNSUPPORTED_MARK, ground, split_sentences, stated_facts
+
+HEADERS = ["Team Directory — Members", "On-call rotation — Weeks", "Office — Wi-Fi"]
+SOURCES = [
+    "Sophie Brandt is a Site Reliability Engineer in Berlin. Max Weber leads Platform.",
+    "Week 1: Max Weber.\nWeek 2: Sophie Brandt.\nWeek 3: Lena Vogel.",
+    "The guest network is Guest-5G; its password is printed on the whiteboard.",
+]
+ON_CALL = "Who is on call in week 2?"
+
+
+def check(reply: str, question: str = ON_CALL, unsupported: str = "drop"):
+    return ground(reply, question, SOURCES, HEADERS, unsupported)
+
+
+@pytest.mark.parametrize(
+    "reply, kind, text",
+    [
+        # right fact, citation kept
+        (
+            "Sophie Brandt is on call in week 2 [2].",
+            "answer",
+            "Sophie Brandt is on call in week 2 [2].",
+        ),
+        # right fact, wrong citation (the directory also names her): replaced
+        (
+            "Sophie Brandt is on call in week 2 [1].",
+            "answer",
+            "Sophie Brandt is on call in week 2 [2].",
+        ),
+        # no citation: added
+        (
+            "Sophie Brandt is on call in week 2.",
+            "answer",
+            "Sophie Brandt is on call in week 2 [2].",
+        ),
+        # citation after the full stop belongs to the sentence before it
+        ("Week 2: Sophie Brandt. [2]", "answer", "Week 2: Sophie Brandt [2]."),
+        # a name the rotation gives another week: not supported
+        ("Lena Vogel is on call in week 2 [2].", "unsupported", ""),
+        # a made-up sentence after a supported one is dropped
+        (
+            "Sophie Brandt is on call in week 2 [2]. She is also on call in week 5.",
+            "answer",
+            "Sophie Brandt is on call in week 2 [2].",
+        ),
+        ("is [2].", "citation_only", ""),
+        ("[2]", "citation_only", ""),
+        ("The on-call person is not mentioned in the provided sources.", "decline", OUT_OF_SCOPE),
+        (OUT_OF_SCOPE, "decline", OUT_OF_SCOPE),
+        (
+            "[2] On-call rotation — Weeks\nWeek 1: Max Weber.\nWeek 2: Sophie Brandt.",
+            "pasted_source",
+            "",
+        ),
+        ("", "empty", ""),
+    ],
+)
+def test_ground(reply, kind, text):
+    grounding = check(reply)
+    assert (grounding.kind, grounding.text) == (kind, text)
+
+
+def test_pasted_source_block_is_cut_and_the_answer_kept():
+    reply = "[2] On-call rotation — Weeks\nWeek 1: Max Weber.\n\nSophie Brandt is on call [2]."
+    grounding = check(reply)
+    assert grounding.pasted and grounding.kind == "answer"
+    assert grounding.text == "Sophie Brandt is on call [2]."
+
+
+def test_a_made_up_value_is_unsupported():
+    grounding = check("The Wi-Fi password is none.", "What is the Wi-Fi password?")
+    assert grounding.kind == "unsupported" and grounding.dropped
+
+
+def test_a_value_the_source_holds_is_supported():
+    grounding = check("The guest network is called Guest-5G.", "What is the guest Wi-Fi called?")
+    assert grounding.kind == "answer" and grounding.text.endswith("[3].")
+
+
+def test_marking_instead_of_dropping():
+    reply = "Sophie Brandt is on call in week 2 [2]. She also runs the pager drill on Fridays."
+    grounding = check(reply, unsupported="mark")
+    assert grounding.text == (
+        "Sophie Brandt is on call in week 2 [2]. "
+        f"She also runs the pager drill on Fridays. {UNSUPPORTED_MARK}"
+    )
+    with pytest.raises(ValueError, match="drop, mark"):
+        check(reply, unsupported="hide")
+
+
+def test_a_decline_beside_an_answer_is_dropped():
+    reply = (
+        "Sophie Brandt is on call in week 2 [2]. Her phone number is not mentioned in the sources."
+    )
+    grounding = check(reply)
+    assert (
+        grounding.kind == "answer" and grounding.text == "Sophie Brandt is on call in week 2 [2]."
+    )
+
+
+def test_two_sources_together_support_a_joined_sentence():
+    sources = [
+        "Row 2 in Table 1: Week is 2, Engineer is Sophie Brandt",
+        "Pager duty starts Monday 09:00.",
+    ]
+    grounding = ground(
+        "Sophie Brandt has week 2, and pager duty starts Monday 09:00.",
+        "Who has week 2 and when does it start?",
+        sources,
+        ["Rotation", "Rotation — Rules"],
+    )
+    assert grounding.kind == "answer" and grounding.text.endswith("[1][2].")
+
+
+@pytest.mark.parametrize(
+    "text, facts",
+    [
+        ("Sophie Brandt is on call in week 2 [4].", {"Sophie", "Brandt"}),
+        ("Submit expenses within 30 days.", {"30"}),
+        ("Reisekosten werden innerhalb von 30 Tagen erstattet.", {"30"}),
+        ("It is in week 2.", set()),
+    ],
+)
+def test_stated_facts(text, facts):
+    assert stated_facts(text, ON_CALL) == facts
+
+
+def test_split_sentences_keeps_versions_and_moves_trailing_citations():
+    assert split_sentences("Install v2.3 first. [1] Then restart.\n- Step two") == [
+        "Install v2.3 first. [1]",
+        "Then restart.",
+        "- Step two",
+    ]
+
+
+@pytest.mark.parametrize(
+    "reply",
+    [
+        OUT_OF_SCOPE,
+        "The Wi-Fi password is not mentioned in the provided sources.",
+        "The expense deadline is not specified in the given context.",
+        "The sources do not contain information about the week-3 on-call.",
+        "The provided sources don't say who owns the budget.",
+        "There is no information about parking in the sources.",
+        "I could not find this in the wiki.",
+        "I'm sorry, I cannot answer that from the sources. I don't know.",
+        "This cannot be determined from the sources [1].",
+        "Diese Information ist in den Quellen nicht enthalten.",
+        "Die Quellen enthalten keine Angaben zum Passwort.",
+        "Das Passwort wird in den bereitgestellten Dokumenten nicht erwähnt.",
+        "Dazu kann ich in den Quellen nichts finden.",
+        "Dazu steht nichts in den Quellen.",
+    ],
+)
+def test_declines_in_other_words(reply):
+    assert is_decline(reply)
+
+
+@pytest.mark.parametrize(
+    "reply",
+    [
+        "Badges are not required on Fridays [2].",
+        "Sophie Brandt is on call in week 2 [2].",
+        "The guest network is not the staff network; use Guest-5G [3].",
+        "Urlaub muss bis Ende März genommen werden [1].",
+        "Sophie Brandt is on call [2]. The pager number is not mentioned in the sources.",
+        "",
+    ],
+)
+def test_answers_are_no_declines(reply):
+    assert not is_decline(reply)
+
+
+def test_a_decline_sentence_inside_an_answer_is_one():
+    assert is_decline_sentence("The pager number is not mentioned in the sources.")
+
+
+def test_a_german_answer_over_english_sources():
+    """A German question over an English wiki: the answer's own words are German, its
+    technical terms and numbers are the source's; a made-up number is still dropped."""
+    sources = ["BATS is enabled in the OpenEmbedded build system with the DISTRO_FEATURE variable."]
+    question = "Wie wird BATS im Build aktiviert?"
+    kept = ground(
+        "BATS wird im OpenEmbedded Build-System über die Variable DISTRO_FEATURE aktiviert.",
+        question,
+        sources,
+        ["Bats — Build"],
+    )
+    assert kept.kind == "answer" and kept.text.endswith("aktiviert [1].")
+    made_up = ground("BATS wird seit Version 7 mit DISTRO_FEATURE aktiviert.", question, sources)
+    assert made_up.kind == "unsupported"

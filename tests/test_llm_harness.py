@@ -1,0 +1,75 @@
+"""The measuring harness (`benchmarks/llm_endpoint_eval.py`) against the scripted chat
+server, on three ConfQuestions pages and one conversation (skipped without the data)."""
+
+from __future__ import annotations
+
+import importlib.util
+import json
+import os
+import shutil
+from pathlib import Path
+
+import pytest
+
+SCRIPT = Path(__file__).resolve().parents[1] / "benchmarks" / "llm_endpoint_eval.py"
+OUT_OF_SCOPE = Path(__file__).resolve().parent / "data" / "out_of_scope.json"
+
+
+@pytest.fixture
+def clean_env(monkeypatch, tmp_path):
+    for name in [n for n in os.environ if n.startswith("CONFBOT_") or n == "OPENAI_API_KEY"]:
+        monkeypatch.delenv(name)
+    monkeypatch.setenv("CONFBOT_DATA_DIR", str(tmp_path / "data"))
+
+
+@pytest.fixture
+def harness():
+    spec = importlib.util.spec_from_file_location("llm_endpoint_eval", SCRIPT)
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+@pytest.fixture
+def tiny_benchmark(benchmark_dir, tmp_path) -> Path:
+    """Three pages, the first conversation and two out-of-scope questions."""
+    data = tmp_path / "bench"
+    (data / "documents").mkdir(parents=True)
+    for page in sorted((benchmark_dir / "documents").glob("*.json"))[:3]:
+        shutil.copy(page, data / "documents" / page.name)
+    conversations = json.loads((benchmark_dir / "conversations.json").read_text())[:1]
+    (data / "conversations.json").write_text(json.dumps(conversations))
+    questions = json.loads(OUT_OF_SCOPE.read_text())["questions"]
+    english = [q for q in questions if q["lang"] == "en"][:2]
+    (data / "oos.json").write_text(json.dumps({"description": "two", "questions": english}))
+    return data
+
+
+def test_harness_writes_replies_for_judging_per_answerer(
+    harness, tiny_benchmark, tmp_path, clean_env, capsys
+):
+    out = tmp_path / "replies"
+    argv = ["--data", str(tiny_benchmark), "--scripted", "--out", str(out)]
+    argv += ["--out-of-scope", str(tiny_benchmark / "oos.json"), "--answerers", "off,grounded"]
+    argv += ["--verdicts", str(tmp_path / "verdicts.json"), "--first-token-timeout", "5"]
+    rows = harness.run(argv)
+    assert [r["answerer"] for r in rows] == ["off", "grounded"]
+    turns = len(json.loads((tiny_benchmark / "conversations.json").read_text())[0]["turns"])
+    for answerer in ("off", "grounded"):
+        figures = json.loads((out / f"{answerer}.json").read_text())
+        assert figures["answerer"] == "local" and figures["answers"]["n"] == turns
+        unjudged = (out / f"{answerer}.unjudged.jsonl").read_text().splitlines()
+        assert len(unjudged) == turns and all(json.loads(line)["reply"] for line in unjudged)
+    raw = json.loads((out / "off.json").read_text())["records"]
+    checked = json.loads((out / "grounded.json").read_text())["records"]
+    # the scripted model's citation-only replies ("1. [1]") are declined once checked
+    only_citation = [i for i, r in enumerate(raw) if r["reply"].strip() == "1. [1]"]
+    assert only_citation and all(checked[i]["declined"] for i in only_citation)
+    assert json.loads((out / "summary.json").read_text()) == rows
+    assert "answerer" in capsys.readouterr().out
+    assert "CONFBOT_LLM_BASE_URL" not in os.environ  # the runs' settings are not left behind
+
+
+def test_harness_needs_an_endpoint(harness, tmp_path):
+    with pytest.raises(SystemExit):
+        harness.run(["--data", str(tmp_path), "--out", str(tmp_path / "o")])

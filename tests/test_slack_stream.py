@@ -7,7 +7,7 @@ from __future__ import annotations
 import pytest
 from slack_sdk import WebClient
 
-from bot.slack import LLM_FAILED
+from bot.slack_requests import LLM_FAILED
 from bot.slack_stream import LiveAnswer
 from core.combine import CheckedLLM
 from core.extractive import ExtractiveLLM

@@ -270,7 +270,8 @@ class SlackBot:
     ) -> None:
         """Answer one message in its thread, once. `quiet` is an auto-answer nobody asked
         for (`bot.slack_auto`): no 👀 and no apology, and the answer is posted only when
-        confident; otherwise the thread is marked quiet, so its replies are not answered."""
+        confident; the thread is quiet (its replies not answered) until then, and stays so
+        when it is not."""
         channel, ts = event["channel"], event["ts"]
         thread = event.get("thread_ts") or ts
         if not self.state.claim("message", f"{team}:{channel}:{ts}"):
@@ -281,7 +282,9 @@ class SlackBot:
                 self._post(client, channel, thread, EMPTY_QUESTION)
             return
         key = ConversationKey("slack", team, channel, thread)
-        if not quiet:
+        if quiet:  # quiet until answered: a reply that comes meanwhile is not answered either
+            self.state.claim("quiet", f"{team}:{channel}:{thread}")
+        else:
             self._react(client, "add", channel, ts)
         # A model's answer is shown while it is written (post, then edit: bot.slack_stream);
         # an auto-answer is posted only once it is known to be confident.
@@ -306,9 +309,10 @@ class SlackBot:
                 on_text=live.text if streams else None,
             )
             if quiet and not confident(self.assistant, turn):
-                self.state.claim("quiet", f"{team}:{channel}:{thread}")
                 log.info("auto-answer of %s in %s: not confident, stayed silent", ts, channel)
                 return
+            # answered here now (an unasked question, or one asked after a silence)
+            self.state.release("quiet", f"{team}:{channel}:{thread}")
             self.state.remember_asker(team, event.get("user") or "", turn.id)
             posted_ts = live.finish(
                 text=answer_text(turn),
@@ -327,7 +331,6 @@ class SlackBot:
             return
         try:  # recorded before the 👀 goes, so an explain reaction always finds the turn
             self.state.remember_answer(team, channel, posted_ts, thread, turn.id)
-            self.state.release("quiet", f"{team}:{channel}:{thread}")  # asked after a silence
         except Exception:
             log.exception("could not record the answer message of turn %d", turn.id)
         if not quiet:

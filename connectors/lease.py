@@ -109,7 +109,13 @@ class SpaceLeases:
                 except IntegrityError:  # another holder has it
                     db.rollback()
                     return None
-        log.info("lease on space %s taken by %s (generation %d)", space, self.holder, token)
+        log.info(
+            "lease on space %s taken by %s (generation %d) at %s",
+            space,
+            self.holder,
+            token,
+            utcnow().isoformat(),
+        )
         return Lease(self, space, token)
 
     def renew(self, space: str) -> None:
@@ -206,7 +212,7 @@ class Lease:
                 elif not self.leases.alive(
                     PendingOwner("", None, self.holder, self.space, self.token)
                 ):
-                    self._lost = self.leases._lost_message(self.space)
+                    self._lose()
             if self._lost is not None:
                 raise LeaseLost(self._lost)
 
@@ -223,8 +229,18 @@ class Lease:
         if self.leases._extend(self.space, self.token):
             self._renewed = started
         else:
-            self._lost = self.leases._lost_message(self.space)
-            log.warning("%s", self._lost)
+            self._lose()
+
+    def _lose(self) -> None:
+        self._lost = self.leases._lost_message(self.space)
+        log.warning(
+            "lease on space %s lost by %s (generation %d) at %s: %s",
+            self.space,
+            self.holder,
+            self.token,
+            utcnow().isoformat(),
+            self._lost,
+        )
 
     @property
     def lost(self) -> bool:
@@ -262,7 +278,13 @@ class Lease:
         """Give the lease back unless it was lost (logged, not raised, when that fails)."""
         if self._lost is None:
             self.leases.release(self.space, self.token)
-            log.info("lease on space %s given back by %s", self.space, self.holder)
+            log.info(
+                "lease on space %s given back by %s (generation %d) at %s",
+                self.space,
+                self.holder,
+                self.token,
+                utcnow().isoformat(),
+            )
 
 
 def _aware(moment: datetime) -> datetime:

@@ -156,6 +156,7 @@ class Worker:
         self.index = index
         self.jobs = list(jobs)
         self.stop = threading.Event()
+        self._syncing = threading.Lock()  # held while a sync runs
         self._source = None
         self.reports: dict[str, SyncReport] = {}
         """The last report of each space."""
@@ -270,9 +271,10 @@ class Worker:
 
     def sync(self, space: str) -> SyncReport:
         """One sync run of `space` (what each job does)."""
-        if self._source is None:  # one source for the worker's life keeps its caches warm
-            self._source = make_source(self.settings)
-        report = SpaceSync(self.settings, self.index, self._source, self.stop).run(space)
+        with self._syncing:
+            if self._source is None:  # one source for the worker's life keeps caches warm
+                self._source = make_source(self.settings)
+            report = SpaceSync(self.settings, self.index, self._source, self.stop).run(space)
         log.info("sync %s", report.summary())
         observe_sync(report)
         self.reports[space] = report
@@ -284,6 +286,12 @@ class Worker:
         global _worker
         self.stop.set()
         if self.scheduler.running:
+            # Paused first, and the running sync waited for, so that no job is submitted
+            # to an executor that is shut down (APScheduler logged that as an error when
+            # a job fell due while shutdown waited for the sync).
+            self.scheduler.pause()
+            with self._syncing:
+                pass
             self.scheduler.shutdown(wait=True)
         _worker = None
 

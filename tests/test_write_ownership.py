@@ -15,7 +15,7 @@ from connectors.files import FilesSource
 from connectors.lease import SpaceLeases
 from connectors.state import SyncLease
 from connectors.sync import SpaceSync
-from core.db import session_factory
+from core.db import session_factory, upgrade
 from core.index import EvidenceIndex
 from core.ownership import LeaseLost
 from core.pages import Page
@@ -43,9 +43,19 @@ class PausingIndex(EvidenceIndex):
         assert self.resume.wait(30)
 
 
-@pytest.fixture
-def settings(tmp_path):
-    return sync_settings(tmp_path / "data")
+@pytest.fixture(
+    params=[
+        "embedded",
+        pytest.param("server", marks=[pytest.mark.postgres, pytest.mark.chroma_server]),
+    ]
+)
+def settings(request, tmp_path):
+    """Embedded (SQLite, embedded Chroma) or, when CI provides the servers, server mode."""
+    if request.param == "embedded":
+        return sync_settings(tmp_path / "data")
+    settings = request.getfixturevalue("server_settings")
+    upgrade(settings.sqlalchemy_url)
+    return settings
 
 
 def leases(settings, holder: str, seconds: float = 300) -> SpaceLeases:

@@ -13,7 +13,7 @@ A run has three steps:
    from the state are fetched again (a move does not change `lastmodified`, and offset
    paging can skip a page edited mid-run), and so are skipped restricted pages once
    `sync_skip_restricted` is off. Restrictions added or lifted without a new version are
-   seen by `--full`, which re-reads every page.
+   seen by `--full`, which re-reads every page and removes the space's orphan vectors.
 
 Idempotent and resumable: after each batch the evidences are written first, then in one
 transaction the batch's page rows and the cursor (the newest `updated_at` of the batch).
@@ -232,6 +232,7 @@ class SpaceSync:
         if (full or due) and not self.stop.is_set():
             self._reconcile(space, report, indexed, full)
         if full and report.listed and report.error is None:
+            self.index.remove_orphans(space, self.fence)
             with self.sessions() as db:
                 db.get(SyncSpace, space).fingerprint = fingerprint
                 db.commit()

@@ -517,6 +517,30 @@ class EvidenceIndex:
             log.warning("repaired the vectors of %d page(s) left pending", len(taken))
         return len(taken)
 
+    def remove_orphans(self, space: str, fence: WriteFence | None = None) -> int:
+        """Delete the vectors of `space` that neither a stored evidence nor a page marked
+        pending accounts for: orphans that a write left without its mark (a version before
+        marks named their writer, or a writer that lost its ownership after writing Chroma
+        while another marked the page). `sync --full` runs it for its space under the
+        space's lease, so no other writer adds vectors of that space meanwhile. Returns how
+        many were deleted."""
+        if fence is not None:
+            fence.check()
+        found = self._collection.get(where={"space": space}, include=["metadatas"])
+        pending = set(self.store.pending_pages())
+        stored = set(self.store.evidence_ids_of(sorted(self.page_ids(space))))
+        orphans = [
+            id_
+            for id_, metadata in zip(found["ids"], found["metadatas"], strict=True)
+            if id_ not in stored and (metadata or {}).get("page_id") not in pending
+        ]
+        if orphans:
+            self._wrote_vectors = True
+            for start in range(0, len(orphans), self._max_batch):
+                self._collection.delete(ids=orphans[start : start + self._max_batch])
+            log.warning("removed %d orphan vector(s) of space %s", len(orphans), space)
+        return len(orphans)
+
     def _mark_pending(self, page_ids: Sequence[str], owner: dict | None = None) -> PendingMark:
         """Mark pages as being written by `owner`; returns which were indexed or marked
         before."""

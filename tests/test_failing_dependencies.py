@@ -83,7 +83,7 @@ async def test_a_read_only_state_database_is_not_ready_and_asks_say_why(wiki, tm
     assert live.status_code == 200  # the process serves and can read
     assert ready.status_code == 503
     assert "state database cannot be written" in ready.json()["checks"]["state_database"]
-    assert asked.status_code == 503
+    assert asked.status_code == 503 and asked.headers["retry-after"] == "5"
     assert "cannot use its state database" in asked.json()["error"]
     assert "readonly" not in asked.text and "Traceback" not in asked.text
     assert "readonly database" in caplog.text  # the details are in the log

@@ -246,3 +246,28 @@ def test_two_spaces_synced_at_once_end_as_a_clean_build(tmp_path):
         for got in (i._collection.get(include=["metadatas"]) for i in (index, clean))
     ]
     assert digests[0] == digests[1]
+
+
+def test_a_full_sync_removes_the_orphan_vectors_of_its_space(tmp_path):
+    """Vectors no stored evidence accounts for (left by an earlier version's race) are
+    removed by `sync --full` of their space; other spaces' vectors stay."""
+    folder = tmp_path / "pages"
+    folder.mkdir()
+    write_space(folder, "DC", 3, "text")
+    write_space(folder, "WEL", 2, "welcome")
+    settings = sync_settings(tmp_path / "data")
+    index = EvidenceIndex(settings, HashEmbedder())
+    for space in ("DC", "WEL"):
+        assert SpaceSync(settings, index, FilesSource(folder)).run(space).error is None
+    vector = index.embedder.embed(["ghost"])
+    for space in ("DC", "WEL"):
+        index._collection.upsert(
+            ids=[f"{space}-gone#0000"],
+            embeddings=vector,
+            metadatas=[{"page_id": f"{space}-gone", "space": space}],
+        )
+    assert SpaceSync(settings, index, FilesSource(folder)).run("DC").error is None
+    assert index.dense_count() == index.count() + 2  # an incremental run leaves them
+    assert SpaceSync(settings, index, FilesSource(folder)).run("DC", full=True).error is None
+    assert index.dense_count() == index.count() + 1
+    assert "WEL-gone#0000" in index._collection.get(ids=["WEL-gone#0000"])["ids"]

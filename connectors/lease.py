@@ -118,19 +118,12 @@ class SpaceLeases:
         )
         return Lease(self, space, token)
 
-    def renew(self, space: str) -> None:
-        """Extend our unexpired lease on `space`; raises LeaseLost when it lapsed."""
-        if not self._extend(space):
-            raise LeaseLost(self._lost_message(space))
-
-    def _extend(self, space: str, token: int | None = None) -> bool:
-        """Push the expiry of our lease (of generation `token` when given) one duration
-        ahead, if it has not lapsed; whether it was."""
+    def _extend(self, space: str, token: int) -> bool:
+        """Push the expiry of our lease of generation `token` one duration ahead, if it has
+        not lapsed; whether it was."""
         now = utcnow()
         where = [SyncLease.space == space, SyncLease.holder == self.holder]
-        where.append(SyncLease.expires_at > now)
-        if token is not None:
-            where.append(SyncLease.generation == token)
+        where += [SyncLease.generation == token, SyncLease.expires_at > now]
         with self._sessions() as db:
             renewed = db.execute(
                 update(SyncLease).where(*where).values(expires_at=now + self.duration)

@@ -252,14 +252,23 @@ class EvidenceIndex:
 
     def _open_vectors(self, again: bool = False):
         """A Chroma client and the index's collection in it. Opened `again` in embedded
-        mode, a new client of its own: Chroma keeps one per folder and process, with the
-        vector index it loaded once (the previous one is dropped, never used again)."""
-        if again and not self.settings.chroma_url:
-            from chromadb.api.shared_system_client import SharedSystemClient
+        mode, a client of its own: Chroma shares one per folder in a process, with the
+        vector index it loaded once. The shared one stays shared (other indexes of this
+        process on the folder go on with it); this index's previous one is dropped."""
+        if not again or self.settings.chroma_url:
+            client = _chroma_client(self.settings, self.folder)
+            return client, _vector_collection(client, self._vectors_name, self.settings)
+        from chromadb.api.shared_system_client import SharedSystemClient
 
-            SharedSystemClient._identifier_to_system.pop(str(self.folder / "chroma"), None)
-        client = _chroma_client(self.settings, self.folder)
-        return client, _vector_collection(client, self._vectors_name, self.settings)
+        systems = SharedSystemClient._identifier_to_system
+        key = str(self.folder / "chroma")
+        shared = systems.pop(key, None)
+        try:
+            client = _chroma_client(self.settings, self.folder)
+            return client, _vector_collection(client, self._vectors_name, self.settings)
+        finally:
+            if shared is not None:
+                systems[key] = shared
 
     def _searched(self):
         """The collection to search. Embedded Chroma loads a collection's vector index once

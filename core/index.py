@@ -92,6 +92,10 @@ VECTOR_FOLLOW_S = 1.0
 """How often a process that does not write Chroma checks whether another process did (one
 query of the store's generation), in embedded mode; see `EvidenceIndex._searched`."""
 
+VECTOR_REOPEN_S = 10.0
+"""The least time between two openings of the vectors that follow another process's writes:
+each loads the whole vector index again, and a sync writes many times a minute."""
+
 
 def store_url(settings: Settings, folder: Path) -> str:
     """Where the evidence store lives: the state database when it is a server database
@@ -275,25 +279,51 @@ class EvidenceIndex:
         per process and never sees what another process writes later (its count and
         records do, its searches do not): a web process beside a separate worker would
         answer from the vectors of its start for good. So a process that has not written
-        Chroma itself opens the collection again, at most every `VECTOR_FOLLOW_S`, once the
-        store's generation has moved (another process wrote). A process that writes (the
-        worker, `confbot serve` with its worker) searches what it wrote; one writer per
-        embedded data folder (docs/deployment.md)."""
+        Chroma itself checks the store's generation every `VECTOR_FOLLOW_S` and, once
+        another process wrote, opens the collection again in a thread (loading its vectors
+        took 4-5 s at 4,433 of them on a loaded machine), at most every `VECTOR_REOPEN_S`;
+        searches go on with the open one meanwhile. A process that writes (the worker,
+        `confbot serve` with its worker) searches what it wrote; one writer per embedded
+        data folder (docs/deployment.md)."""
         if self._chroma_server or self._wrote_vectors:
             return self._collection
         now = time.monotonic()
         if now - self._followed_at < VECTOR_FOLLOW_S or not self._follow_lock.acquire(False):
             return self._collection  # checked just now, or being opened by another thread
+        reopening = False
         try:
             self._followed_at = now
             generation = self.store.generation()
             if generation != self._vectors_generation and not self._wrote_vectors:
-                _, self._collection = when_unlocked(lambda: self._open_vectors(again=True))
-                log.info("opened the vectors again: another process wrote the index")
-                self._vectors_generation = generation
+                reopening = True
+                threading.Thread(
+                    target=self._reopen, args=(generation,), name="vectors", daemon=True
+                ).start()
         finally:
-            self._follow_lock.release()
+            if not reopening:
+                self._follow_lock.release()
         return self._collection
+
+    def _reopen(self, generation: int) -> None:
+        """Open the vectors again and load them (one search) before searches use them;
+        then hold the next check back `VECTOR_REOPEN_S` (runs with `_follow_lock` held)."""
+        began = time.monotonic()
+        try:
+            _, collection = when_unlocked(lambda: self._open_vectors(again=True))
+            sample = collection.get(limit=1, include=["embeddings"])
+            if sample["ids"]:
+                collection.query(query_embeddings=sample["embeddings"][:1], n_results=1)
+            self._collection = collection
+            self._vectors_generation = generation
+            log.info(
+                "opened the vectors again (another process wrote the index): %.1f s",
+                time.monotonic() - began,
+            )
+        except Exception:  # searches go on with the vectors open; the next check tries again
+            log.exception("opening the vectors again failed")
+        finally:
+            self._followed_at = began + VECTOR_REOPEN_S - VECTOR_FOLLOW_S
+            self._follow_lock.release()
 
     def _import_previous_store(self) -> None:
         """Once, after an upgrade: copy the records of the previous store format (an

@@ -8,6 +8,7 @@ import os
 import subprocess
 import sys
 import textwrap
+import time
 from pathlib import Path
 
 import core.index
@@ -39,8 +40,18 @@ def nearest_pages(index: EvidenceIndex, text: str) -> set[str]:
     return {e.page_id for e in index.get([i for i, _ in hits])}
 
 
+def eventually(condition, timeout: float = 60.0) -> None:
+    deadline = time.monotonic() + timeout
+    while not condition():
+        assert time.monotonic() < deadline, "timed out"
+        time.sleep(0.1)
+
+
 def test_a_web_process_follows_the_vectors_a_worker_process_writes(tmp_path, monkeypatch):
+    """The reopening runs in a thread (searches go on meanwhile) and at most every
+    `VECTOR_REOPEN_S`, both 0 here."""
     monkeypatch.setattr(core.index, "VECTOR_FOLLOW_S", 0.0)
+    monkeypatch.setattr(core.index, "VECTOR_REOPEN_S", 0.0)
     settings = Settings.load(environ={"CONFBOT_DATA_DIR": str(tmp_path / "data")})
     web = EvidenceIndex(settings, HashEmbedder())
     body = "<p>Lunch is served at noon in the atrium.</p>"
@@ -53,7 +64,7 @@ def test_a_web_process_follows_the_vectors_a_worker_process_writes(tmp_path, mon
         [sys.executable, "-c", WRITER, str(tmp_path / "data")], env=environ, check=True, cwd=ROOT
     )
     assert web.count() == web.dense_count() == 2  # records were always seen...
-    assert "w1" in nearest_pages(web, "walrus protocol night shift")  # ...and now vectors
+    eventually(lambda: "w1" in nearest_pages(web, "walrus protocol night shift"))  # vectors too
 
 
 def test_a_process_that_writes_keeps_its_own_vectors_open(tmp_path, monkeypatch):

@@ -6,7 +6,8 @@
 - Error boundary: an exception escaping any handler becomes a generic answer (JSON for
   `/api/` and `/slack/`, a small HTML page otherwise) that says what kind of thing failed
   (`failure`) and never how; the details, traceback included, go to the log, never the
-  request body.
+  request body. A dependency that is down (the state database, the vector database: its
+  errors, and the connection errors of its HTTP client) is a 503 with `Retry-After`.
 - Headers: every response gets the security headers (`SECURITY_HEADERS`), with
   `frame-ancestors` from the `web_frame_ancestors` setting: the page is meant to be linked
   from Confluence, not framed, unless an origin is allowed to frame it.
@@ -35,6 +36,10 @@ SECURITY_HEADERS = {
 }
 _ORIGIN = re.compile(r"^(?:'self'|https?://[A-Za-z0-9.*-]+(?::\d{1,5})?)$")
 _BODY_METHODS = {"POST", "PUT", "PATCH"}
+
+RETRY_AFTER_S = 5
+"""Seconds a 503 (a dependency down) asks a client to wait before trying again: outages of
+the state database or of a Chroma server mostly last as long as a restart."""
 
 
 def frame_ancestors(setting: str) -> str:
@@ -68,7 +73,7 @@ def failure(exc: BaseException) -> tuple[int, str]:
                 "confbot cannot use its state database just now, so it cannot answer."
                 " The administrators will find the details in its log."
             )
-        if isinstance(chain, sqlite3.Error) or module.startswith("chromadb"):
+        if isinstance(chain, sqlite3.Error) or _from_chroma(chain):
             return 503, (
                 "confbot cannot read its search index just now, so it cannot answer."
                 " The administrators will find the details in its log."
@@ -78,6 +83,20 @@ def failure(exc: BaseException) -> tuple[int, str]:
         "Something went wrong on confbot's side. The administrators will find the details in"
         " its log."
     )
+
+
+def _from_chroma(exc: BaseException) -> bool:
+    """Whether an exception is Chroma's or was raised while Chroma's code ran: a Chroma
+    server that is down surfaces as its HTTP client's error (httpx.ConnectError), raised
+    under chromadb's frames."""
+    if type(exc).__module__.startswith("chromadb"):
+        return True
+    frame = exc.__traceback__
+    while frame is not None:
+        if str(frame.tb_frame.f_globals.get("__name__", "")).startswith("chromadb"):
+            return True
+        frame = frame.tb_next
+    return False
 
 
 class _TooLarge(Exception):
@@ -169,6 +188,8 @@ class Guard:
             body = _error_page(message).encode()
             content_type = b"text/html; charset=utf-8"
         headers = [(b"content-type", content_type), (b"content-length", str(len(body)).encode())]
+        if status == 503:
+            headers.append((b"retry-after", str(RETRY_AFTER_S).encode()))
         await send(
             {
                 "type": "http.response.start",

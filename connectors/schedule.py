@@ -7,11 +7,17 @@ mean a space never has two runs at once and missed runs collapse into one; a sin
 executor thread keeps one writer on the index at a time. Shutdown (SIGTERM, SIGINT) stops
 scheduling, asks a running sync to stop at its next batch boundary (its state is then
 consistent) and waits for it.
+
+The space list is read again every `sync_discovery_interval` (a job of its own executor, so
+a long sync does not hold it back): a space added to the settings file (`CONFBOT_CONFIG`)
+or found in the files folder gets its job and first run without a restart, and a space no
+longer configured loses its job.
 """
 
 from __future__ import annotations
 
 import logging
+import os
 import signal
 import threading
 from collections import Counter
@@ -21,6 +27,7 @@ from datetime import UTC, datetime, timedelta
 
 import prometheus_client
 
+from connectors.lease import SpaceLeases
 from connectors.sync import SpaceSync, SyncReport, make_source, spaces_to_sync
 from connectors.times import parse_interval
 from core.embeddings import Embedder
@@ -30,6 +37,7 @@ from core.settings import Settings
 log = logging.getLogger(__name__)
 
 JOB_PREFIX = "sync:"
+DISCOVERY_JOB = "spaces:discover"
 
 SYNC_RUNS = prometheus_client.Counter(
     "confbot_sync_runs",
@@ -126,6 +134,14 @@ def run_space(space: str) -> None:
     _worker.sync(space)
 
 
+def discover_spaces() -> None:
+    """The discovery job function: schedule the spaces configured or found since the
+    worker started (and drop those no longer configured) in this process's worker."""
+    if _worker is None:
+        raise RuntimeError("no sync worker is running in this process")
+    _worker.refresh()
+
+
 class Worker:
     """Schedules and runs the syncs of every configured space into one index."""
 
@@ -140,6 +156,7 @@ class Worker:
         self.index = index
         self.jobs = list(jobs)
         self.stop = threading.Event()
+        self._syncing = threading.Lock()  # held while a sync runs
         self._source = None
         self.reports: dict[str, SyncReport] = {}
         """The last report of each space."""
@@ -147,7 +164,10 @@ class Worker:
         """Sync runs finished per space since the worker was made."""
         self.scheduler = BackgroundScheduler(
             jobstores={"default": SQLAlchemyJobStore(engine=engine_for(settings.sqlalchemy_url))},
-            executors={"default": ThreadPoolExecutor(max_workers=1)},
+            executors={
+                "default": ThreadPoolExecutor(max_workers=1),
+                "discovery": ThreadPoolExecutor(max_workers=1),
+            },
             job_defaults={"max_instances": 1, "coalesce": True, "misfire_grace_time": None},
         )
 
@@ -159,53 +179,102 @@ class Worker:
         return cls(settings, EvidenceIndex(settings, embedder or make_embedder(settings)))
 
     def schedules(self) -> dict[str, str]:
-        """Schedule spec per space: `sync_schedules`, else `sync_schedule`."""
-        spaces = spaces_to_sync(self.settings, make_source(self.settings))
-        return {s: self.settings.sync_schedules.get(s, self.settings.sync_schedule) for s in spaces}
+        """Schedule spec per space: `sync_schedules`, else `sync_schedule`, from the settings
+        as they are now (`current_settings`)."""
+        settings = self.current_settings()
+        spaces = spaces_to_sync(settings, make_source(settings))
+        return {s: settings.sync_schedules.get(s, settings.sync_schedule) for s in spaces}
 
-    def start(self) -> None:
-        """Start the scheduler with one sync job per space and the other `jobs`; a job whose
-        schedule is unchanged keeps its stored next run time, a new or changed sync runs
-        now, and a stored job no longer configured is removed."""
-        global _worker
-        wanted = [
+    def current_settings(self) -> Settings:
+        """The worker's settings with the space list and schedules read again from the
+        settings file (`CONFBOT_CONFIG`) when there is one; the environment still wins."""
+        if not os.environ.get("CONFBOT_CONFIG"):
+            return self.settings
+        fresh = Settings.load()
+        return self.settings.replace(
+            sync_spaces=fresh.sync_spaces,
+            sync_schedule=fresh.sync_schedule,
+            sync_schedules=fresh.sync_schedules,
+        )
+
+    def _wanted(self) -> list[Job]:
+        """Every job the worker should have: a sync per space, the other `jobs`, and the
+        discovery of spaces."""
+        syncs = [
             Job(JOB_PREFIX + s, run_space, (s,), spec, f"sync {s}", run_now=True)
             for s, spec in self.schedules().items()
-        ] + self.jobs
-        triggers = {job.id: parse_schedule(job.spec) for job in wanted}
+        ]
+        discovery = Job(
+            DISCOVERY_JOB, discover_spaces, (), self.settings.sync_discovery_interval, "spaces"
+        )
+        return [*syncs, *self.jobs, discovery]
+
+    def start(self) -> None:
+        """Start the scheduler with one sync job per space, the other `jobs` and the
+        discovery of spaces; a job whose schedule is unchanged keeps its stored next run
+        time, a new or changed sync runs now, and a stored job no longer configured is
+        removed."""
+        global _worker
+        wanted = self._wanted()
         try:  # pages a crash left half written, before the first run (which may be hours away)
-            self.index.repair_pending()
+            leases = SpaceLeases(
+                self.settings.sqlalchemy_url, parse_interval(self.settings.sync_lease)
+            )
+            self.index.repair_pending(alive=leases.alive)
         except Exception:  # every sync run tries again
             log.exception("repairing pages left half written failed")
         _worker = self
         self.scheduler.start(paused=True)
+        self._schedule(wanted)
+        self.scheduler.resume()
+        for job in self.scheduler.get_jobs():
+            log.info("%s: %s, next run %s", job.name, job.trigger, job.next_run_time)
+
+    def refresh(self) -> None:
+        """Read the space list again and schedule what changed (the discovery job); a space
+        list that cannot be read now (a bad settings file) keeps the jobs as they are."""
+        try:
+            wanted = self._wanted()
+        except Exception as exc:
+            log.warning("the space list cannot be read (%s); the jobs stay as they are", exc)
+            return
+        for job in self._schedule(wanted):
+            log.info("%s: %s, next run %s", job.name, job.trigger, job.next_run_time)
+
+    def _schedule(self, wanted: Sequence[Job]) -> list:
+        """Make the scheduler's jobs `wanted`: remove the others, add new or changed ones
+        (an unchanged job keeps its next run time); returns the jobs added."""
+        triggers = {job.id: parse_schedule(job.spec) for job in wanted}
         for stored in self.scheduler.get_jobs():
             if stored.id not in triggers:
                 log.info("removing the job %s (no longer configured)", stored.id)
                 stored.remove()
+        added = []
         for job in wanted:
             stored = self.scheduler.get_job(job.id)
             if stored is not None and str(stored.trigger) == str(triggers[job.id]):
                 continue
             first_run = {"next_run_time": datetime.now(UTC)} if job.run_now else {}
-            self.scheduler.add_job(
-                job.func,
-                triggers[job.id],
-                args=list(job.args),
-                id=job.id,
-                name=job.name,
-                replace_existing=True,
-                **first_run,
+            added.append(
+                self.scheduler.add_job(
+                    job.func,
+                    triggers[job.id],
+                    args=list(job.args),
+                    id=job.id,
+                    name=job.name,
+                    replace_existing=True,
+                    executor="discovery" if job.id == DISCOVERY_JOB else "default",
+                    **first_run,
+                )
             )
-        self.scheduler.resume()
-        for job in self.scheduler.get_jobs():
-            log.info("%s: %s, next run %s", job.name, job.trigger, job.next_run_time)
+        return added
 
     def sync(self, space: str) -> SyncReport:
         """One sync run of `space` (what each job does)."""
-        if self._source is None:  # one source for the worker's life keeps its caches warm
-            self._source = make_source(self.settings)
-        report = SpaceSync(self.settings, self.index, self._source, self.stop).run(space)
+        with self._syncing:
+            if self._source is None:  # one source for the worker's life keeps caches warm
+                self._source = make_source(self.settings)
+            report = SpaceSync(self.settings, self.index, self._source, self.stop).run(space)
         log.info("sync %s", report.summary())
         observe_sync(report)
         self.reports[space] = report
@@ -217,6 +286,12 @@ class Worker:
         global _worker
         self.stop.set()
         if self.scheduler.running:
+            # Paused first, and the running sync waited for, so that no job is submitted
+            # to an executor that is shut down (APScheduler logged that as an error when
+            # a job fell due while shutdown waited for the sync).
+            self.scheduler.pause()
+            with self._syncing:
+                pass
             self.scheduler.shutdown(wait=True)
         _worker = None
 

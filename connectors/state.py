@@ -10,7 +10,7 @@ from __future__ import annotations
 import json
 from datetime import UTC, datetime
 
-from sqlalchemy import Boolean, DateTime, Index, Integer, String, Text, text
+from sqlalchemy import BigInteger, Boolean, DateTime, Index, Integer, String, Text, text
 from sqlalchemy.orm import Mapped, mapped_column
 
 from core.db import Base
@@ -82,8 +82,9 @@ class SyncPage(Base):
 
 
 class SyncLease(Base):
-    """A worker's lease on a space: only `holder` syncs it until `expires_at` (renewed at
-    every batch). Created by migration `0005_sync_leases`."""
+    """A worker's lease on a space: only `holder` syncs it until `expires_at` (renewed by
+    time while it syncs). Created by migration `0005_sync_leases`; a released lease keeps
+    its row (expired), so `generation` never goes back."""
 
     __tablename__ = "sync_leases"
 
@@ -91,3 +92,5 @@ class SyncLease(Base):
     holder: Mapped[str] = mapped_column(String(255))
     """Who holds it: host, process id and a random suffix."""
     expires_at: Mapped[datetime] = mapped_column(DateTime(timezone=True))
+    generation: Mapped[int] = mapped_column(BigInteger, default=0, server_default="0")
+    """Grows with every acquisition (migration `0007_write_ownership`): the fencing token."""

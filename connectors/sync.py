@@ -12,7 +12,8 @@ A run has three steps:
    edit never deletes a live page), pages whose version or ancestors differ
    from the state are fetched again (a move does not change `lastmodified`, and offset
    paging can skip a page edited mid-run), and so are skipped restricted pages once
-   `sync_skip_restricted` is off.
+   `sync_skip_restricted` is off (`--full` re-reads every page and removes the space's
+   orphan vectors).
 
 Permissions (`core.access`, a source that knows them: Confluence): each page's access (its
 own and its ancestors' read restrictions) is recorded before its evidences are written, so
@@ -43,7 +44,7 @@ from datetime import UTC
 
 from sqlalchemy import select
 
-from connectors.lease import SpaceLeases
+from connectors.lease import Lease, LeaseLost, SpaceLeases
 from connectors.source import Fetched, PageSource
 from connectors.state import SyncPage, SyncSpace, utcnow
 from connectors.times import parse_interval, parse_time
@@ -143,6 +144,8 @@ class SpaceSync:
         self.stop = stop or threading.Event()
         self.leases = SpaceLeases(settings.sqlalchemy_url, parse_interval(settings.sync_lease))
         self.access = AccessStore(settings.sqlalchemy_url)
+        self.fence: Lease | None = None
+        """The lease of the running sync, which every index write carries."""
 
     def run(self, space: str, full: bool = False, progress: bool = False) -> SyncReport:
         """Sync one space; `full` re-reads and re-indexes every page and lists the space.
@@ -150,24 +153,32 @@ class SpaceSync:
         Errors of the source (Confluence unreachable, retries exhausted) end the run early
         with `report.error` set; what was recorded before stays and the next run goes on.
         A space whose lease another worker holds is not synced (`report.error` says so).
+        The lease is renewed by time while the run goes on; a run that loses it anyway (a
+        stalled process) stops at its next write, which is refused, with LeaseLost.
         """
         started = time.monotonic()
         report = SyncReport(space)
-        if not self.leases.acquire(space):
+        lease = self.leases.acquire(space)
+        if lease is None:
             holder = self.leases.holder_of(space) or "another worker"
             report.error = f"not synced: {holder} is syncing space {space}"
             log.info("%s", report.error)
             return report
+        self.fence = lease
         bar = _Progress(space, progress)
         try:
-            self.index.repair_pending()  # what a crash left half written, first
-            self._run(space, full, report, bar)
+            with lease.kept_renewed():
+                self._repair()  # what a crashed writer left half written, first
+                self._run(space, full, report, bar)
+        except LeaseLost as exc:  # another worker syncs the space now: leave it to it
+            log.warning("sync of space %s stopped: %s", space, exc)
+            report.error = f"LeaseLost: {exc}"
         except Exception as exc:  # the source failed: keep what is recorded, report why
             log.exception("sync of space %s stopped", space)
             report.error = redact_text(f"{type(exc).__name__}: {exc}")
         finally:
             bar.close()
-            self.leases.release(space)
+            lease.release()
         report.seconds = time.monotonic() - started
         with self.sessions() as db:
             state = db.get(SyncSpace, space)
@@ -176,6 +187,12 @@ class SpaceSync:
                 state.last_report = json.dumps(dataclasses.asdict(report))
                 db.commit()
         return report
+
+    def _repair(self) -> None:
+        """Repair the pages that writers which are gone left half written: this run's lease's
+        earlier holders, crashed writers, writers whose lease lapsed; never the pages other
+        live writers are writing."""
+        self.index.repair_pending(fence=self.fence, alive=self.leases.alive)
 
     def _run(self, space: str, full: bool, report: SyncReport, bar: _Progress) -> None:
         with self.sessions() as db:
@@ -228,6 +245,7 @@ class SpaceSync:
         if not self.stop.is_set():
             self._record_permissions(space)
         if full and report.listed and report.error is None:
+            self.index.remove_orphans(space, self.fence)
             with self.sessions() as db:
                 db.get(SyncSpace, space).fingerprint = fingerprint
                 db.commit()
@@ -243,7 +261,7 @@ class SpaceSync:
         cursor: bool = False,
     ) -> None:
         """Index one batch, then record its pages (and the cursor) in one transaction."""
-        self.leases.renew(space)  # raises LeaseLost, which stops the run, if it lapsed
+        self.fence.check()  # raises LeaseLost, which stops the run, if it lapsed
         ids = [f.page.id for f in fetched] + [page_id for page_id, _ in failures]
         with self.sessions() as db:
             rows = {
@@ -265,7 +283,7 @@ class SpaceSync:
                 page, row = item.page, row_for(item.page.id)
                 if item.restricted:
                     if page.id in indexed:
-                        self.index.delete_page(page.id)
+                        self.index.delete_page(page.id, fence=self.fence)
                         indexed.discard(page.id)
                     _record(row, page, digest=None, restricted=True)
                     report.skipped += 1
@@ -277,7 +295,7 @@ class SpaceSync:
                         page.ancestors,
                         page.updated_at,
                     ):
-                        self.index.update_page_record(page)
+                        self.index.update_page_record(page, fence=self.fence)
                         report.moved += 1
                     else:
                         report.unchanged += 1
@@ -286,7 +304,7 @@ class SpaceSync:
                 to_index.append((page, digest))
 
             result = (
-                self.index.index_pages([p for p, _ in to_index], self.options)
+                self.index.index_pages([p for p, _ in to_index], self.options, self.fence)
                 if to_index
                 else IndexReport()
             )
@@ -343,7 +361,7 @@ class SpaceSync:
         if not page_ids:
             return
         for page_id in page_ids:
-            self.index.delete_page(page_id)
+            self.index.delete_page(page_id, fence=self.fence)
             indexed.discard(page_id)
         with self.sessions() as db:
             for row in db.scalars(select(SyncPage).where(SyncPage.page_id.in_(page_ids))):
@@ -356,7 +374,7 @@ class SpaceSync:
     def _reconcile(self, space: str, report: SyncReport, indexed: set[str], full: bool) -> None:
         """List the space: confirm and remove vanished pages, re-fetch edited or moved ones
         (after repairing pages a failed write left pending, so none outlives its deletion)."""
-        self.index.repair_pending()
+        self._repair()
         listed = self.source.listing(space)
         if hasattr(self.source, "listing_access"):
             changed = self.access.save_pages(space, self.source.listing_access(listed))

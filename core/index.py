@@ -15,6 +15,13 @@ transaction. No lock is held while Chroma is written: queries go on reading the 
 committed state. A crash or an error in between leaves the store's previous state and the
 mark; `repair_pending` (run by every sync before it writes) makes each marked page's
 vectors those of its stored evidences again, so no vector outlives its evidence.
+
+Many writers share one index (`core.ownership`): a mark names its writer and the lease it
+writes under, a write under a lease (`fence`) checks it before it writes Chroma and inside
+the transaction that commits (which also fails when a repair took the marks over), and a
+repair touches only marks whose writer is gone: its own, unowned ones (a crashed writer
+without a lease), and those whose lease lapsed (`alive` says so). A write that loses its
+lease after writing Chroma leaves its pages marked for the next repair.
 `index_pages` isolates failures: a batch that fails is written again page by page, and a
 page that still fails (MemoryError included) is repaired and reported with its reason while
 the others are indexed.
@@ -29,7 +36,9 @@ import logging
 import operator
 import shutil
 import sqlite3
+import threading
 import time
+import uuid
 from collections.abc import Callable, Collection, Iterable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -42,6 +51,7 @@ from core.contextualize import ContextOptions, page_evidences
 from core.duplicates import signature
 from core.embeddings import Embedder
 from core.lexical import ENGLISH_STOPWORDS, GERMAN_STOPWORDS, tokenize
+from core.ownership import Alive, LeaseLost, PendingOwner, WriteFence, fence_stamp
 from core.pages import Evidence, Page
 from core.redact import redact_url
 from core.refresh import Refreshed
@@ -77,6 +87,14 @@ vectors); see `EvidenceIndex._add_vectors`."""
 
 SEARCHES_RECENT_S = 2.0
 """How recent a search must be for a write to count searches as running."""
+
+VECTOR_FOLLOW_S = 1.0
+"""How often a process that does not write Chroma checks whether another process did (one
+query of the store's generation), in embedded mode; see `EvidenceIndex._searched`."""
+
+VECTOR_REOPEN_S = 10.0
+"""The least time between two openings of the vectors that follow another process's writes:
+each loads the whole vector index again, and a sync writes many times a minute."""
 
 
 def store_url(settings: Settings, folder: Path) -> str:
@@ -213,14 +231,10 @@ class EvidenceIndex:
             settings.collection,
             settings.lexical_postings_per_term,
         )
-        name = f"{settings.collection}-{_safe(embedder.name)}"
-
-        def open_vectors():
-            client = _chroma_client(settings, self.folder)
-            return client, _vector_collection(client, name, settings)
-
+        self._vectors_name = f"{settings.collection}-{_safe(embedder.name)}"
+        self._vectors_generation = self.store.generation()  # what the open vectors hold
         try:
-            client, self._collection = when_unlocked(open_vectors)
+            client, self._collection = when_unlocked(self._open_vectors)
         except Exception as exc:  # whatever Chroma raises, say which setting to check
             where = (
                 f"the Chroma server at {redact_url(settings.chroma_url)} (CONFBOT_CHROMA_URL)"
@@ -231,11 +245,85 @@ class EvidenceIndex:
         self._max_batch = getattr(client, "get_max_batch_size", lambda: 5000)()
         self._chroma_server = bool(settings.chroma_url)
         self._last_search = float("-inf")  # time.monotonic() of the latest search
+        self._wrote_vectors = False  # whether this process has written Chroma
+        self._followed_at = float("-inf")  # time.monotonic() of the last `_searched` check
+        self._follow_lock = threading.Lock()
         # Both are derived from the store and keyed by its generation.
         self._translator: Refreshed[int, TermTranslator] = Refreshed(operator.eq)
         self._catalog: Refreshed[int, dict[str, PageEntry]] = Refreshed(operator.eq)
         self._speller: Refreshed[int, Speller] = Refreshed(operator.eq)
         self._import_previous_store()
+
+    def _open_vectors(self, again: bool = False):
+        """A Chroma client and the index's collection in it. Opened `again` in embedded
+        mode, a client of its own: Chroma shares one per folder in a process, with the
+        vector index it loaded once. The shared one stays shared (other indexes of this
+        process on the folder go on with it); this index's previous one is dropped."""
+        if not again or self.settings.chroma_url:
+            client = _chroma_client(self.settings, self.folder)
+            return client, _vector_collection(client, self._vectors_name, self.settings)
+        from chromadb.api.shared_system_client import SharedSystemClient
+
+        systems = SharedSystemClient._identifier_to_system
+        key = str(self.folder / "chroma")
+        shared = systems.pop(key, None)
+        try:
+            client = _chroma_client(self.settings, self.folder)
+            return client, _vector_collection(client, self._vectors_name, self.settings)
+        finally:
+            if shared is not None:
+                systems[key] = shared
+
+    def _searched(self):
+        """The collection to search. Embedded Chroma loads a collection's vector index once
+        per process and never sees what another process writes later (its count and
+        records do, its searches do not): a web process beside a separate worker would
+        answer from the vectors of its start for good. So a process that has not written
+        Chroma itself checks the store's generation every `VECTOR_FOLLOW_S` and, once
+        another process wrote, opens the collection again in a thread (loading its vectors
+        took 4-5 s at 4,433 of them on a loaded machine), at most every `VECTOR_REOPEN_S`;
+        searches go on with the open one meanwhile. A process that writes (the worker,
+        `confbot serve` with its worker) searches what it wrote; one writer per embedded
+        data folder (docs/deployment.md)."""
+        if self._chroma_server or self._wrote_vectors:
+            return self._collection
+        now = time.monotonic()
+        if now - self._followed_at < VECTOR_FOLLOW_S or not self._follow_lock.acquire(False):
+            return self._collection  # checked just now, or being opened by another thread
+        reopening = False
+        try:
+            self._followed_at = now
+            generation = self.store.generation()
+            if generation != self._vectors_generation and not self._wrote_vectors:
+                reopening = True
+                threading.Thread(
+                    target=self._reopen, args=(generation,), name="vectors", daemon=True
+                ).start()
+        finally:
+            if not reopening:
+                self._follow_lock.release()
+        return self._collection
+
+    def _reopen(self, generation: int) -> None:
+        """Open the vectors again and load them (one search) before searches use them;
+        then hold the next check back `VECTOR_REOPEN_S` (runs with `_follow_lock` held)."""
+        began = time.monotonic()
+        try:
+            _, collection = when_unlocked(lambda: self._open_vectors(again=True))
+            sample = collection.get(limit=1, include=["embeddings"])
+            if sample["ids"]:
+                collection.query(query_embeddings=sample["embeddings"][:1], n_results=1)
+            self._collection = collection
+            self._vectors_generation = generation
+            log.info(
+                "opened the vectors again (another process wrote the index): %.1f s",
+                time.monotonic() - began,
+            )
+        except Exception:  # searches go on with the vectors open; the next check tries again
+            log.exception("opening the vectors again failed")
+        finally:
+            self._followed_at = began + VECTOR_REOPEN_S - VECTOR_FOLLOW_S
+            self._follow_lock.release()
 
     def _import_previous_store(self) -> None:
         """Once, after an upgrade: copy the records of the previous store format (an
@@ -271,11 +359,15 @@ class EvidenceIndex:
 
     # ------------------------------------------------------------------ writing
     def index_pages(
-        self, pages: Iterable[Page], options: ContextOptions | None = None
+        self,
+        pages: Iterable[Page],
+        options: ContextOptions | None = None,
+        fence: WriteFence | None = None,
     ) -> IndexReport:
         """Extract, contextualize and upsert pages. A page that fails anywhere (extraction,
         contextualization, embedding, index write; MemoryError included) is reported in
-        `failed` with its reason and the others are indexed.
+        `failed` with its reason and the others are indexed; a lost `fence` (LeaseLost)
+        stops the whole call.
 
         `options` default to the index's own (from the settings it was made with)."""
         options = options or self.options
@@ -294,11 +386,11 @@ class EvidenceIndex:
             batch.append((page, evidences))
             limit = WRITE_BATCH if self._searched_recently() else BULK_WRITE_BATCH
             if sum(len(e) for _, e in batch) >= limit:
-                self._write_batch(batch, report)
+                self._write_batch(batch, report, fence)
                 batch = []
                 self._give_way(time.monotonic() - began)
                 began = time.monotonic()
-        self._write_batch(batch, report)
+        self._write_batch(batch, report, fence)
         return report
 
     def _give_way(self, spent: float) -> None:
@@ -309,31 +401,45 @@ class EvidenceIndex:
         if self._searched_recently():
             time.sleep(spent)
 
-    def _write_batch(self, batch: list[tuple[Page, list[Evidence]]], report: IndexReport) -> None:
+    def _write_batch(
+        self,
+        batch: list[tuple[Page, list[Evidence]]],
+        report: IndexReport,
+        fence: WriteFence | None = None,
+    ) -> None:
         """Write a batch at once; when that fails, page by page, so one page's failure costs
-        only that page."""
+        only that page. LeaseLost is no page's failure: it is raised."""
         if not batch:
             return
         try:
-            self.upsert_pages(batch)
+            self.upsert_pages(batch, fence=fence)
             written = batch
+        except LeaseLost:
+            raise
         except Exception as exc:
             if len(batch) == 1:
-                self._failed(batch[0][0], exc, report, repair=True)
+                self._failed(batch[0][0], exc, report, repair=True, fence=fence)
                 return
             log.warning("writing %d pages failed (%r); writing them one by one", len(batch), exc)
             written = []
             for item in batch:
                 try:
-                    self.upsert_pages([item])
+                    self.upsert_pages([item], fence=fence)
                     written.append(item)
+                except LeaseLost:
+                    raise
                 except Exception as exc:
-                    self._failed(item[0], exc, report, repair=True)
+                    self._failed(item[0], exc, report, repair=True, fence=fence)
         report.pages += len(written)
         report.evidences += sum(len(evidences) for _, evidences in written)
 
     def _failed(
-        self, page: Page, exc: BaseException, report: IndexReport, repair: bool = False
+        self,
+        page: Page,
+        exc: BaseException,
+        report: IndexReport,
+        repair: bool = False,
+        fence: WriteFence | None = None,
     ) -> None:
         """Report a page that could not be indexed; after a failed write, put its vectors
         back in step with what the store still holds for it."""
@@ -342,7 +448,7 @@ class EvidenceIndex:
         report.failed.append((page.id, reason))
         if repair:
             try:
-                self.repair_pending([page.id])
+                self.repair_pending([page.id], fence=fence)
             except Exception:  # stays marked; the next sync repairs it
                 log.exception("repairing page %s after a failed write failed", page.id)
 
@@ -356,57 +462,128 @@ class EvidenceIndex:
         self,
         items: Sequence[tuple[Page, Sequence[Evidence]]],
         vectors: np.ndarray | None = None,
+        fence: WriteFence | None = None,
     ) -> None:
         """Replace all evidences of each page, in one Chroma write and one store transaction.
         Vectors that an edit left as they were are not written again (`_held_vectors`).
 
         `vectors` are the dense vectors of all evidences in order (embedded here unless given).
+        Under a `fence`, raises LeaseLost (and commits nothing) once the lease is lost.
         """
         evidences = [e for _, page_evidences in items for e in page_evidences]
         if vectors is None:
             vectors = self.embedder.embed([dense_text(e, self.options) for e in evidences])
-        mark = self._mark_pending([page.id for page, _ in items])
-        held: set[str] = set()
-        if mark.known:  # new pages have no vectors to remove
-            kept = {e.id for e in evidences}  # written again below, or left as they are
-            self._delete_vectors(mark.known, mark.unfinished, kept)
-            held, unchanged = self._held_vectors(evidences)
-            if unchanged:
-                written = [n for n, e in enumerate(evidences) if e.id not in unchanged]
-                evidences, vectors = [evidences[n] for n in written], vectors[written]
-        self._add_vectors(evidences, vectors, held)
-        self.store.replace_pages(
-            items, {page.id: signature(e.text for e in evs) for page, evs in items}
-        )
+        page_ids = [page.id for page, _ in items]
+        check = fence.check if fence is not None else None
+        owner = _owner(fence)
+        if check is not None:
+            check()
+        mark = self._mark_pending(page_ids, owner)
+        try:
+            if check is not None:
+                check()  # the last check before Chroma, which has no transaction
+            held: set[str] = set()
+            if mark.known:  # new pages have no vectors to remove
+                kept = {e.id for e in evidences}  # written again below, or left as they are
+                self._delete_vectors(mark.known, mark.unfinished, kept)
+                held, unchanged = self._held_vectors(evidences)
+                if unchanged:
+                    written = [n for n, e in enumerate(evidences) if e.id not in unchanged]
+                    evidences, vectors = [evidences[n] for n in written], vectors[written]
+            self._add_vectors(evidences, vectors, held)
+            self.store.replace_pages(
+                items,
+                {page.id: signature(e.text for e in evs) for page, evs in items},
+                writer=owner["writer"],
+                check=check,
+            )
+        except LeaseLost:
+            self.store.mark_unsettled(page_ids)  # Chroma may hold what the store refused
+            raise
 
-    def delete_page(self, page_id: str) -> None:
-        """Remove a page and all its evidences (marked pending until both stores agree)."""
-        self._mark_pending([page_id])
-        self._delete_vectors([page_id])
-        self.store.delete_page(page_id)
+    def delete_page(self, page_id: str, fence: WriteFence | None = None) -> None:
+        """Remove a page and all its evidences (marked pending until both stores agree);
+        fenced as `upsert_pages` is."""
+        check = fence.check if fence is not None else None
+        owner = _owner(fence)
+        if check is not None:
+            check()
+        self._mark_pending([page_id], owner)
+        try:
+            if check is not None:
+                check()
+            self._delete_vectors([page_id])
+            self.store.delete_page(page_id, writer=owner["writer"], check=check)
+        except LeaseLost:
+            self.store.mark_unsettled([page_id])
+            raise
 
-    def repair_pending(self, page_ids: Collection[str] | None = None) -> int:
-        """Make the vectors of each page marked pending (all, or those of `page_ids`) the
-        vectors of its stored evidences, re-embedded (the embedding cache makes that cheap),
-        and clear the marks: after a crash or a failed write, no vector is left without its
-        evidence and no evidence without its vector. Returns how many pages were repaired."""
-        pending = self.store.pending_pages()
+    def repair_pending(
+        self,
+        page_ids: Collection[str] | None = None,
+        fence: WriteFence | None = None,
+        alive: Alive | None = None,
+    ) -> int:
+        """Make the vectors of each page marked pending by a writer that is gone (all, or
+        those of `page_ids`) the vectors of its stored evidences, re-embedded (the embedding
+        cache makes that cheap), and clear the marks: after a crash or a failed write, no
+        vector is left without its evidence and no evidence without its vector.
+
+        A writer is gone when the mark is the caller's own (written under `fence`), has no
+        lease (a crashed writer without one), or its lease is no longer held (`alive` says
+        False; without `alive`, marks of other leases are left alone). The repair takes the
+        marks over first, so the writer, should it come back, cannot commit over it.
+        Returns how many pages were repaired."""
+        mine = fence_stamp(fence) if fence is not None else None
+        marks = self.store.pending_marks()
         if page_ids is not None:
             wanted = set(page_ids)
-            pending = [i for i in pending if i in wanted]
-        for page_id in pending:
+            marks = [m for m in marks if m.page_id in wanted]
+        expected = {m.page_id: m.writer for m in marks if _abandoned(m, mine, alive)}
+        if not expected:
+            return 0
+        owner = _owner(fence)
+        taken = self.store.take_over_pending(expected, owner)
+        for page_id in taken:
+            if fence is not None:
+                fence.check()
             evidences = self.get(self.page_evidence_ids(page_id))
             vectors = self.embedder.embed([dense_text(e, self.options) for e in evidences])
             self._delete_vectors([page_id])
             self._add_vectors(evidences, vectors)
-            self.store.clear_pending([page_id])
-        if pending:
-            log.warning("repaired the vectors of %d page(s) left pending", len(pending))
-        return len(pending)
+            self.store.clear_pending([page_id], writer=owner["writer"])
+        if taken:
+            log.warning("repaired the vectors of %d page(s) left pending", len(taken))
+        return len(taken)
 
-    def _mark_pending(self, page_ids: Sequence[str]) -> PendingMark:
-        """Mark pages as being written; returns which were indexed or marked before."""
-        return self.store.mark_pending(page_ids)
+    def remove_orphans(self, space: str, fence: WriteFence | None = None) -> int:
+        """Delete the vectors of `space` that neither a stored evidence nor a page marked
+        pending accounts for: orphans that a write left without its mark (a version before
+        marks named their writer, or a writer that lost its ownership after writing Chroma
+        while another marked the page). `sync --full` runs it for its space under the
+        space's lease, so no other writer adds vectors of that space meanwhile. Returns how
+        many were deleted."""
+        if fence is not None:
+            fence.check()
+        found = self._collection.get(where={"space": space}, include=["metadatas"])
+        pending = set(self.store.pending_pages())
+        stored = set(self.store.evidence_ids_of(sorted(self.page_ids(space))))
+        orphans = [
+            id_
+            for id_, metadata in zip(found["ids"], found["metadatas"], strict=True)
+            if id_ not in stored and (metadata or {}).get("page_id") not in pending
+        ]
+        if orphans:
+            self._wrote_vectors = True
+            for start in range(0, len(orphans), self._max_batch):
+                self._collection.delete(ids=orphans[start : start + self._max_batch])
+            log.warning("removed %d orphan vector(s) of space %s", len(orphans), space)
+        return len(orphans)
+
+    def _mark_pending(self, page_ids: Sequence[str], owner: dict | None = None) -> PendingMark:
+        """Mark pages as being written by `owner`; returns which were indexed or marked
+        before."""
+        return self.store.mark_pending(page_ids, owner)
 
     def _delete_vectors(
         self,
@@ -421,6 +598,7 @@ class EvidenceIndex:
         delete took 0.3-0.4 s per call at 20,000 pages, by id or by filter). The pages of
         `unfinished` (all pages when it is None) may have vectors the store does not know,
         from a write that stopped half-way: theirs are deleted by a metadata filter."""
+        self._wrote_vectors = True
         unsure = [p for p in page_ids if unfinished is None or p in unfinished]
         settled = [p for p in page_ids if unfinished is not None and p not in unfinished]
         stored = self.store.evidence_ids_of(settled) if settled else []
@@ -470,6 +648,7 @@ class EvidenceIndex:
         a whole write of vectors it already has (about 4 ms each at 2 million vectors), and
         the searches of every replica wait, unseen by this process: such updates always go
         in chunks of `FOREGROUND_CHUNK`. Otherwise a write goes in whole batches."""
+        self._wrote_vectors = True
         order = sorted(range(len(evidences)), key=lambda n: evidences[n].id not in held)
         evidences, vectors = [evidences[n] for n in order], vectors[order]
         start = 0
@@ -491,11 +670,11 @@ class EvidenceIndex:
     def _searched_recently(self) -> bool:
         return time.monotonic() - self._last_search < SEARCHES_RECENT_S
 
-    def update_page_record(self, page: Page) -> None:
+    def update_page_record(self, page: Page, fence: WriteFence | None = None) -> None:
         """Replace an indexed page's record (version, ancestors, labels...) and leave its
         evidences (and so its duplicate signature) alone: for a page that moved, or got a new
-        version with the same content."""
-        self.store.update_page_record(page)
+        version with the same content. Under a `fence`, only while its lease is held."""
+        self.store.update_page_record(page, check=fence.check if fence is not None else None)
 
     def fingerprint(self, options: ContextOptions) -> str:
         """What a page's evidences depend on besides the page: `INDEX_FORMAT`, the embedder
@@ -652,18 +831,51 @@ class EvidenceIndex:
             if not spaces:
                 return []
             where = {"space": {"$in": sorted(spaces)}}
-        result = self._collection.query(
-            query_embeddings=[np.asarray(vector, dtype=np.float32)],
-            n_results=k,
-            where=where,
-            include=["distances"],
-        )
+
+        collection = self._searched()
+
+        def query():
+            return collection.query(
+                query_embeddings=[np.asarray(vector, dtype=np.float32)],
+                n_results=k,
+                where=where,
+                include=["distances"],
+            )
+
+        try:
+            result = query()
+        except Exception as exc:
+            # A Chroma server may answer "Error finding id" for a query that meets a
+            # vector deleted while it ran (a sync writing); the next query does not.
+            if "Error finding id" not in str(exc):
+                raise
+            log.warning("vector search met a vector deleted meanwhile (%s); searching again", exc)
+            result = query()
         pairs = zip(result["ids"][0], result["distances"][0], strict=True)
         return [(i, 1.0 - float(d)) for i, d in pairs]
 
     def close(self) -> None:
         """Release the store's pooled connections."""
         self.store.close()
+
+
+def _owner(fence: WriteFence | None) -> dict:
+    """The owner columns of the marks a write sets: its stamp (one per lease generation, else
+    one per write) and its lease."""
+    if fence is None:
+        return dict(writer=f"unowned:{uuid.uuid4().hex}", holder=None, space=None, token=None)
+    return dict(
+        writer=fence_stamp(fence), holder=fence.holder, space=fence.space, token=fence.token
+    )
+
+
+def _abandoned(mark: PendingOwner, mine: str | None, alive: Alive | None) -> bool:
+    """Whether a pending mark's writer is gone (see `EvidenceIndex.repair_pending`)."""
+    if mine is not None and mark.writer == mine:
+        return True
+    if mark.holder is None:
+        return True
+    return alive is not None and not alive(mark)
 
 
 def _safe(name: str) -> str:

@@ -240,8 +240,13 @@ class Settings:
     )
     sync_lease: str = setting(
         "5m",
-        "How long a sync worker's lease on a space lasts unless renewed (at every batch); a"
-        " crashed worker's spaces are free again after it.",
+        "How long a sync worker's lease on a space lasts unless renewed (by time, every third"
+        " of it, while the sync runs); a crashed worker's spaces are free again after it.",
+    )
+    sync_discovery_interval: str = setting(
+        "1m",
+        "How often the sync worker reads the space list again (settings file, files folder)"
+        " to schedule new spaces and drop removed ones without a restart.",
     )
     sync_skip_restricted: bool = setting(
         False,

@@ -37,7 +37,7 @@ import io
 import json
 import threading
 from collections import Counter
-from collections.abc import Collection, Iterable, Mapping, Sequence
+from collections.abc import Callable, Collection, Iterable, Mapping, Sequence
 from functools import lru_cache
 
 import numpy as np
@@ -72,6 +72,7 @@ from sqlalchemy.engine import make_url
 
 from core.db import engine_for, migration_lock, read_again_if_dropped, reader_for
 from core.lexical import K1, MAX_TERM_LENGTH, B, evidence_tokens, idf, impact, term_counts
+from core.ownership import LeaseLost, PendingOwner
 from core.pages import Evidence, Page
 from core.translate import vocabulary
 
@@ -110,8 +111,14 @@ pending = Table(
     METADATA,
     Column("collection_id", Integer, nullable=False),
     Column("page_id", String(255), nullable=False),
+    # who is writing the page (core.ownership): the write's stamp and the lease it holds
+    Column("writer", String(600)),
+    Column("holder", String(255)),
+    Column("space", String(255)),
+    Column("token", BigInteger),
     PrimaryKeyConstraint("collection_id", "page_id"),
 )
+OWNER_COLUMNS = ("writer", "holder", "space", "token")
 
 spaces = Table(
     "index_spaces",
@@ -240,7 +247,8 @@ def _add_catalog_columns(db: Connection) -> None:
     """Give a store made before them the columns that let page catalogs read only what
     changed (`index_pages.generation`, `index_collections.deleted_generation`) and their
     index. Both default to 0, a constant: no row is rewritten, and a catalog's first read
-    reads every page anyway."""
+    reads every page anyway. Likewise the owner columns of pending marks (empty: a mark
+    left before them is repaired as a crashed single writer's)."""
     inspector = inspect(db)
     for column in (pages.c.generation, collections.c.deleted_generation):
         table = column.table.name
@@ -250,6 +258,11 @@ def _add_catalog_columns(db: Connection) -> None:
             )
     for index in pages.indexes:
         index.create(db, checkfirst=True)
+    have = {c["name"] for c in inspector.get_columns(pending.name)}
+    for name in OWNER_COLUMNS:  # a store made before marks named their writer
+        if name not in have:
+            kind = pending.c[name].type.compile(db.dialect)
+            db.execute(text(f"ALTER TABLE {pending.name} ADD COLUMN {name} {kind}"))
 
 
 def page_from_record(record: str) -> Page:
@@ -314,20 +327,90 @@ class EvidenceStore:
         self.reader.dispose()
 
     # ------------------------------------------------------------------ writing
-    def mark_pending(self, page_ids: Sequence[str]) -> PendingMark:
-        """Mark pages as being written; returns which of them were indexed and which were
-        marked already, read in the same transaction."""
+    def mark_pending(self, page_ids: Sequence[str], owner: Mapping | None = None) -> PendingMark:
+        """Mark pages as being written by `owner` (`OWNER_COLUMNS`: the write's stamp and its
+        lease; a mark another writer left is taken over); returns which of them were indexed
+        and which were marked already, read in the same transaction."""
         c = self.collection_id
+        values = {name: (owner or {}).get(name) for name in OWNER_COLUMNS}
         with self.engine.begin() as db:
             indexed = self._of_pages(db, [pages.c.page_id], page_ids)
             unfinished = self._of_pages(db, [pending.c.page_id], page_ids)
+            stmt = self._insert(pending)
             db.execute(
-                self._insert(pending).on_conflict_do_nothing(),
-                [{"collection_id": c, "page_id": i} for i in page_ids],
+                stmt.on_conflict_do_update(
+                    index_elements=["collection_id", "page_id"],
+                    set_={name: stmt.excluded[name] for name in OWNER_COLUMNS},
+                ),
+                [{"collection_id": c, "page_id": i, **values} for i in page_ids],
             )
         return PendingMark(
             frozenset(r.page_id for r in indexed), frozenset(r.page_id for r in unfinished)
         )
+
+    def mark_unsettled(self, page_ids: Sequence[str]) -> None:
+        """Mark pages pending with no owner, unless a writer has marked them already: a
+        write that lost its ownership after writing Chroma leaves them for a repair."""
+        with self.engine.begin() as db:
+            db.execute(
+                self._insert(pending).on_conflict_do_nothing(),
+                [{"collection_id": self.collection_id, "page_id": i} for i in page_ids],
+            )
+
+    def take_over_pending(self, expected: Mapping[str, str | None], owner: Mapping) -> list[str]:
+        """Give `owner` the marks of these pages that still carry the writer stamp expected
+        of each (a repair takes over the marks of writers that are gone; a mark whose
+        writer changed meanwhile is left alone). Returns the pages taken, sorted."""
+        values = {name: owner.get(name) for name in OWNER_COLUMNS}
+        taken = []
+        with self.engine.begin() as db:
+            for page_id, writer in sorted(expected.items()):
+                same = pending.c.writer.is_(None) if writer is None else pending.c.writer == writer
+                done = db.execute(
+                    update(pending)
+                    .where(
+                        pending.c.collection_id == self.collection_id,
+                        pending.c.page_id == page_id,
+                        same,
+                    )
+                    .values(**values)
+                ).rowcount
+                if done:
+                    taken.append(page_id)
+        return taken
+
+    def _fence(
+        self,
+        db: Connection,
+        page_ids: Sequence[str],
+        writer: str | None,
+        check: Callable[[], None] | None,
+    ) -> None:
+        """Inside a write transaction (the collection's row locked): raise LeaseLost when the
+        writer's lease is no longer held (`check`) or another writer took over a page's
+        mark, so the transaction commits nothing."""
+        if check is not None:
+            check()
+        if writer is None:
+            return
+        owned = {
+            r.page_id
+            for r in self._of_pages(db, [pending.c.page_id, pending.c.writer], page_ids)
+            if r.writer == writer
+        }
+        lost = sorted(set(page_ids) - owned)
+        if lost:
+            raise LeaseLost(
+                f"page(s) {', '.join(lost[:5])} were taken over by another writer or a repair"
+            )
+
+    def _clear_marks(self, db: Connection, page_ids: Sequence[str], writer: str | None) -> None:
+        """Delete the pages' marks (only those of `writer` when given)."""
+        for chunk in _chunks(list(page_ids)):
+            where = [pending.c.collection_id == self.collection_id, pending.c.page_id.in_(chunk)]
+            if writer is not None:
+                where.append(pending.c.writer == writer)
+            db.execute(delete(pending).where(*where))
 
     def _of_pages(self, db: Connection, columns: Sequence[Column], page_ids: Sequence[str]):
         """The `columns` of this collection's rows in their table whose page is one of
@@ -348,16 +431,20 @@ class EvidenceStore:
         self,
         items: Sequence[tuple[Page, Sequence[Evidence]]],
         signatures: Mapping[str, Sequence[int]] | None = None,
+        writer: str | None = None,
+        check: Callable[[], None] | None = None,
     ) -> None:
         """Replace every evidence of each page (records, postings, statistics, vocabulary)
         and the page records (with each page's duplicate signature from `signatures`), and
-        clear their pending marks, in one transaction."""
+        clear their pending marks, in one transaction; with a `writer` stamp, only when its
+        marks are still its own and `check` passes (`_fence`), else LeaseLost."""
         signatures = signatures or {}
         page_ids = [page.id for page, _ in items]
         new = [e for _, page_evidences in items for e in page_evidences]
         c = self.collection_id
         with self.engine.begin() as db:
             reference, generation = self._begin_write(db)
+            self._fence(db, page_ids, writer, check)
             removed_docs, removed_tokens = self._remove_evidences(db, page_ids)
             added_tokens = self._add_evidences(db, new, reference)
             self._add_to_counts(db, len(new) - removed_docs, added_tokens - removed_tokens)
@@ -382,18 +469,17 @@ class EvidenceStore:
                     for page, _ in items
                 ],
             )
-            for chunk in _chunks(page_ids):
-                db.execute(
-                    delete(pending).where(
-                        pending.c.collection_id == c, pending.c.page_id.in_(chunk)
-                    )
-                )
+            self._clear_marks(db, page_ids, writer)
 
-    def delete_page(self, page_id: str) -> None:
-        """Remove a page's record and its evidences, and clear its pending mark."""
+    def delete_page(
+        self, page_id: str, writer: str | None = None, check: Callable[[], None] | None = None
+    ) -> None:
+        """Remove a page's record and its evidences, and clear its pending mark (fenced as
+        `replace_pages` is)."""
         c = self.collection_id
         with self.engine.begin() as db:
             _, generation = self._begin_write(db)
+            self._fence(db, [page_id], writer, check)
             removed_docs, removed_tokens = self._remove_evidences(db, [page_id])
             self._add_to_counts(db, -removed_docs, -removed_tokens)
             db.execute(delete(pages).where(pages.c.collection_id == c, pages.c.page_id == page_id))
@@ -402,9 +488,7 @@ class EvidenceStore:
                 .where(collections.c.id == c)
                 .values(deleted_generation=generation)
             )
-            db.execute(
-                delete(pending).where(pending.c.collection_id == c, pending.c.page_id == page_id)
-            )
+            self._clear_marks(db, [page_id], writer)
 
     @read_again_if_dropped
     def pending_pages(self) -> list[str]:
@@ -416,30 +500,37 @@ class EvidenceStore:
             return sorted(ids)
 
     @read_again_if_dropped
+    def pending_marks(self) -> list[PendingOwner]:
+        """The pending marks with their owners, by page id."""
+        with self.reader.connect() as db:
+            rows = db.execute(
+                select(pending.c.page_id, *(pending.c[n] for n in OWNER_COLUMNS))
+                .where(pending.c.collection_id == self.collection_id)
+                .order_by(pending.c.page_id)
+            ).all()
+        return [PendingOwner(r.page_id, r.writer, r.holder, r.space, r.token) for r in rows]
+
+    @read_again_if_dropped
     def evidence_ids_of(self, page_ids: Sequence[str]) -> list[str]:
         """Ids of the evidences of these pages, sorted."""
         with self.reader.connect() as db:
             rows = self._of_pages(db, [evidences.c.evidence_id], page_ids)
         return sorted(r.evidence_id for r in rows)
 
-    def clear_pending(self, page_ids: Sequence[str]) -> None:
-        """Clear the pending marks of these pages (their vectors were repaired)."""
-        c = self.collection_id
+    def clear_pending(self, page_ids: Sequence[str], writer: str | None = None) -> None:
+        """Clear the pending marks of these pages (their vectors were repaired); only those
+        of `writer` when given."""
         with self.engine.begin() as db:
-            for chunk in _chunks(list(page_ids)):
-                db.execute(
-                    delete(pending).where(
-                        pending.c.collection_id == c, pending.c.page_id.in_(chunk)
-                    )
-                )
+            self._clear_marks(db, page_ids, writer)
 
-    def update_page_record(self, page: Page) -> None:
+    def update_page_record(self, page: Page, check: Callable[[], None] | None = None) -> None:
         """Replace an indexed page's record and leave its evidences (and so its duplicate
         signature) alone. The generation grows, as with every write: the page catalog of
-        every process follows it."""
+        every process follows it. `check` raises LeaseLost when the writer's lease is gone."""
         where = (pages.c.collection_id == self.collection_id) & (pages.c.page_id == page.id)
         with self.engine.begin() as db:
             _, generation = self._begin_write(db)
+            self._fence(db, [page.id], None, check)
             old = db.execute(select(pages.c.record).where(where)).scalar()
             kept = json.loads(old).get("signature", []) if old else []
             db.execute(

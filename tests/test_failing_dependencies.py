@@ -83,7 +83,7 @@ async def test_a_read_only_state_database_is_not_ready_and_asks_say_why(wiki, tm
     assert live.status_code == 200  # the process serves and can read
     assert ready.status_code == 503
     assert "state database cannot be written" in ready.json()["checks"]["state_database"]
-    assert asked.status_code == 503
+    assert asked.status_code == 503 and asked.headers["retry-after"] == "5"
     assert "cannot use its state database" in asked.json()["error"]
     assert "readonly" not in asked.text and "Traceback" not in asked.text
     assert "readonly database" in caplog.text  # the details are in the log
@@ -91,31 +91,133 @@ async def test_a_read_only_state_database_is_not_ready_and_asks_say_why(wiki, tm
 
 
 @pytest.mark.anyio
-async def test_readiness_reports_index_disagreement_pending_pages_and_the_first_sync(
-    wiki, tmp_path
-):
+async def test_readiness_means_able_to_answer(wiki, tmp_path, monkeypatch):
+    """Ready while a first sync runs, an orphan vector exists and a page is half written
+    (a sync is writing it; figures under `index`); not ready when nothing is indexed or the
+    vector database cannot be read."""
     assistant = make_assistant(wiki, tmp_path)
     app = WebApp(assistant).app
-    assert (await get(app, "/readyz")).json() == {
-        "status": "ready",
-        "checks": {"state_database": "ok", "index": "ok", "first_sync": "ok"},
-    }
+    ready = (await get(app, "/readyz")).json()
+    assert ready["status"] == "ready"
+    assert ready["checks"] == {"state_database": "ok", "index": "ok", "first_sync": "ok"}
     with session_factory(assistant.store.url)() as db:
         db.add(SyncSpace(space="TEST"))  # a first run that has not finished
         db.commit()
     index = assistant.index
-    index._collection.upsert(  # an orphan vector, and a page left pending
+    index._collection.upsert(  # an orphan vector, and a page being written
         ids=["ghost#0000"], embeddings=index.embedder.embed(["x"]), metadatas=[{"page_id": "g"}]
     )
     index._mark_pending(["g"])
+    reply = await get(app, "/readyz")
+    assert reply.status_code == 200 and reply.json()["status"] == "ready"
+    figures = reply.json()["index"]
+    assert figures["vectors"] == figures["evidences"] + 1 and figures["pending"] == 1
+
+    monkeypatch.setattr(index, "count", lambda: 0)
+    reply = await get(app, "/readyz")
+    assert reply.status_code == 503
+    assert reply.json()["checks"]["first_sync"] == (
+        "nothing is indexed yet; the first sync of 1 space(s) runs"
+    )
+    assert "TEST" not in reply.text  # anonymous: no space is named
+    monkeypatch.undo()
+
+    def chroma_down():
+        raise httpx.ConnectError("[Errno 111] Connection refused")
+
+    monkeypatch.setattr(index, "dense_count", chroma_down)
+    reply = await get(app, "/readyz")
+    assert reply.status_code == 503
+    assert "vector database (Chroma) cannot be read" in reply.json()["checks"]["index"]
+    assistant.close()
+
+
+@pytest.fixture(scope="module")
+def chroma_outage(tmp_path_factory) -> BaseException:
+    """What a query of a Chroma server that went down raises: a real `chroma run` on
+    127.0.0.1, a collection, the server stopped, a query."""
+    import subprocess
+    import sys
+    import time
+    from pathlib import Path
+
+    import chromadb
+    import numpy as np
+
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        port = probe.getsockname()[1]
+    chroma = Path(sys.executable).with_name("chroma")
+    folder = tmp_path_factory.mktemp("chroma")
+    command = [str(chroma), "run", "--path", str(folder), "--host", "127.0.0.1"]
+    server = subprocess.Popen(
+        [*command, "--port", str(port)], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL
+    )
     try:
-        checks = (await get(app, "/readyz")).json()["checks"]
-        assert "the first sync of 1 space(s) has not finished" in checks["first_sync"]
-        assert "TEST" not in str(checks)  # anonymous: no space is named
-        assert "Chroma" in checks["index"] and "half written" in checks["index"]
+        deadline = time.monotonic() + 60
+        while True:
+            try:
+                httpx.get(f"http://127.0.0.1:{port}/api/v2/heartbeat")
+                break
+            except httpx.TransportError:
+                assert time.monotonic() < deadline, "chroma run did not start"
+                time.sleep(0.1)
+        client = chromadb.HttpClient(host="127.0.0.1", port=port)
+        collection = client.get_or_create_collection("outage", embedding_function=None)
+        collection.upsert(ids=["a"], embeddings=np.ones((1, 4), dtype=np.float32))
     finally:
-        index.repair_pending()
-    assert (await get(app, "/readyz")).json()["checks"]["index"] == "ok"
+        server.terminate()
+        server.wait()
+    with pytest.raises(Exception) as caught:
+        collection.query(query_embeddings=[np.ones(4, dtype=np.float32)], n_results=1)
+    return caught.value
+
+
+@pytest.mark.anyio
+async def test_a_chroma_server_that_is_down_is_a_503_with_retry_after(
+    wiki, tmp_path, monkeypatch, chroma_outage
+):
+    assert isinstance(chroma_outage, httpx.ConnectError)  # the HTTP client's, not Chroma's
+    assistant = make_assistant(wiki, tmp_path)
+
+    def down(*args, **kwargs):
+        raise chroma_outage
+
+    monkeypatch.setattr(assistant.index, "dense_search", down)
+    asked = await post(
+        WebApp(assistant).app, "/api/ask", question="What is BATS?", conversation=CONVERSATION
+    )
+    assert asked.status_code == 503
+    assert asked.headers["retry-after"] == "5"
+    assert "cannot read its search index" in asked.json()["error"]
+    assert "Connection refused" not in asked.text
+    assistant.close()
+
+
+def test_a_vector_deleted_during_a_search_is_searched_again(wiki, tmp_path, caplog):
+    """A Chroma server may answer "Error finding id" for a query that meets a vector a
+    sync deleted meanwhile; the search is made once more, not failed."""
+    from chromadb.errors import InternalError
+
+    assistant = make_assistant(wiki, tmp_path)
+    index = assistant.index
+    collection = index._collection
+    calls = []
+
+    class Racing:
+        def __getattr__(self, name):
+            return getattr(collection, name)
+
+        def query(self, **kwargs):
+            calls.append(kwargs)
+            if len(calls) == 1:
+                raise InternalError("Error executing plan: Error finding id")
+            return collection.query(**kwargs)
+
+    index._collection = Racing()
+    found = index.dense_search(index.embedder.embed(["BATS"])[0], k=3)
+    assert len(calls) == 2 and len(found) == 3
+    assert "searching again" in caplog.text
     assistant.close()
 
 

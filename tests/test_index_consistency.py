@@ -74,8 +74,8 @@ class CrashingIndex(EvidenceIndex):
         super().__init__(*args, **kwargs)
         self.step = step
 
-    def _mark_pending(self, page_ids):
-        known = super()._mark_pending(page_ids)
+    def _mark_pending(self, page_ids, owner=None):
+        known = super()._mark_pending(page_ids, owner)
         if self.step == "pending marked":
             raise Crash
         return known
@@ -200,7 +200,10 @@ def test_writes_are_larger_while_no_search_runs(settings, monkeypatch):
     monkeypatch.setattr(
         index.store,
         "replace_pages",
-        lambda items, *a: (batches.append(sum(len(e) for _, e in items)), replace(items, *a))[1],
+        lambda items, *a, **kw: (
+            batches.append(sum(len(e) for _, e in items)),
+            replace(items, *a, **kw),
+        )[1],
     )
     many = [page(n, f"Alpha {n}. Beta {n}. Gamma {n}.") for n in range(1, 41)]
     index.index_pages(many[:20])

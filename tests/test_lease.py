@@ -42,22 +42,24 @@ def test_one_holder_at_a_time_until_released(state_url):
 def test_a_crashed_holders_lease_expires_and_it_cannot_renew_after(state_url):
     crashed = SpaceLeases(state_url, timedelta(seconds=0.5), holder="host-a:1:x")
     other = SpaceLeases(state_url, timedelta(minutes=5), holder="host-b:2:y")
-    assert crashed.acquire("ENG")
+    lease = crashed.acquire("ENG")
+    assert lease
     assert not other.acquire("ENG")
     time.sleep(0.6)  # the crashed holder renews no more
     assert crashed.holder_of("ENG") is None
-    assert other.acquire("ENG")
+    taken = other.acquire("ENG")
+    assert taken.token == lease.token + 1  # the fencing token grows
     with pytest.raises(LeaseLost, match="host-b:2:y"):
-        crashed.renew("ENG")
+        lease.renew()
 
 
 def test_renewing_keeps_the_lease(state_url):
     holder = SpaceLeases(state_url, timedelta(seconds=0.5), holder="host-a:1:x")
     other = SpaceLeases(state_url, timedelta(minutes=5), holder="host-b:2:y")
-    assert holder.acquire("ENG")
+    lease = holder.acquire("ENG")
     for _ in range(3):
         time.sleep(0.3)
-        holder.renew("ENG")
+        lease.renew()
         assert not other.acquire("ENG")
 
 

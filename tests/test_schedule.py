@@ -19,7 +19,7 @@ from apscheduler.triggers.cron import CronTrigger
 from apscheduler.triggers.interval import IntervalTrigger
 from sqlalchemy import func, select
 
-from connectors.schedule import Worker, parse_schedule
+from connectors.schedule import DISCOVERY_JOB, Worker, parse_schedule
 from connectors.state import SyncPage, SyncSpace
 from core.db import session_factory
 from core.index import EvidenceIndex
@@ -115,7 +115,7 @@ def test_jobs_survive_a_restart_and_follow_the_settings(tmp_path, pages_folder):
     wait_for(lambda: first.runs["A"] and first.runs["B"])
     jobs = {job.id: job for job in first.scheduler.get_jobs()}
     first.shutdown()
-    assert set(jobs) == {"sync:A", "sync:B"}
+    assert set(jobs) == {"sync:A", "sync:B", DISCOVERY_JOB}
     assert all(j.max_instances == 1 and j.coalesce for j in jobs.values())
     assert index.page_ids() == {"p0", "p1", "p2", "p3"}
 
@@ -129,10 +129,40 @@ def test_jobs_survive_a_restart_and_follow_the_settings(tmp_path, pages_folder):
     changed = settings.replace(sync_spaces="A", sync_schedules="A=0 3 * * *")
     third = Worker(changed, index)
     third.start()
-    (job,) = third.scheduler.get_jobs()
+    (job,) = [j for j in third.scheduler.get_jobs() if j.id != DISCOVERY_JOB]
     third.shutdown()
     assert job.id == "sync:A"
     assert isinstance(job.trigger, CronTrigger)
+
+
+def test_a_space_found_or_configured_later_is_synced_without_a_restart(
+    tmp_path, pages_folder, monkeypatch
+):
+    """A space whose pages appear in the files folder, then a space list changed in the
+    settings file (CONFBOT_CONFIG), reach the running worker at its next discovery."""
+    settings = sync_settings(
+        tmp_path / "data",
+        **files_environ(pages_folder),
+        CONFBOT_SYNC_SCHEDULE="1h",
+        CONFBOT_SYNC_DISCOVERY_INTERVAL="0.2s",
+    )
+    index = EvidenceIndex(settings, HashEmbedder())
+    worker = Worker(settings, index)
+    worker.start()
+    try:
+        wait_for(lambda: worker.runs["A"] and worker.runs["B"])
+        record = {"id": "c0", "title": "New", "url": "", "space": "C", "date": "2024-11-15"}
+        record["content"] = "<p>A page of a new space.</p>"
+        (pages_folder / "c.json").write_text(json.dumps(record), encoding="utf-8")
+        wait_for(lambda: worker.runs["C"] and "c0" in index.page_ids())
+
+        config = tmp_path / "confbot.toml"
+        config.write_text('sync_spaces = "A,C"\n', encoding="utf-8")
+        monkeypatch.setenv("CONFBOT_CONFIG", str(config))
+        wait_for(lambda: worker.scheduler.get_job("sync:B") is None)
+        assert worker.scheduler.get_job("sync:C") is not None
+    finally:
+        worker.shutdown()
 
 
 def test_runs_of_a_space_never_overlap(tmp_path, pages_folder):

@@ -78,11 +78,13 @@ class CrashingIndex(EvidenceIndex):
         super().__init__(*args, **kwargs)
         self.after = after
 
-    def upsert_pages(self, items, vectors=None):
+    def upsert_pages(self, items, vectors=None, fence=None):
         survive = items[: self.after]
         if survive:
             super().upsert_pages(
-                survive, None if vectors is None else vectors[: sum(len(e) for _, e in survive)]
+                survive,
+                None if vectors is None else vectors[: sum(len(e) for _, e in survive)],
+                fence,
             )
         self.after -= len(survive)
         if len(survive) < len(items):

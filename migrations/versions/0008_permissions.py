@@ -3,14 +3,14 @@ members, the accounts the sync saw, an admin's identity → account mappings, an
 counter.
 
 Revision ID: 0008_permissions
-Revises: 0006_index_fingerprint
+Revises: 0007_write_ownership
 """
 
 import sqlalchemy as sa
 from alembic import op
 
 revision = "0008_permissions"
-down_revision = "0006_index_fingerprint"
+down_revision = "0007_write_ownership"
 branch_labels = None
 depends_on = None
 

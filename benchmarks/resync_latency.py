@@ -1,0 +1,143 @@
+"""Answer latency while a full re-sync runs, against idle, in the mode the environment names.
+
+Syncs the ConfQuestions pages (files source) into the index the settings name, then times
+the answers of ASKERS threads asking the benchmark's English questions through the Assistant
+(the offline answerer; each follow-up suggestion computed after its answer, as the surfaces
+do; every question is asked once before, so that no first-time cost is timed):
+for IDLE_S seconds with nothing else running, then while a separate process, as a worker
+would be, runs `confbot sync --full` (every page re-indexed; the embedding cache spares the
+embedder). Where the machine has more than 2 CPUs, the sync process gets a quarter of them
+(at least one) and this process the others, as a deployment gives the worker its own
+cores. Prints median and p95 of both, their ratio, the re-sync's time, the CPUs and load.
+
+Single node (SQLite store, embedded Chroma):
+    CONFBOT_DATA_DIR=/tmp/bench-resync .venv/bin/python benchmarks/resync_latency.py
+Server mode (PostgreSQL store, a Chroma server):
+    CONFBOT_DATA_DIR=/tmp/bench-resync-server \\
+    CONFBOT_DATABASE_URL=postgresql+psycopg2://... CONFBOT_CHROMA_URL=http://127.0.0.1:8000 \\
+        .venv/bin/python benchmarks/resync_latency.py
+"""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+import threading
+import time
+import uuid
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT))
+
+from benchmarks._common import DATA, percentile, summary_ms  # noqa: E402
+from connectors.files import FilesSource  # noqa: E402
+from connectors.sync import SpaceSync  # noqa: E402
+from core.assistant import Assistant, ConversationKey  # noqa: E402
+from core.evaluation.benchmark import load_conversations  # noqa: E402
+from core.evaluation.benchmark import questions as benchmark_questions  # noqa: E402
+from core.settings import Settings  # noqa: E402
+
+ASKERS = 2
+IDLE_S = 30.0
+
+
+def questions_of(conversations: list[dict]) -> list:
+    """The completed English questions of the benchmark."""
+    return benchmark_questions(conversations, "completed", ("en",))
+
+
+def cpu_split() -> tuple[set[int], set[int]]:
+    """(the sync's CPUs, the askers' CPUs): a quarter of them (at least one) for the sync
+    where there are more than 2, else all for both."""
+    cpus = sorted(os.sched_getaffinity(0))
+    if len(cpus) <= 2:
+        return set(cpus), set(cpus)
+    share = max(1, len(cpus) // 4)
+    return set(cpus[-share:]), set(cpus[:-share])
+
+
+def ask_loop(assistant: Assistant, questions: list[str], stop: threading.Event, out: list):
+    """Ask in new conversations until `stop`, appending each answer's (start, end)."""
+    n = 0
+    while not stop.is_set():
+        key = ConversationKey("bench", "w", "c", uuid.uuid4().hex)
+        begin = time.perf_counter()
+        turn = assistant.ask(key, questions[n % len(questions)], suggest=False)
+        out.append((begin, time.perf_counter()))
+        assistant.suggest(turn.id)
+        n += 1
+
+
+def latencies(assistant: Assistant, questions: list[str], during=None) -> tuple[list, float]:
+    """Answer latencies (ms) of ASKERS threads for IDLE_S, or while `during()` runs."""
+    stop = threading.Event()
+    results: list[list] = [[] for _ in range(ASKERS)]
+    threads = [
+        threading.Thread(target=ask_loop, args=(assistant, questions[i::ASKERS], stop, results[i]))
+        for i in range(ASKERS)
+    ]
+    for thread in threads:
+        thread.start()
+    time.sleep(1.0)  # every asker is busy
+    began = time.perf_counter()
+    if during is None:
+        time.sleep(IDLE_S)
+    else:
+        during()
+    ended = time.perf_counter()
+    stop.set()
+    for thread in threads:
+        thread.join()
+    times = [(e - s) * 1000 for r in results for s, e in r if s >= began and e <= ended]
+    return times, ended - began
+
+
+def main() -> None:
+    settings = Settings.load().replace(llm_base_url="")
+    folder = DATA / "documents"
+    if not folder.is_dir():
+        raise SystemExit(f"ConfQuestions not found at {DATA}; set CONFBOT_BENCHMARK_DIR")
+    mode = "server" if settings.chroma_url else "single node"
+    assistant = Assistant.from_settings(settings)
+    source = FilesSource(folder)
+    for space in source.spaces():  # the first build, not timed
+        print(SpaceSync(settings, assistant.index, source).run(space).summary(), flush=True)
+    assistant.warm_up()
+    questions = [q.text for q in questions_of(load_conversations(DATA / "conversations.json"))]
+    for text in questions:  # caches warm: query vectors, translations, units
+        assistant.ask(ConversationKey("bench", "w", "c", uuid.uuid4().hex), text, suggest=False)
+    sync_cpus, ask_cpus = cpu_split()
+    os.sched_setaffinity(0, ask_cpus)
+
+    idle, _ = latencies(assistant, questions)
+
+    def resync() -> None:
+        command = [sys.executable, "-m", "bot.cli", "sync", "--full", "--source", "files"]
+        process = subprocess.Popen(
+            [*command, "--path", str(folder)],
+            cwd=ROOT,
+            env={**os.environ, "PYTHONPATH": str(ROOT), "CONFBOT_LLM_BASE_URL": ""},
+            stdout=subprocess.DEVNULL,
+            stderr=subprocess.PIPE,
+            text=True,
+            preexec_fn=lambda: os.sched_setaffinity(0, sync_cpus),
+        )
+        _, err = process.communicate()
+        if process.returncode:
+            raise SystemExit(f"the re-sync failed:\n{err}")
+
+    during, seconds = latencies(assistant, questions, resync)
+    load = ", ".join(f"{x:.2f}" for x in os.getloadavg())
+    print(f"mode: {mode}; {assistant.index.count()} evidences; {ASKERS} askers")
+    print(f"CPUs: sync {sorted(sync_cpus)}, askers {sorted(ask_cpus)}; load average {load}")
+    print(f"answers idle ({len(idle)} in {IDLE_S:.0f} s): {summary_ms(idle)}")
+    print(f"answers during a full re-sync ({len(during)} in {seconds:.1f} s): {summary_ms(during)}")
+    ratio = percentile(during, 95) / percentile(idle, 95)
+    print(f"p95 during / idle: {ratio:.2f}x (target <= 1.5x)")
+    assistant.close()
+
+
+if __name__ == "__main__":
+    main()

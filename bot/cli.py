@@ -470,7 +470,7 @@ def build_parser() -> argparse.ArgumentParser:
     _add_config_option(p)
     p.set_defaults(func=cmd_retention)
 
-    p = sub.add_parser("audit", help="the latest admin actions (audit log)")
+    p = sub.add_parser("audit", help="the latest admin actions and filtered answers (audit log)")
     p.add_argument(
         "--limit",
         type=_argument(lambda text: ascii_int(text, 1, 10_000, "limit")),

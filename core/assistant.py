@@ -26,6 +26,7 @@ from collections.abc import Callable, Collection, Sequence
 from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import asdict, dataclass, field
 
+from core import audit
 from core.access import Reader, Scope
 from core.access_store import AccessStore
 from core.answer import Citation, generate
@@ -189,7 +190,8 @@ class Assistant:
     Every search is limited to what the turn's audience may read (`readers`: the asker, or
     every member of a Slack channel; none: anonymous), by their permissions as the sync
     recorded them (`core.access`): the answer, its trace, Explain and the suggested
-    follow-ups are all built from readable evidence only."""
+    follow-ups are all built from readable evidence only. An answer whose search held back
+    pages for that reason is written to the audit log (`core.audit.record_withheld`)."""
 
     def __init__(
         self,
@@ -376,6 +378,10 @@ class Assistant:
             model=answer.model,
             timings=record_timings,
         )
+        if retrieval.withheld:  # one insert, only for an answer permissions filtered
+            audit.record_withheld(
+                self.store.url, key.surface, record.id, readers, retrieval.withheld
+            )
         mark = lap("store", mark)
         if self.settings.explain_in_background:
             self._explain_later(record.id)

@@ -54,15 +54,25 @@ def page_of(evidence_id: str) -> str:
     return evidence_id.rpartition("#")[0]
 
 
-def _readable(search, k: int, pages: Collection[str]) -> list[tuple[str, float]]:
+def _readable(
+    search,
+    k: int,
+    pages: Collection[str],
+    withheld: set[str] | None = None,
+    within: int = 0,
+) -> list[tuple[str, float]]:
     """The best `k` of `search(n)` (a retriever's top n) whose page is not in `pages`,
-    asking for more while fewer than half are left and the retriever had more to give."""
+    asking for more while fewer than half are left and the retriever had more to give.
+    `withheld`, when given, gets the pages in `pages` among the first `within` of the
+    first list: those the reader would have had near the top without the permissions."""
     asked = k
     for round_ in range(OVERFETCH_ROUNDS + 1):
         found = search(asked)
         if not pages:
             return found
         kept = [(i, score) for i, score in found if page_of(i) not in pages]
+        if round_ == 0 and withheld is not None and len(kept) < len(found):
+            withheld.update(page_of(i) for i, _ in found[:within] if page_of(i) in pages)
         if 2 * len(kept) >= k or len(found) < asked or round_ == OVERFETCH_ROUNDS:
             return kept[:k]
         asked *= 4
@@ -86,7 +96,9 @@ class ScoredEvidence:
 class Candidates:
     """What each retriever found for a query, before fusion: (evidence id, score) lists by
     retriever name, and the time each search took (ms); `scope` the permissions they were
-    searched with (near-duplicates of a result are named only where it allows them)."""
+    searched with (near-duplicates of a result are named only where it allows them);
+    `withheld` the pages the scope removed from either list's first `top_k` (the pages of
+    the spaces it denies are not counted: those spaces are never searched)."""
 
     query: str
     language: str
@@ -94,6 +106,7 @@ class Candidates:
     timings: dict[str, float]
     tokens: list[str] = field(default_factory=list)
     scope: Scope | None = None
+    withheld: frozenset[str] = frozenset()
 
 
 @dataclass
@@ -102,13 +115,15 @@ class Retrieval:
 
     `stale` counts the retrieved ids the evidence store no longer holds (a vector a crash
     left behind, or a page deleted between the searches and the read): they are skipped
-    before the top k is cut, so they never cost a result."""
+    before the top k is cut, so they never cost a result. `withheld`: the pages near the
+    top that the asker's permissions held back (`Candidates.withheld`), for the audit log."""
 
     query: str
     language: str
     results: list[ScoredEvidence]
     timings: dict[str, float]
     stale: int = 0
+    withheld: frozenset[str] = frozenset()
 
 
 def rrf(rankings: dict[str, list[str]], weights: dict[str, float], k: int) -> dict[str, float]:
@@ -230,6 +245,7 @@ class Retriever:
             if scope.spaces:
                 spaces = scope.searchable(spaces, self._indexed_spaces())
             denied = scope.pages
+        withheld: set[str] = set()
         timings: dict[str, float] = {}
         language = s.lexical_language
         if language == "auto":
@@ -242,6 +258,8 @@ class Retriever:
                 lambda n: self.index.lexical_search(query, n, spaces, language),
                 s.candidates_k,
                 denied,
+                withheld,
+                s.top_k,
             )
             tokens = self.index.query_tokens(query, language)
             timings["lexical_ms"] = (time.perf_counter() - start) * 1000
@@ -251,10 +269,14 @@ class Retriever:
             timings["embed_ms"] = (time.perf_counter() - start) * 1000
             start = time.perf_counter()
             scored["dense"] = _readable(
-                lambda n: self.index.dense_search(vector, n, spaces), s.candidates_k, denied
+                lambda n: self.index.dense_search(vector, n, spaces),
+                s.candidates_k,
+                denied,
+                withheld,
+                s.top_k,
             )
             timings["dense_ms"] = (time.perf_counter() - start) * 1000
-        return Candidates(query, language, scored, timings, tokens, scope)
+        return Candidates(query, language, scored, timings, tokens, scope, frozenset(withheld))
 
     def rank(self, candidates: Candidates, k: int | None = None) -> Retrieval:
         """Fuse the candidates, adjust them by page (core.page_ranking), re-rank when a
@@ -316,7 +338,7 @@ class Retriever:
         for position, r in enumerate(results, start=1):
             r.rank = position
         timings["total_ms"] = sum(timings.values())
-        return Retrieval(query, candidates.language, results, timings, stale)
+        return Retrieval(query, candidates.language, results, timings, stale, candidates.withheld)
 
     def _indexed_spaces(self) -> set[str]:
         """The spaces of the indexed pages, from the page catalog (computed again when it

@@ -3,10 +3,10 @@
 from __future__ import annotations
 
 import argparse
-import logging
 import sys
 from pathlib import Path
 
+from bot.logs import configure as configure_logging
 from core.redact import SecretMasker, redact_url, secret_values
 from core.settings import Settings, SettingsError, describe, parse_overrides
 
@@ -102,9 +102,11 @@ def cmd_sync(args: argparse.Namespace) -> int:
 def cmd_bot(args: argparse.Namespace) -> int:
     """Answer in Slack over Socket Mode until interrupted (see bot/slack.py)."""
     from bot.metrics import serve_metrics
+    from bot.setting_checks import validate
     from bot.slack import run_socket_mode
 
     settings = _settings(args)
+    validate(settings)
     serve_metrics(settings)
     return run_socket_mode(settings)
 
@@ -114,12 +116,14 @@ def cmd_worker(args: argparse.Namespace) -> int:
     weekly gaps reports (see bot/gaps.py)."""
     from bot.gaps import weekly_jobs
     from bot.metrics import serve_metrics
+    from bot.setting_checks import validate
     from connectors.schedule import Worker
     from core.db import upgrade
     from core.embeddings import make_embedder
     from core.index import EvidenceIndex
 
     settings = _settings(args)
+    validate(settings)
     upgrade(settings.sqlalchemy_url)
     index = EvidenceIndex(settings, make_embedder(settings))
     serve_metrics(settings)
@@ -200,7 +204,9 @@ def cmd_serve(args: argparse.Namespace) -> int:
 def build_parser() -> argparse.ArgumentParser:
     """The argument parser with every subcommand."""
     parser = argparse.ArgumentParser(prog="confbot", description=__doc__)
-    parser.add_argument("-v", "--verbose", action="store_true", help="log debug messages")
+    parser.add_argument(
+        "-v", "--verbose", action="store_true", help="log debug messages, the libraries' too"
+    )
     sub = parser.add_subparsers(dest="command", required=True)
 
     p = sub.add_parser("settings", help="list all settings and their environment variables")
@@ -395,10 +401,7 @@ def main(argv: list[str] | None = None) -> int:
     """Entry point of the `confbot` console script."""
     parser = build_parser()
     args = parser.parse_args(argv)
-    logging.basicConfig(
-        level=logging.DEBUG if args.verbose else logging.INFO,
-        format="%(asctime)s %(levelname)s %(name)s: %(message)s",
-    )
+    configure_logging(args.verbose)
     try:
         return args.func(args) or 0
     except SettingsError as exc:

@@ -15,7 +15,7 @@ import logging
 import signal
 import threading
 from collections import Counter
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Collection, Sequence
 from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
 
@@ -163,13 +163,14 @@ class Worker:
         spaces = spaces_to_sync(self.settings, make_source(self.settings))
         return {s: self.settings.sync_schedules.get(s, self.settings.sync_schedule) for s in spaces}
 
-    def start(self) -> None:
+    def start(self, synced: Collection[str] = ()) -> None:
         """Start the scheduler with one sync job per space and the other `jobs`; a job whose
         schedule is unchanged keeps its stored next run time, a new or changed sync runs
-        now, and a stored job no longer configured is removed."""
+        now (unless its space is in `synced`, spaces the caller synced a moment ago, which
+        wait for their schedule), and a stored job no longer configured is removed."""
         global _worker
         wanted = [
-            Job(JOB_PREFIX + s, run_space, (s,), spec, f"sync {s}", run_now=True)
+            Job(JOB_PREFIX + s, run_space, (s,), spec, f"sync {s}", run_now=s not in synced)
             for s, spec in self.schedules().items()
         ] + self.jobs
         triggers = {job.id: parse_schedule(job.spec) for job in wanted}

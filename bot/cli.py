@@ -8,7 +8,7 @@ from pathlib import Path
 
 from bot.logs import configure as configure_logging
 from core.redact import SecretMasker, redact_url, secret_values
-from core.settings import Settings, SettingsError, describe, parse_overrides
+from core.settings import Settings, SettingsError, parse_overrides, unknown_variables
 
 # The out-of-scope questions of the repository (tests/data), for `confbot eval --answers`.
 OUT_OF_SCOPE_QUESTIONS = (
@@ -29,6 +29,8 @@ def _settings(args: argparse.Namespace) -> Settings:
     database pools open at most `database_connections` connections each."""
     from core.db import limit_connections
 
+    for warning in unknown_variables():
+        print(f"confbot: warning: {warning}", file=sys.stderr)
     settings = Settings.load(overrides=parse_overrides(getattr(args, "config", None) or []))
     SecretMasker(secret_values(settings)).install()
     limit_connections(settings.database_connections)
@@ -45,9 +47,11 @@ def _add_config_option(parser: argparse.ArgumentParser) -> None:
 
 
 def cmd_settings(args: argparse.Namespace) -> int:
-    """Print every setting with its environment variable, default and help."""
-    for name, env, default, help_text in describe():
-        print(f"{name}\n    {env} (default: {default!r})\n    {help_text}")
+    """Print every setting by area with the value in effect, its origin and its help."""
+    from bot.settings_view import settings_lines
+
+    overrides = parse_overrides(args.config or [])
+    print("\n".join(settings_lines(_settings(args), overrides=overrides, help_text=not args.brief)))
     return 0
 
 
@@ -209,7 +213,11 @@ def build_parser() -> argparse.ArgumentParser:
     )
     sub = parser.add_subparsers(dest="command", required=True)
 
-    p = sub.add_parser("settings", help="list all settings and their environment variables")
+    p = sub.add_parser(
+        "settings", help="list all settings by area: the value in effect, where it comes from"
+    )
+    p.add_argument("--brief", action="store_true", help="one line a setting, without its help")
+    _add_config_option(p)
     p.set_defaults(func=cmd_settings)
 
     # Subcommands register below, one block each.

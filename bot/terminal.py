@@ -19,6 +19,7 @@ from core.answer import closest_pages, decline_message
 from core.assistant import Assistant, ConversationKey, Turn
 from core.attribution import Explanation
 from core.excerpt import Excerpt
+from core.extractive import ExtractiveLLM
 from core.llm import LLMError
 from core.present import (
     Named,
@@ -142,11 +143,15 @@ def render_trace(turn: Turn) -> str:
         e = r.evidence
         where = f"{e.title} — {e.heading}" if e.heading else e.title
         lines.append(f"  {r.rank:>2}. {r.score:8.4f}  {per}  {where} [{e.id}, {e.kind}]")
+    offline = turn.model == ExtractiveLLM.name
     for step, messages in turn.messages.items():
         if not messages:
             continue
         lines.append("")
-        lines.append(f"Messages sent ({step}):")
+        if offline:  # the embedded answerer reads the prompt in-process: nothing was sent
+            lines.append(f"Prompt read by the offline answerer ({step}; nothing was sent):")
+        else:
+            lines.append(f"Messages sent ({step}):")
         for message in messages:
             lines.append(f"--- {message['role']}")
             lines.append(message["content"])
@@ -163,13 +168,18 @@ def chat(
     lines: Iterable[str],
     out: TextIO,
     spaces: list[str] | None = None,
+    echo: bool = False,
 ) -> None:
-    """Answer each line (or run it as a command) until the lines end or `/quit`."""
+    """Answer each line (or run it as a command) until the lines end or `/quit`; with
+    `echo` (questions from the command line, not typed at the prompt) each line is printed
+    after a `? ` first, so the output reads as the conversation it was."""
     last: Turn | None = None
     for line in lines:
         text = line.strip()
         if not text:
             continue
+        if echo:
+            print(f"? {text}", file=out)
         if text.startswith("/"):
             command = text.split()[0].lower()
             if command in ("/quit", "/exit", "/q"):
@@ -273,7 +283,7 @@ def run(args: argparse.Namespace, settings: Settings) -> int:
     key = ConversationKey("terminal", _user(), "cli", thread)
     spaces = args.space or None
     if args.question:
-        chat(assistant, key, args.question, sys.stdout, spaces)
+        chat(assistant, key, args.question, sys.stdout, spaces, echo=True)
         return 0
     print(f"confbot: ask about the wiki ({assistant.llm.name} answers). /help for commands.")
     chat(assistant, key, _prompt_lines("? "), sys.stdout, spaces)

@@ -80,27 +80,11 @@ def cmd_eval(args: argparse.Namespace) -> int:
 
 
 def cmd_sync(args: argparse.Namespace) -> int:
-    """Pull changed pages into the index and print a summary per space (see connectors/sync.py)."""
-    from connectors.sync import SpaceSync, make_source, spaces_to_sync
-    from core.db import upgrade
-    from core.embeddings import make_embedder
-    from core.index import EvidenceIndex
+    """Pull changed pages into the index: a progress display, a summary per space and a total
+    (see bot/sync_command.py and connectors/sync.py)."""
+    from bot.sync_command import run
 
-    settings = _settings(args)
-    upgrade(settings.sqlalchemy_url)
-    source = make_source(settings, args.source, args.path)
-    spaces = spaces_to_sync(settings, source, args.space or ())
-    for name, error in getattr(source, "failures", []):
-        print(f"unreadable file skipped: {name}: {error}", file=sys.stderr)
-    sync = SpaceSync(settings, EvidenceIndex(settings, make_embedder(settings)), source)
-    stopped = False
-    for space in spaces:
-        report = sync.run(space, full=args.full, progress=sys.stderr.isatty())
-        print(report.summary())
-        for page_id, reason in report.failures:
-            print(f"  failed: page {page_id}: {reason}")
-        stopped |= report.error is not None
-    return 1 if stopped else 0
+    return run(args, _settings(args))
 
 
 def cmd_bot(args: argparse.Namespace) -> int:
@@ -182,6 +166,15 @@ def cmd_gaps(args: argparse.Namespace) -> int:
     upgrade(settings.sqlalchemy_url)
     embedder = make_embedder(settings)
     index = EvidenceIndex(settings, embedder)
+    indexed = index.spaces()
+    if args.space and args.space not in indexed:
+        index.close()
+        known = ", ".join(sorted(indexed)) or "none: run `confbot sync`"
+        print(
+            f"confbot gaps: --space: no indexed page is in {args.space} (spaces: {known})",
+            file=sys.stderr,
+        )
+        return 2
     try:
         reports = gap_reports(settings, index, embedder, args.space, since)
     finally:

@@ -134,8 +134,10 @@ class SpaceSync:
         self.stop = stop or threading.Event()
         self.leases = SpaceLeases(settings.sqlalchemy_url, parse_interval(settings.sync_lease))
 
-    def run(self, space: str, full: bool = False, progress: bool = False) -> SyncReport:
+    def run(self, space: str, full: bool = False, progress=False) -> SyncReport:
         """Sync one space; `full` re-reads and re-indexes every page and lists the space.
+        `progress`: True for a tqdm bar, or an object with `update(done, total)` and
+        `close()` (the display of `confbot sync`).
 
         Errors of the source (Confluence unreachable, retries exhausted) end the run early
         with `report.error` set; what was recorded before stays and the next run goes on.
@@ -148,7 +150,7 @@ class SpaceSync:
             report.error = f"not synced: {holder} is syncing space {space}"
             log.info("%s", report.error)
             return report
-        bar = _Progress(space, progress)
+        bar = _Progress(space, progress) if isinstance(progress, bool) else progress
         try:
             self.index.repair_pending()  # what a crash left half written, first
             self._run(space, full, report, bar)

@@ -119,7 +119,9 @@ def test_ask_explain_and_trace_in_headless_chromium(tmp_path):
                 turn.locator("details.trace summary").click()
                 trace = turn.locator(".trace-body")
                 expect(trace.locator("table").first).to_contain_text("lexical")
-                expect(trace).to_contain_text("Prompt read by the offline answerer (answer; nothing was sent)")
+                expect(trace).to_contain_text(
+                    "Prompt read by the offline answerer (answer; nothing was sent)"
+                )
                 expect(trace).to_contain_text("total")
 
                 # Text from the user is shown as text, never run as markup.

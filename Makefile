@@ -6,10 +6,12 @@ STAMP := $(VENV)/.installed
 
 .PHONY: run test lint docs bge test-bge benchmarks clean
 
+# The editable install of a flat layout makes setuptools print an "Editable installation"
+# box (folders named like the packages take precedence: intended here); it is silenced.
 $(STAMP): pyproject.toml
 	$(PYTHON) -m venv $(VENV)
 	$(BIN)/pip install --quiet --upgrade pip
-	$(BIN)/pip install --quiet -e ".[dev]"
+	PYTHONWARNINGS="ignore:Editable installation" $(BIN)/pip install --quiet -e ".[dev]"
 	touch $(STAMP)
 
 run: $(STAMP)

@@ -102,6 +102,25 @@ def gap_reports(
     return reports
 
 
+def distinct_questions(gap: Gap) -> list[tuple[str, int]]:
+    """The group's questions without repeats, most typical first, each with how often it
+    was asked (a question asked again and again is one line, not a list of copies); two
+    questions are the same when they differ only in case, spacing or end punctuation."""
+    seen: dict[str, list] = {}
+    for question in gap.questions:
+        text = question.completed_question
+        key = " ".join(text.casefold().split()).rstrip("?!. ")
+        if key in seen:
+            seen[key][1] += 1
+        else:
+            seen[key] = [text, 1]
+    return [(text, count) for text, count in seen.values()]
+
+
+def _asked(text: str, count: int) -> str:
+    return f"{text} (asked {count}×)" if count > 1 else text
+
+
 def _counts(gap: Gap) -> str:
     parts = []
     if gap.declined:
@@ -125,10 +144,11 @@ def report_lines(report: GapsReport) -> list[str]:
             f"{number}. {len(gap.questions)} question(s) ({_counts(gap)}),"
             f" last asked {gap.last_asked:%Y-%m-%d}"
         )
-        for question in gap.questions[:QUESTIONS_SHOWN]:
-            lines.append(f"   - {question.completed_question}")
-        if len(gap.questions) > QUESTIONS_SHOWN:
-            lines.append(f"   ... and {len(gap.questions) - QUESTIONS_SHOWN} more")
+        distinct = distinct_questions(gap)
+        for text, count in distinct[:QUESTIONS_SHOWN]:
+            lines.append(f"   - {_asked(text, count)}")
+        if len(distinct) > QUESTIONS_SHOWN:
+            lines.append(f"   ... and {len(distinct) - QUESTIONS_SHOWN} more")
         if gap.pages:
             closest = "; ".join(f"{p.title} <{p.url}>" if p.url else p.title for p in gap.pages)
             lines.append(f"   closest pages: {closest}")
@@ -142,10 +162,11 @@ def report_html(report: GapsReport) -> str:
     esc = html.escape
     items = []
     for gap in report.gaps:
+        distinct = distinct_questions(gap)
         questions = "".join(
-            f"<li>{esc(q.completed_question)}</li>" for q in gap.questions[:QUESTIONS_SHOWN]
+            f"<li>{esc(_asked(text, count))}</li>" for text, count in distinct[:QUESTIONS_SHOWN]
         )
-        more = len(gap.questions) - QUESTIONS_SHOWN
+        more = len(distinct) - QUESTIONS_SHOWN
         if more > 0:
             questions += f"<li>… and {more} more</li>"
         pages = ", ".join(
@@ -171,7 +192,8 @@ def report_slack(report: GapsReport) -> tuple[str, list[dict]]:
     blocks: list[dict] = [{"type": "section", "text": {"type": "mrkdwn", "text": escape(text)}}]
     for number, gap in enumerate(report.gaps[:10], start=1):
         quoted = "\n".join(
-            f"• {escape(q.completed_question[:200])}" for q in gap.questions[:QUESTIONS_SHOWN]
+            f"• {escape(_asked(text[:200], count))}"
+            for text, count in distinct_questions(gap)[:QUESTIONS_SHOWN]
         )
         pages = ", ".join(link(p.url, p.title) for p in gap.pages) or "none retrieved"
         blocks.append(

@@ -3,7 +3,7 @@
 # Two stages: the first builds a virtual environment with confbot and its dependencies (every
 # one a wheel, so no compiler is needed), the second copies only that environment onto a
 # slim Python and runs it as an unprivileged user.
-# Checked with hadolint and tests/test_container.py (docs/deploy.md).
+# Checked with hadolint and tests/test_container.py (docs/deployment.md).
 
 FROM python:3.11-slim-bookworm AS build
 ENV PIP_NO_CACHE_DIR=1 \

@@ -5,6 +5,7 @@ current, and every `confbot` command is documented."""
 from __future__ import annotations
 
 import argparse
+import re
 from pathlib import Path
 
 import pytest
@@ -33,6 +34,15 @@ def commands() -> list[str]:
 def test_readme_starts_with_the_two_commands():
     first_block = README.split("```", 2)[1]
     assert "make run" in first_block and "make test" in first_block
+
+
+def test_readme_opens_with_a_picture_of_an_answer():
+    """Before the commands: the picture the browser test makes (docs/images)."""
+    before_commands = README.split("```", 1)[0]
+    pictures = re.findall(r"!\[[^\]]+\]\(([^)]+)\)", before_commands)
+    assert pictures == ["docs/images/answer-web.png"]
+    assert (ROOT / pictures[0]).stat().st_size > 10_000
+    assert "answer-web.png" in (ROOT / "tests" / "test_browser.py").read_text(encoding="utf-8")
 
 
 @pytest.mark.parametrize(("name", "env", "default", "help_text"), describe())

@@ -74,3 +74,38 @@ def test_procfile_processes():
     assert set(processes) == {"web", "worker", "bot"}
     for command in processes.values():
         assert command.split()[1] in commands()
+
+
+BENCHMARKS = (ROOT / "docs" / "benchmarks.md").read_text(encoding="utf-8")
+
+
+def benchmark_headings(level: int) -> list[str]:
+    """The headings of docs/benchmarks.md at `level` (`##` is 2), outside code blocks."""
+    found, fence = [], False
+    for line in BENCHMARKS.splitlines():
+        if line.startswith("```"):
+            fence = not fence
+        elif not fence and line.startswith("#" * level + " "):
+            found.append(line[level + 1 :])
+    return found
+
+
+def test_benchmarks_are_ordered_by_topic():
+    assert benchmark_headings(2) == ["Quality", "Speed", "Scale", "Robustness"]
+    assert not any("(issue" in h or "(stop" in h for h in benchmark_headings(3))
+
+
+@pytest.mark.parametrize("topic", ["Quality", "Speed", "Scale", "Robustness"])
+def test_each_topic_opens_with_its_figures_and_how_to_reproduce_them(topic):
+    """The table under each topic: every row has a figure, a command and the section holding
+    the full run (a heading of the file)."""
+    text = BENCHMARKS.split(f"\n## {topic}\n", 1)[1].split("\n### ", 1)[0]
+    rows = [line for line in text.splitlines() if line.startswith("| ") and "---" not in line]
+    headings = set(benchmark_headings(3)) | set(benchmark_headings(4))
+    assert len(rows) > 2
+    for row in rows[1:]:
+        cells = [cell.strip() for cell in row.strip("|").split("|")]
+        assert re.search(r"\d", cells[1]), row  # a figure
+        assert "`" in row or "same" in cells[-2], row  # a command (or the row above's)
+        named = [part.strip() for part in re.split(r";| / ", cells[-1])]
+        assert named == ["same"] or any(any(h.startswith(n) for h in headings) for n in named)

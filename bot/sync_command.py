@@ -12,6 +12,7 @@ terminal (a pipe, a log file, CI) the same counts come as a log line every
 from __future__ import annotations
 
 import logging
+import os
 import sys
 import time
 from collections.abc import Sequence
@@ -57,7 +58,7 @@ class SyncProgress:
                 total=self._known_total(),
                 position=1,
                 file=out,
-                dynamic_ncols=True,
+                **_width(out),
             )
 
     def _known_total(self) -> int | None:
@@ -78,7 +79,7 @@ class SyncProgress:
                 position=0,
                 leave=False,
                 file=self.out,
-                dynamic_ncols=True,
+                **_width(self.out),
             )
         return self
 
@@ -100,6 +101,15 @@ class SyncProgress:
         if not self.bars and time.monotonic() - self._logged >= self.log_every:
             self._logged = time.monotonic()
             log.info("%s", self.line())
+
+    def write(self, text: str, out: TextIO) -> None:
+        """Print a line to `out` above the bars (they are redrawn below it)."""
+        if self.bars:
+            from tqdm import tqdm
+
+            tqdm.write(text, file=out)
+        else:
+            print(text, file=out, flush=True)
 
     def line(self) -> str:
         """The progress as one log line: this space, all spaces, the time left."""
@@ -126,6 +136,18 @@ class SyncProgress:
         if self._overall is not None:
             self._overall.close()
             self._overall = None
+
+
+def _width(out: TextIO) -> dict:
+    """tqdm's size options: follow the terminal's size, or 100 columns and 24 rows where the
+    terminal reports none (tqdm hides every bar of a pseudo-terminal without a size)."""
+    try:
+        size = os.get_terminal_size(out.fileno())
+    except (AttributeError, OSError, ValueError):
+        size = os.terminal_size((0, 0))
+    if size.columns > 0 and size.lines > 0:
+        return {"dynamic_ncols": True}
+    return {"ncols": 100, "nrows": 24}
 
 
 def open_source(settings: Settings, kind: str | None, path: str | None):
@@ -206,9 +228,9 @@ def run(args, settings: Settings, out: TextIO | None = None, err: TextIO | None 
         for space in spaces:
             report = sync.run(space, full=args.full, progress=progress.space(space))
             reports.append(report)
-            print(report.summary(), file=out, flush=True)
+            progress.write(report.summary(), out)
             for page_id, reason in report.failures:
-                print(f"  failed: page {page_id}: {reason}", file=out)
+                progress.write(f"  failed: page {page_id}: {reason}", out)
     finally:
         progress.finish()
         index.close()

@@ -187,8 +187,14 @@ def check_spaces(source, spaces: Sequence[str]) -> None:
     client = getattr(source, "client", None)
     if client is None:
         return
+    from connectors.confluence import ConfluenceError
+
     for space in spaces:
-        if client.get_json(f"rest/api/space/{space}") is None:
+        try:
+            found = client.get_json(f"rest/api/space/{space}")
+        except ConfluenceError:
+            return  # Confluence cannot be asked now: the sync itself says so, per space
+        if found is None:
             raise SettingsError(
                 f"Confluence has no space {space}, or this account may not read it: fix"
                 " --space or CONFBOT_SYNC_SPACES"

@@ -140,3 +140,15 @@ def test_progress_on_a_terminal_draws_bars_with_totals(bars):
     progress.finish()
     text = out.getvalue()
     assert "ENG:" in text and "10/20" in text and "all spaces:" in text
+
+
+def test_an_unknown_confluence_space_is_an_error(environ, capsys, monkeypatch):
+    from tests.fakes.confluence_server import FakeConfluence, generated_pages
+
+    with FakeConfluence(generated_pages(2, space="ENG"), token="t0ken") as confluence:
+        for name, value in confluence.settings_environ().items():
+            monkeypatch.setenv(name, value)
+        assert main(["sync", "--space", "NOPE"]) == 2
+    captured = capsys.readouterr()
+    assert "Confluence has no space NOPE, or this account may not read it" in captured.err
+    assert "NOPE: 0 added" not in captured.out

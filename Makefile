@@ -4,12 +4,14 @@ VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 
-.PHONY: run test lint docs bge test-bge benchmarks clean
+.PHONY: run test lint docs screenshots bge test-bge benchmarks clean
 
+# The editable install of a flat layout makes setuptools print an "Editable installation"
+# box (folders named like the packages take precedence: intended here); it is silenced.
 $(STAMP): pyproject.toml
 	$(PYTHON) -m venv $(VENV)
 	$(BIN)/pip install --quiet --upgrade pip
-	$(BIN)/pip install --quiet -e ".[dev]"
+	PYTHONWARNINGS="ignore:Editable installation" $(BIN)/pip install --quiet -e ".[dev]"
 	touch $(STAMP)
 
 run: $(STAMP)
@@ -25,6 +27,11 @@ test: lint
 # Regenerate the README's settings table from core/settings.py (tests/test_docs.py checks it).
 docs: $(STAMP)
 	$(BIN)/python -m bot.docs README.md
+
+# Rewrite the README's picture of an answer (docs/images) with the browser test.
+screenshots: $(STAMP)
+	$(BIN)/pip install --quiet -e ".[browser]"
+	CONFBOT_TEST_SCREENSHOTS=write CONFBOT_TEST_BROWSER=required $(BIN)/pytest -q tests/test_browser.py -k readme
 
 # Optional BGE-M3 / BGE reranker support. FlagEmbedding asks for an unpinned torch, so torch
 # is pinned in the same command (a CPU build of 2.13.0; any other request pulls CUDA wheels).

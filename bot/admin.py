@@ -1,8 +1,9 @@
 """The read-only admin surface of the web app, behind `admin_token` (off when it is empty):
 
-- `GET /admin`: a small page for people: per space the last and next sync, pages and
-  evidences indexed, the pages that failed and why; questions per day, median answer time,
-  ratings; and what the wiki is missing (declined or 👎 questions grouped by similarity, with
+- `GET /admin`: a page for people (styled, readable on a phone): totals, charts of
+  questions, declines, 👎 and sync health per day (`bot.admin_charts`, inline SVG), per space
+  the last and next sync, pages and evidences indexed, the pages that failed and why; and
+  what the wiki is missing (declined or 👎 questions grouped by similarity, with
   the pages that came closest; `?space=KEY` for one space, `?since=30d`).
 - `GET /api/admin/status`: the same status as JSON.
 - `GET /metrics`: Prometheus metrics (`bot.metrics`).
@@ -22,7 +23,10 @@ import binascii
 import dataclasses
 import hmac
 import html
+from collections.abc import Sequence
 from datetime import timedelta
+from pathlib import Path
+from string import Template
 
 from starlette.concurrency import run_in_threadpool
 from starlette.requests import Request
@@ -111,6 +115,8 @@ class Admin:
             since = parse_since(request.query_params.get("since") or "30d")
         except ValueError as exc:
             return HTMLResponse(f"<p>{html.escape(str(exc))}</p>", 400, headers=HEADERS)
+        from bot.admin_charts import activity_charts
+
         url = self.settings.sqlalchemy_url
         client = request.client.host if request.client else "unknown"
         detail = {"space": space, "since": request.query_params.get("since") or "30d"}
@@ -119,7 +125,8 @@ class Admin:
         status = public_titles(status, await run_in_threadpool(self.assistant.access.table))
         reports = await run_in_threadpool(gaps_for, self.assistant, space, since)
         entries = await run_in_threadpool(audit.recent, url, AUDIT_SHOWN)
-        return HTMLResponse(render_page(status, reports, since, entries), headers=HEADERS)
+        charts = await run_in_threadpool(activity_charts, url, status.usage.days)
+        return HTMLResponse(render_page(status, reports, since, charts, entries), headers=HEADERS)
 
 
 def public_titles(status: Status, table: AccessTable) -> Status:
@@ -140,9 +147,16 @@ def public_titles(status: Status, table: AccessTable) -> Status:
     return dataclasses.replace(status, spaces=spaces)
 
 
-def render_page(status: Status, reports: list, since: timedelta, entries: list = ()) -> str:
-    """The admin page: status tables, the gaps report and the latest audit entries, every
-    text escaped."""
+TEMPLATE = Path(__file__).resolve().parent / "templates" / "admin.html"
+
+
+def render_page(
+    status: Status, reports: list, since: timedelta, charts: Sequence = (), entries: list = ()
+) -> str:
+    """The admin page (`bot/templates/admin.html`): totals, the charts of
+    `bot.admin_charts`, the spaces' sync state, the gaps report and the latest audit
+    entries, every text escaped."""
+    from bot.admin_charts import charts_html
     from bot.gaps import report_html
 
     esc = html.escape
@@ -160,32 +174,31 @@ def render_page(status: Status, reports: list, since: timedelta, entries: list =
             f"<td>{len(s.failed)}{f'<ul>{failed}</ul>' if failed else ''}</td></tr>"
         )
     usage = status.usage
-    days = "".join(
-        f"<tr><td>{d.isoformat()}</td><td>{n}</td></tr>" for d, n in usage.questions_per_day
-    )
-    median = f"{usage.median_ms:.0f} ms" if usage.median_ms is not None else "n/a"
-    gaps = "".join(report_html(report) for report in reports) or "<p>Nothing unanswered.</p>"
+    failing = sum(len(s.failed) for s in status.spaces)
     audit_rows = "".join(
         f"<tr><td>{esc(_when(e.at))}</td><td>{esc(e.actor)}</td><td>{esc(e.action)}</td>"
         f"<td>{esc(', '.join(f'{k}={v}' for k, v in e.detail.items()))}</td></tr>"
         for e in entries
     )
-    return f"""<!doctype html>
-<html lang="en"><head><meta charset="utf-8"><title>confbot admin</title>
-<style>body{{font-family:sans-serif;margin:2em;max-width:70em}}
-table{{border-collapse:collapse}}td,th{{border:1px solid #ccc;padding:.3em .6em;
-text-align:left;vertical-align:top}}code{{white-space:pre-wrap}}</style></head><body>
-<h1>confbot</h1><p>Status at {esc(_when(status.generated_at))}</p>
-<h2>Spaces</h2><table><tr><th>Space</th><th>Pages</th><th>Evidences</th>
-<th>Last sync</th><th>Next sync</th><th>Failed pages</th></tr>{"".join(rows)}</table>
-<h2>Questions</h2><p>{usage.questions} in the last {usage.days} days, {usage.declined}
-declined; median answer time {median}; feedback: {usage.feedback.get("up", 0)} 👍,
-{usage.feedback.get("down", 0)} 👎.</p><table><tr><th>Day</th><th>Questions</th></tr>{days}
-</table><h2>What the wiki is missing (last {since.days} days)</h2>
-<p><small>Questions asked in direct messages or private channels are shown here only; the
-weekly Slack post counts them without quoting them.</small></p>{gaps}
-<h2>Audit log (latest {AUDIT_SHOWN})</h2><table><tr><th>When</th><th>Who</th><th>What</th>
-<th>Details</th></tr>{audit_rows}</table></body></html>"""
+    values = {
+        "generated": esc(_when(status.generated_at)),
+        "days": usage.days,
+        "questions": usage.questions,
+        "declined": usage.declined,
+        "up": usage.feedback.get("up", 0),
+        "down": usage.feedback.get("down", 0),
+        "median": f"{usage.median_ms:.0f} ms" if usage.median_ms is not None else "n/a",
+        "pages": sum(s.pages for s in status.spaces),
+        "failed": failing,
+        "failed_class": "bad" if failing else "",
+        "charts": charts_html(charts) if charts else "",
+        "spaces": "".join(rows),
+        "since_days": since.days,
+        "gaps": "".join(report_html(report) for report in reports) or "<p>Nothing unanswered.</p>",
+        "audit_shown": AUDIT_SHOWN,
+        "audit": audit_rows,
+    }
+    return Template(TEMPLATE.read_text(encoding="utf-8")).substitute(values)
 
 
 def _when(moment) -> str:

@@ -3,13 +3,13 @@
 from __future__ import annotations
 
 import argparse
-import logging
 import sys
 from pathlib import Path
 
+from bot.logs import configure as configure_logging
 from core.bounds import MAX_LOOKBACK_DAYS, ascii_int, days
 from core.redact import SecretMasker, redact_url, secret_values
-from core.settings import Settings, SettingsError, describe, parse_overrides
+from core.settings import Settings, SettingsError, parse_overrides, unknown_variables
 
 # The out-of-scope questions of the repository (tests/data), for `confbot eval --answers`.
 OUT_OF_SCOPE_QUESTIONS = (
@@ -30,6 +30,8 @@ def _settings(args: argparse.Namespace) -> Settings:
     database pools open at most `database_connections` connections each."""
     from core.db import limit_connections
 
+    for warning in unknown_variables():
+        print(f"confbot: warning: {warning}", file=sys.stderr)
     settings = Settings.load(overrides=parse_overrides(getattr(args, "config", None) or []))
     SecretMasker(secret_values(settings)).install()
     limit_connections(settings.database_connections)
@@ -46,9 +48,11 @@ def _add_config_option(parser: argparse.ArgumentParser) -> None:
 
 
 def cmd_settings(args: argparse.Namespace) -> int:
-    """Print every setting with its environment variable, default and help."""
-    for name, env, default, help_text in describe():
-        print(f"{name}\n    {env} (default: {default!r})\n    {help_text}")
+    """Print every setting by area with the value in effect, its origin and its help."""
+    from bot.settings_view import settings_lines
+
+    overrides = parse_overrides(args.config or [])
+    print("\n".join(settings_lines(_settings(args), overrides=overrides, help_text=not args.brief)))
     return 0
 
 
@@ -77,35 +81,21 @@ def cmd_eval(args: argparse.Namespace) -> int:
 
 
 def cmd_sync(args: argparse.Namespace) -> int:
-    """Pull changed pages into the index and print a summary per space (see connectors/sync.py)."""
-    from connectors.sync import SpaceSync, make_source, spaces_to_sync
-    from core.db import upgrade
-    from core.embeddings import make_embedder
-    from core.index import EvidenceIndex
+    """Pull changed pages into the index: a progress display, a summary per space and a total
+    (see bot/sync_command.py and connectors/sync.py)."""
+    from bot.sync_command import run
 
-    settings = _settings(args)
-    upgrade(settings.sqlalchemy_url)
-    source = make_source(settings, args.source, args.path)
-    spaces = spaces_to_sync(settings, source, args.space or ())
-    for name, error in getattr(source, "failures", []):
-        print(f"unreadable file skipped: {name}: {error}", file=sys.stderr)
-    sync = SpaceSync(settings, EvidenceIndex(settings, make_embedder(settings)), source)
-    stopped = False
-    for space in spaces:
-        report = sync.run(space, full=args.full, progress=sys.stderr.isatty())
-        print(report.summary())
-        for page_id, reason in report.failures:
-            print(f"  failed: page {page_id}: {reason}")
-        stopped |= report.error is not None
-    return 1 if stopped else 0
+    return run(args, _settings(args))
 
 
 def cmd_bot(args: argparse.Namespace) -> int:
     """Answer in Slack over Socket Mode until interrupted (see bot/slack.py)."""
     from bot.metrics import serve_metrics
+    from bot.setting_checks import validate
     from bot.slack import run_socket_mode
 
     settings = _settings(args)
+    validate(settings)
     serve_metrics(settings)
     return run_socket_mode(settings)
 
@@ -116,12 +106,14 @@ def cmd_worker(args: argparse.Namespace) -> int:
     from bot.gaps import weekly_jobs
     from bot.metrics import serve_metrics
     from bot.retention import retention_jobs
+    from bot.setting_checks import validate
     from connectors.schedule import Worker
     from core.db import upgrade
     from core.embeddings import make_embedder
     from core.index import EvidenceIndex
 
     settings = _settings(args)
+    validate(settings)
     upgrade(settings.sqlalchemy_url)
     index = EvidenceIndex(settings, make_embedder(settings))
     serve_metrics(settings)
@@ -192,6 +184,15 @@ def cmd_gaps(args: argparse.Namespace) -> int:
     upgrade(settings.sqlalchemy_url)
     embedder = make_embedder(settings)
     index = EvidenceIndex(settings, embedder)
+    indexed = index.spaces()
+    if args.space and args.space not in indexed:
+        index.close()
+        known = ", ".join(sorted(indexed)) or "none: run `confbot sync`"
+        print(
+            f"confbot gaps: --space: no indexed page is in {args.space} (spaces: {known})",
+            file=sys.stderr,
+        )
+        return 2
     try:
         reports = gap_reports(settings, index, embedder, args.space, since)
     finally:
@@ -282,10 +283,16 @@ def cmd_serve(args: argparse.Namespace) -> int:
 def build_parser() -> argparse.ArgumentParser:
     """The argument parser with every subcommand."""
     parser = argparse.ArgumentParser(prog="confbot", description=__doc__)
-    parser.add_argument("-v", "--verbose", action="store_true", help="log debug messages")
+    parser.add_argument(
+        "-v", "--verbose", action="store_true", help="log debug messages, the libraries' too"
+    )
     sub = parser.add_subparsers(dest="command", required=True)
 
-    p = sub.add_parser("settings", help="list all settings and their environment variables")
+    p = sub.add_parser(
+        "settings", help="list all settings by area: the value in effect, where it comes from"
+    )
+    p.add_argument("--brief", action="store_true", help="one line a setting, without its help")
+    _add_config_option(p)
     p.set_defaults(func=cmd_settings)
 
     # Subcommands register below, one block each.
@@ -516,10 +523,7 @@ def main(argv: list[str] | None = None) -> int:
     """Entry point of the `confbot` console script."""
     parser = build_parser()
     args = parser.parse_args(argv)
-    logging.basicConfig(
-        level=logging.DEBUG if args.verbose else logging.INFO,
-        format="%(asctime)s %(levelname)s %(name)s: %(message)s",
-    )
+    configure_logging(args.verbose)
     try:
         return args.func(args) or 0
     except SettingsError as exc:

@@ -17,6 +17,7 @@ setting's value and of URL passwords before it is printed.
 
 from __future__ import annotations
 
+import re
 import tempfile
 import time
 from collections.abc import Callable
@@ -60,10 +61,33 @@ def _skip(name: str, detail: str) -> Check:
     return Check(name, SKIP, detail)
 
 
+_OS_ERROR = re.compile(r"\[Errno -?\d+\] ([^'\")\]]+)")
+_TIMED_OUT = re.compile(r"(?:read|connect)?\s*timed? ?out", re.IGNORECASE)
+
+
 def _error(exc: BaseException) -> str:
-    """An exception in one line."""
+    """An exception in one short line: the operating system's reason (connection refused,
+    name not known, timed out) when a client library wraps one in its own long repr, as
+    urllib3's `Max retries exceeded ... NewConnectionError(<object at 0x...>)` does."""
     text = " ".join(str(exc).split()) or type(exc).__name__
-    return text[:300]
+    reason = _OS_ERROR.search(text)
+    if reason:
+        return reason.group(1).strip().rstrip(".:")
+    if len(text) > 120 and _TIMED_OUT.search(text):
+        return f"timed out after {TIMEOUT:.0f} s"
+    return text if len(text) <= 160 else text[:157] + "..."
+
+
+# --------------------------------------------------------------------------- settings
+def check_settings(settings: Settings) -> list[Check]:
+    """Every setting `serve`, `worker` and `bot` read parses, with their own parsers
+    (`bot.setting_checks`): the same error doctor prints is the one they would stop with."""
+    from bot.setting_checks import setting_errors
+
+    failures = [
+        _fail("setting", str(error), _setting_of(error)) for error in setting_errors(settings)
+    ]
+    return failures or [_ok("settings", "every setting serve reads is valid")]
 
 
 # --------------------------------------------------------------------------- storage
@@ -196,7 +220,7 @@ def check_confluence(settings: Settings) -> list[Check]:
                     f"set {credentials}",
                 ),
             ]
-        return [_fail("Confluence URL", f"cannot reach {client.url}: {exc}", _URL_FIX)]
+        return [_fail("Confluence URL", f"cannot reach {client.url}: {_error(exc)}", _URL_FIX)]
     if user is None:
         return [
             _fail(
@@ -249,8 +273,9 @@ _URL_FIX = "set CONFBOT_CONFLUENCE_URL (Cloud: https://SITE.atlassian.net/wiki)"
 
 
 def _setting_of(exc: SettingsError) -> str:
-    """`set VARIABLE` for a SettingsError that names one."""
-    return f"set {str(exc).split(' ', 1)[0]}"
+    """`set VARIABLE` for a SettingsError that names one (`VARIABLE=value ...` or
+    `VARIABLE: ...`)."""
+    return f"set {re.split(r'[ =:]', str(exc), maxsplit=1)[0]}"
 
 
 # --------------------------------------------------------------------------- Slack
@@ -384,8 +409,9 @@ def check_embeddings(settings: Settings) -> Check:
     """The configured embedder can embed: one word through the endpoint, or the local model
     folder and its package are there."""
     name = "embeddings"
-    if settings.embedder == "use":
-        return _skip(name, "built-in offline USE model, nothing to reach (CONFBOT_EMBEDDER)")
+    if settings.embedder in ("use", "e5"):
+        model = "USE" if settings.embedder == "use" else "multilingual-e5-small"
+        return _skip(name, f"built-in offline {model} model, nothing to reach (CONFBOT_EMBEDDER)")
     if settings.embedder == "bge-m3":
         path = Path(settings.embedder_model_path).expanduser()
         if not settings.embedder_model_path or not (path / "config.json").is_file():
@@ -400,11 +426,7 @@ def check_embeddings(settings: Settings) -> Check:
             return _fail(name, "FlagEmbedding is not installed", "pip install 'confbot[bge]'")
         return _ok(name, f"BGE-M3 model at {path}")
     if settings.embedder != "openai":
-        return _fail(
-            name,
-            f"{settings.embedder!r} is not one of: use, bge-m3, openai",
-            "set CONFBOT_EMBEDDER",
-        )
+        return _skip(name, "see the settings line (CONFBOT_EMBEDDER)")
     if not settings.embeddings_base_url:
         return _fail(name, "embedder=openai needs an endpoint", "set CONFBOT_EMBEDDINGS_BASE_URL")
     try:
@@ -420,8 +442,60 @@ def check_embeddings(settings: Settings) -> Check:
     )
 
 
+# --------------------------------------------------------------------------- the index
+def check_index(settings: Settings) -> list[Check]:
+    """The index holds pages, and one question is answered from it end to end (retrieval
+    and the configured answerer; nothing is recorded, so no turn shows in the statistics).
+    The question is the sample wiki's first example when only its pages are indexed, else
+    one about the title of an indexed page."""
+    from bot.serve import example_questions, source_configured
+    from core.answer import generate
+    from core.assistant import make_llm
+    from core.embeddings import make_embedder
+    from core.index import EvidenceIndex
+    from core.retrieve import Retriever
+
+    try:
+        embedder = make_embedder(settings)
+        index = EvidenceIndex(settings, embedder)
+    except Exception as exc:
+        return [_fail("index", f"cannot be opened: {_error(exc)}", "see the lines above")]
+    try:
+        pages = index.pages()
+        if not pages and not source_configured(settings):
+            return [_skip("index", "empty; `confbot serve` indexes the sample wiki into it")]
+        if not pages:
+            return [
+                _fail(
+                    "index",
+                    "empty: no page is indexed, every question would be declined",
+                    "run `confbot sync` (or `confbot serve`, which indexes the sample wiki"
+                    " when no source is configured)",
+                )
+            ]
+        checks = [_ok("index", f"{len(pages)} pages, {index.count()} evidences")]
+        question = next(iter(example_questions(index)), f"What is {pages[0].title}?")
+        started = time.perf_counter()
+        try:
+            results = Retriever.from_settings(index, embedder, settings).search(question).results
+            (answer,) = generate(make_llm(settings, index), question, [r.evidence for r in results])
+        except Exception as exc:
+            return [*checks, _fail("answer", f"{question!r}: {_error(exc)}", "see the log")]
+        elapsed = (time.perf_counter() - started) * 1000
+        outcome = (
+            "declined (nothing relevant found)"
+            if answer.out_of_scope
+            else f"answered citing {answer.citations[0].title if answer.citations else 'nothing'}"
+        )
+        checks.append(_ok("answer", f"{question!r} {outcome} in {elapsed:.0f} ms"))
+        return checks
+    finally:
+        index.close()
+
+
 # --------------------------------------------------------------------------- all of it
 CHECKS: list[Callable[[Settings], Check | list[Check]]] = [
+    check_settings,
     check_data_folder,
     check_database,
     check_chroma,
@@ -429,6 +503,7 @@ CHECKS: list[Callable[[Settings], Check | list[Check]]] = [
     check_slack,
     check_llm,
     check_embeddings,
+    check_index,
 ]
 
 

@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import html
 import logging
+from collections.abc import Sequence
 from dataclasses import dataclass, replace
 from datetime import datetime, timedelta
 from functools import cache
@@ -112,6 +113,27 @@ def gap_reports(
     return reports
 
 
+def distinct_questions(questions: Sequence) -> list[tuple[str, int, bool]]:
+    """Questions without repeats, most typical first, each with how often it was asked (a
+    question asked again and again is one line, not a list of copies) and whether it was
+    only ever asked privately; two questions are the same when they differ only in case,
+    spacing or end punctuation."""
+    seen: dict[str, list] = {}
+    for question in questions:
+        text = question.completed_question
+        key = " ".join(text.casefold().split()).rstrip("?!. ")
+        if key in seen:
+            seen[key][1] += 1
+            seen[key][2] = seen[key][2] and question.private
+        else:
+            seen[key] = [text, 1, question.private]
+    return [(text, count, private) for text, count, private in seen.values()]
+
+
+def _asked(text: str, count: int) -> str:
+    return f"{text} (asked {count}×)" if count > 1 else text
+
+
 def _counts(gap: Gap) -> str:
     parts = []
     if gap.declined:
@@ -135,11 +157,12 @@ def report_lines(report: GapsReport) -> list[str]:
             f"{number}. {len(gap.questions)} question(s) ({_counts(gap)}),"
             f" last asked {gap.last_asked:%Y-%m-%d}"
         )
-        for question in gap.questions[:QUESTIONS_SHOWN]:
-            mark = " (asked privately)" if question.private else ""
-            lines.append(f"   - {question.completed_question}{mark}")
-        if len(gap.questions) > QUESTIONS_SHOWN:
-            lines.append(f"   ... and {len(gap.questions) - QUESTIONS_SHOWN} more")
+        distinct = distinct_questions(gap.questions)
+        for text, count, private in distinct[:QUESTIONS_SHOWN]:
+            mark = " (asked privately)" if private else ""
+            lines.append(f"   - {_asked(text, count)}{mark}")
+        if len(distinct) > QUESTIONS_SHOWN:
+            lines.append(f"   ... and {len(distinct) - QUESTIONS_SHOWN} more")
         if gap.pages:
             closest = "; ".join(f"{p.title} <{p.url}>" if p.url else p.title for p in gap.pages)
             lines.append(f"   closest pages: {closest}")
@@ -153,12 +176,12 @@ def report_html(report: GapsReport) -> str:
     esc = html.escape
     items = []
     for gap in report.gaps:
+        distinct = distinct_questions(gap.questions)
         questions = "".join(
-            f"<li>{esc(q.completed_question)}{' <em>(asked privately)</em>' if q.private else ''}"
-            "</li>"
-            for q in gap.questions[:QUESTIONS_SHOWN]
+            f"<li>{esc(_asked(text, count))}{' <em>(asked privately)</em>' if private else ''}</li>"
+            for text, count, private in distinct[:QUESTIONS_SHOWN]
         )
-        more = len(gap.questions) - QUESTIONS_SHOWN
+        more = len(distinct) - QUESTIONS_SHOWN
         if more > 0:
             questions += f"<li>… and {more} more</li>"
         pages = ", ".join(_page_html(p) for p in gap.pages)
@@ -195,7 +218,8 @@ def report_slack(report: GapsReport) -> tuple[str, list[dict]]:
     for number, gap in enumerate(shown[:10], start=1):
         quotable = gap.quotable()
         quoted = "\n".join(
-            f"• {escape(q.completed_question[:200])}" for q in quotable[:QUESTIONS_SHOWN]
+            f"• {escape(_asked(text[:200], count))}"
+            for text, count, _ in distinct_questions(quotable)[:QUESTIONS_SHOWN]
         )
         if gap.private:
             quoted += f"\n• and {gap.private} asked privately (not quoted)"

@@ -225,10 +225,13 @@ def run(
     import uvicorn
 
     from bot.http_limits import RateLimitedLog, server_config
+    from bot.logs import access_log_wanted
     from bot.metrics import serve_metrics
+    from bot.setting_checks import validate
     from bot.web import WebApp
     from core.assistant import Assistant
 
+    validate(settings)  # a bad schedule or choice is one line now, not a traceback later
     parts = Parts()
     server: uvicorn.Server | None = None
 
@@ -245,6 +248,7 @@ def run(
         parts.stops.append(("the index", assistant.index.close))
         parts.stops.append(("background explanations", assistant.close))
         sync_settings = settings
+        synced: list[str] = []  # spaces indexed just now: the scheduler waits a period
         if not source_configured(settings):
             indexed = assistant.index.page_ids()
             if indexed <= sample_page_ids():
@@ -253,6 +257,7 @@ def run(
                     print("No sync source configured: indexing the sample wiki…", file=out)
                     for report in sync_sample_wiki(settings, assistant.index):
                         print(f"  {report.summary()}", file=out)
+                        synced.append(report.space)
                 parts.notes.append(f"sample wiki ({SAMPLE_PAGES})")
             else:
                 worker = False
@@ -272,7 +277,7 @@ def run(
 
             jobs = weekly_jobs(settings, assistant.index) + retention_jobs(settings)
             sync_worker = Worker(sync_settings, assistant.index, jobs)
-            sync_worker.start()
+            sync_worker.start(synced)
             parts.stops.append(("the sync scheduler", sync_worker.shutdown))
             parts.notes.append(f"sync scheduler: {', '.join(sync_worker.schedules())}")
             if jobs:
@@ -291,7 +296,12 @@ def run(
             parts.notes.append(f"Slack: {' and '.join(modes)} (connecting in the background)")
         RateLimitedLog().install()  # a flood of bad connections writes a few lines
         config = server_config(
-            web.app, settings, log_config=None, lifespan="off", timeout_graceful_shutdown=30
+            web.app,
+            settings,
+            log_config=None,
+            access_log=access_log_wanted(),
+            lifespan="off",
+            timeout_graceful_shutdown=30,
         )
         server = uvicorn.Server(config)
 

@@ -20,6 +20,7 @@ from core.answer import closest_pages, decline_message
 from core.assistant import Assistant, ConversationKey, Turn
 from core.attribution import Explanation
 from core.excerpt import Excerpt
+from core.extractive import ExtractiveLLM
 from core.llm import LLMError
 from core.present import (
     Named,
@@ -143,11 +144,15 @@ def render_trace(turn: Turn) -> str:
         e = r.evidence
         where = f"{e.title} — {e.heading}" if e.heading else e.title
         lines.append(f"  {r.rank:>2}. {r.score:8.4f}  {per}  {where} [{e.id}, {e.kind}]")
+    offline = turn.model == ExtractiveLLM.name
     for step, messages in turn.messages.items():
         if not messages:
             continue
         lines.append("")
-        lines.append(f"Messages sent ({step}):")
+        if offline:  # the embedded answerer reads the prompt in-process: nothing was sent
+            lines.append(f"Prompt read by the offline answerer ({step}; nothing was sent):")
+        else:
+            lines.append(f"Messages sent ({step}):")
         for message in messages:
             lines.append(f"--- {message['role']}")
             lines.append(message["content"])
@@ -165,14 +170,19 @@ def chat(
     out: TextIO,
     spaces: list[str] | None = None,
     readers: Sequence[Reader] = (),
+    echo: bool = False,
 ) -> None:
     """Answer each line (or run it as a command) until the lines end or `/quit`, from what
-    `readers` may read (none: public pages only, `core.access`)."""
+    `readers` may read (none: public pages only, `core.access`); with `echo` (questions
+    from the command line, not typed at the prompt) each line is printed after a `? `
+    first, so the output reads as the conversation it was."""
     last: Turn | None = None
     for line in lines:
         text = line.strip()
         if not text:
             continue
+        if echo:
+            print(f"? {text}", file=out)
         if text.startswith("/"):
             command = text.split()[0].lower()
             if command in ("/quit", "/exit", "/q"):
@@ -282,7 +292,7 @@ def run(args: argparse.Namespace, settings: Settings) -> int:
             print(f"{args.as_}: no Confluence account; public pages only", file=sys.stderr)
         readers = [Reader(account, args.as_) if account else Reader.anonymous(args.as_)]
     if args.question:
-        chat(assistant, key, args.question, sys.stdout, spaces, readers)
+        chat(assistant, key, args.question, sys.stdout, spaces, readers, echo=True)
         return 0
     print(f"confbot: ask about the wiki ({assistant.llm.name} answers). /help for commands.")
     chat(assistant, key, _prompt_lines("? "), sys.stdout, spaces, readers)

@@ -139,6 +139,11 @@ def _short(exc: BaseException) -> str:
     return f"{type(exc).__name__}: {message}" if message else type(exc).__name__
 
 
+BATCH_PAGES = 10
+"""Pages per batch of a files source: each batch is indexed and recorded in one go, so a
+sync of a large folder shows progress (and keeps its work) every few pages."""
+
+
 class FilesSource:
     """Every page in a folder. The folder is read again at the start of each run's changes,
     so a long-lived source (the worker's) sees files edited, added and deleted since, and a
@@ -154,6 +159,9 @@ class FilesSource:
         self.failures: list[tuple[str, str]] = []
         """(file name, error) for files that could not be read."""
         self._paths: dict[str, Path] = {}
+        self._warned: set[tuple[str, str]] = set()
+        """(path, problem) pairs warned of: each scan reads the folder again, each problem
+        is logged once."""
         self.scan()
 
     def scan(self) -> None:
@@ -170,16 +178,21 @@ class FilesSource:
             try:
                 page = read_page(path)
             except UnreadableFile as exc:
-                log.warning("%s skipped: %s", path, exc)
                 failures.append((path.name, str(exc)))
+                self._warn(path, str(exc))
                 continue
             if page.id in pages:
-                log.warning("%s skipped: page id %s also in another file", path, page.id)
                 failures.append((path.name, f"duplicate page id {page.id}"))
+                self._warn(path, f"page id {page.id} also in another file")
                 continue
             pages[page.id] = page
             paths[page.id] = path
         self.pages, self._paths, self.failures = pages, paths, failures
+
+    def _warn(self, path: Path, problem: str) -> None:
+        if (str(path), problem) not in self._warned:
+            self._warned.add((str(path), problem))
+            log.warning("%s skipped: %s", path, problem)
 
     def spaces(self) -> list[str]:
         """The spaces that have pages, sorted."""
@@ -187,10 +200,12 @@ class FilesSource:
 
     def changes(self, space: str, since: datetime | None) -> Iterator[Batch]:
         """Every page of `space` as the folder holds it now (files carry no reliable
-        modification time), in one batch."""
+        modification time), in batches of `BATCH_PAGES` (a progress display moves with
+        each), each with the space's total."""
         self.scan()
         pages = [Fetched(p) for p in self.pages.values() if p.space == space]
-        yield Batch(pages=pages, total=len(pages))
+        for start in range(0, len(pages), BATCH_PAGES):
+            yield Batch(pages=pages[start : start + BATCH_PAGES], total=len(pages))
 
     def fetch(self, page_id: str) -> Fetched | None:
         """One page by id, read again from its file; None when no file holds it now."""

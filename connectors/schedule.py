@@ -21,7 +21,7 @@ import os
 import signal
 import threading
 from collections import Counter
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Collection, Sequence
 from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
 
@@ -197,11 +197,12 @@ class Worker:
             sync_schedules=fresh.sync_schedules,
         )
 
-    def _wanted(self) -> list[Job]:
+    def _wanted(self, synced: Collection[str] = ()) -> list[Job]:
         """Every job the worker should have: a sync per space, the other `jobs`, and the
-        discovery of spaces."""
+        discovery of spaces; a new or changed sync runs now unless its space is in `synced`
+        (spaces the caller synced a moment ago, which wait for their schedule)."""
         syncs = [
-            Job(JOB_PREFIX + s, run_space, (s,), spec, f"sync {s}", run_now=True)
+            Job(JOB_PREFIX + s, run_space, (s,), spec, f"sync {s}", run_now=s not in synced)
             for s, spec in self.schedules().items()
         ]
         discovery = Job(
@@ -209,13 +210,13 @@ class Worker:
         )
         return [*syncs, *self.jobs, discovery]
 
-    def start(self) -> None:
+    def start(self, synced: Collection[str] = ()) -> None:
         """Start the scheduler with one sync job per space, the other `jobs` and the
         discovery of spaces; a job whose schedule is unchanged keeps its stored next run
-        time, a new or changed sync runs now, and a stored job no longer configured is
-        removed."""
+        time, a new or changed sync runs now (unless its space is in `synced`), and a stored
+        job no longer configured is removed."""
         global _worker
-        wanted = self._wanted()
+        wanted = self._wanted(synced)
         try:  # pages a crash left half written, before the first run (which may be hours away)
             leases = SpaceLeases(
                 self.settings.sqlalchemy_url, parse_interval(self.settings.sync_lease)

@@ -147,8 +147,10 @@ class SpaceSync:
         self.fence: Lease | None = None
         """The lease of the running sync, which every index write carries."""
 
-    def run(self, space: str, full: bool = False, progress: bool = False) -> SyncReport:
+    def run(self, space: str, full: bool = False, progress=False) -> SyncReport:
         """Sync one space; `full` re-reads and re-indexes every page and lists the space.
+        `progress`: True for a tqdm bar, or an object with `update(done, total)` and
+        `close()` (the display of `confbot sync`).
 
         Errors of the source (Confluence unreachable, retries exhausted) end the run early
         with `report.error` set; what was recorded before stays and the next run goes on.
@@ -165,7 +167,7 @@ class SpaceSync:
             log.info("%s", report.error)
             return report
         self.fence = lease
-        bar = _Progress(space, progress)
+        bar = _Progress(space, progress) if isinstance(progress, bool) else progress
         try:
             with lease.kept_renewed():
                 self._repair()  # what a crashed writer left half written, first

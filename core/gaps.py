@@ -41,6 +41,7 @@ from core.conversation import (
 )
 from core.db import session_factory
 from core.embeddings import Embedder
+from core.smalltalk import small_talk
 
 CLOSEST_PAGES = 3
 """Pages listed per group."""
@@ -109,8 +110,15 @@ class Gap:
         return max(q.asked_at for q in self.questions)
 
 
+NOT_QUESTIONS = ("small talk", "clarification")
+"""Turn models that answered no wiki question: chit-chat got the help text, a clarification
+was asked back. Neither says what the wiki lacks, even when rated 👎."""
+
+
 def unanswered_turns(url: str, since: datetime) -> list[Unanswered]:
-    """Declined, 👎 or low-confidence questions asked at or after `since`, oldest first."""
+    """Declined, 👎 or low-confidence questions asked at or after `since`, oldest first;
+    chit-chat ("hi", "thanks") is none of them, whatever its record says (`core.smalltalk`
+    recognizes it also in turns recorded before it was told apart)."""
     sessions = session_factory(url)
     rated_down = select(FeedbackRecord.turn_id).where(FeedbackRecord.value == "down")
     support = TurnRecord.messages[("confidence", "support")].as_float()
@@ -123,6 +131,7 @@ def unanswered_turns(url: str, since: datetime) -> list[Unanswered]:
             .where(
                 TurnRecord.created_at >= since,
                 ConversationRecord.surface.not_in(EXCLUDED_SURFACES),
+                TurnRecord.model.not_in(NOT_QUESTIONS),
                 or_(TurnRecord.out_of_scope, TurnRecord.id.in_(rated_down), low),
             )
             .order_by(TurnRecord.id)
@@ -144,6 +153,7 @@ def unanswered_turns(url: str, since: datetime) -> list[Unanswered]:
             private=is_private(c.surface, c.channel_type),
         )
         for turn, c in rows
+        if small_talk(turn.question) is None
     ]
 
 

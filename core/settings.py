@@ -599,6 +599,82 @@ class Settings:
         return path
 
 
+def areas() -> dict[str, str]:
+    """The area of each setting (storage, Slack, ...): the `# --- area ---` comment it is
+    declared under in `Settings`, so the grouping is written once, where the fields are."""
+    import inspect
+    import re
+
+    names = {f.name for f in dataclasses.fields(Settings)}
+    out: dict[str, str] = {}
+    area = "other"
+    for line in inspect.getsource(Settings).splitlines():
+        heading = re.match(r"\s*# --- (.+?) -+\s*$", line)
+        if heading:
+            area = heading.group(1)
+            continue
+        declared = re.match(r"\s*(\w+): ", line)
+        if declared and declared.group(1) in names:
+            out[declared.group(1)] = area
+    return out
+
+
+def origins(
+    environ: Mapping[str, str] | None = None, overrides: Mapping[str, Any] | None = None
+) -> dict[str, str]:
+    """Where `Settings.load(environ, overrides)` takes each setting's value from: `default`,
+    `file CONFBOT_CONFIG=PATH`, `environment VARIABLE` or `flag --config`; the last one
+    that sets it wins, as in `load`."""
+    environ = os.environ if environ is None else environ
+    from_file: set[str] = set()
+    config_file = environ.get("CONFBOT_CONFIG")
+    if config_file:
+        try:
+            with open(config_file, "rb") as handle:
+                from_file = set(tomllib.load(handle))
+        except (OSError, tomllib.TOMLDecodeError):
+            pass  # `load` reports it
+    out = {}
+    for f in dataclasses.fields(Settings):
+        origin = "default"
+        if f.name in from_file:
+            origin = f"file CONFBOT_CONFIG={config_file}"
+        if env_name(f) in environ:
+            origin = f"environment {env_name(f)}"
+        if f.name in (overrides or {}):
+            origin = "flag --config"
+        out[f.name] = origin
+    return out
+
+
+NOT_SETTINGS = ("CONFBOT_CONFIG",)
+"""`CONFBOT_` variables that are not settings: the TOML file's name."""
+OTHER_PREFIXES = ("CONFBOT_TEST_", "CONFBOT_BENCHMARK_")
+"""Prefixes of the variables the tests and benchmarks read, not confbot itself."""
+
+
+def unknown_variables(environ: Mapping[str, str] | None = None) -> list[str]:
+    """A warning for each `CONFBOT_*` environment variable that is no setting (a typo is
+    otherwise silently ignored, while the TOML file's typos are errors), naming the
+    closest setting's variable when one is close (difflib's ratio of at least 0.6)."""
+    import difflib
+
+    environ = os.environ if environ is None else environ
+    known = [env_name(f) for f in dataclasses.fields(Settings)]
+    warnings = []
+    for name in sorted(environ):
+        if not name.startswith("CONFBOT_") or name in known or name in NOT_SETTINGS:
+            continue
+        if name.startswith(OTHER_PREFIXES):
+            continue
+        # compared without the shared prefix, which would make every name look close
+        suffixes = {k.removeprefix("CONFBOT_"): k for k in known}
+        close = difflib.get_close_matches(name.removeprefix("CONFBOT_"), suffixes, n=1)
+        hint = f"; did you mean {suffixes[close[0]]}?" if close else " (see `confbot settings`)"
+        warnings.append(f"{name} is not a setting and is ignored{hint}")
+    return warnings
+
+
 def env_name(f: dataclasses.Field) -> str:
     """The environment variable that holds a setting."""
     return f.metadata.get("env") or f"CONFBOT_{f.name.upper()}"

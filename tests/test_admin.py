@@ -7,6 +7,7 @@ from __future__ import annotations
 import base64
 import itertools
 import json
+import re
 
 import httpx
 import pytest
@@ -159,7 +160,16 @@ def record_sync_state(url: str) -> None:
                 last_report=json.dumps({"space": "TEST", "added": 1, "failed": 1}),
             )
         )
-        db.add(SyncPage(page_id="101", space="TEST", title="Bats", version=3, ancestors="[]"))
+        db.add(
+            SyncPage(
+                page_id="101",
+                space="TEST",
+                title="Bats",
+                version=3,
+                ancestors="[]",
+                synced_at=utcnow(),
+            )
+        )
         db.add(
             SyncPage(
                 page_id="199",
@@ -168,6 +178,7 @@ def record_sync_state(url: str) -> None:
                 ancestors="[]",
                 error="ValueError('body.storage.value is NoneType, not text')",
                 attempts=2,
+                synced_at=utcnow(),
             )
         )
         db.commit()
@@ -266,3 +277,41 @@ def test_sync_runs_are_counted_per_space(tmp_path):
     assert value("confbot_sync_runs_total", space="HR", outcome="ok") == before + 1
     assert value("confbot_sync_pages_total", space="HR", change="added") == added + report.added
     assert REGISTRY.get_sample_value("confbot_sync_failures_total", {"space": "HR"}) is not None
+
+
+@pytest.mark.anyio
+async def test_admin_page_is_styled_charted_and_its_gaps_are_questions(client):
+    """The page reads on a phone (viewport), charts each day's questions, declines, 👎 and
+    sync health as inline SVG (nothing loaded from elsewhere), and its gaps list holds each
+    question once with its count, and no chit-chat."""
+    record_sync_state(client.assistant.settings.sqlalchemy_url)
+    await ask(client, "hi", space="TEST")  # chit-chat: the help text, not a gap
+    down = await ask(client, "hello", space="TEST")
+    body = {"turn": down["turn"], "conversation": down["conversation"], "value": "down"}
+    await client.post("/api/feedback", json={**body, "space": "TEST"})  # a 👎 on chit-chat
+    for _ in range(3):
+        await ask(client, "How do I book parental leave?", space="TEST")
+    answered = await ask(client, "What does BATS stand for?", space="TEST")
+    body = {"turn": answered["turn"], "conversation": answered["conversation"], "value": "down"}
+    await client.post("/api/feedback", json={**body, "space": "TEST"})
+
+    response = await client.get("/admin", headers=BEARER, params={"space": "TEST"})
+    assert response.status_code == 200
+    page = response.text
+    assert '<meta name="viewport" content="width=device-width, initial-scale=1">' in page
+    assert "default-src 'none'" in response.headers["content-security-policy"]
+    assert "<script" not in page and "src=" not in page  # nothing fetched: CSP-safe
+    assert page.count("<svg ") == 3
+    today = utcnow().date().isoformat()
+    numbers = re.findall(r"<tr><td>" + today + r"</td>((?:<td>\d+</td>)+)</tr>", page)
+    per_chart = [[int(n) for n in re.findall(r"\d+", row)] for row in numbers]
+    # questions: answered and declined (3 declined: the parental leave ones); 👎: 2;
+    # sync: one page indexed, one failing
+    assert per_chart == [[3, 3], [2], [1, 1]], per_chart
+    assert "<title>" in page and "3 declined" in page
+
+    gaps = page.split("What the wiki is missing")[1]
+    assert gaps.count("How do I book parental leave?") == 1
+    assert "How do I book parental leave? (asked 3×)" in gaps
+    assert "BATS" in gaps  # rated 👎: a gap
+    assert ">hi<" not in gaps and ">hello<" not in gaps

@@ -12,6 +12,7 @@ from __future__ import annotations
 import os
 import re
 import shutil
+from pathlib import Path
 
 import pytest
 
@@ -124,7 +125,9 @@ def test_ask_explain_and_trace_in_headless_chromium(tmp_path):
                 turn.locator("details.trace summary").click()
                 trace = turn.locator(".trace-body")
                 expect(trace.locator("table").first).to_contain_text("lexical")
-                expect(trace).to_contain_text("Prompt sent (answer)")
+                expect(trace).to_contain_text(
+                    "Prompt read by the offline answerer (answer; nothing was sent)"
+                )
                 expect(trace).to_contain_text("total")
 
                 # Text from the user is shown as text, never run as markup.
@@ -191,3 +194,46 @@ def test_the_answer_streams_in_headless_chromium(tmp_path):
         finally:
             assistant.close()
     assert problems == []
+
+
+README_IMAGES = Path(__file__).resolve().parents[1] / "docs" / "images"
+"""Where `CONFBOT_TEST_SCREENSHOTS=write` (`make screenshots`) puts the README's pictures."""
+
+
+def test_the_readme_picture_of_an_answer(tmp_path):
+    """The README's picture: a question about the sample wiki answered on the /ask page,
+    with its cited source and the table row it comes from. The screenshot is made on every
+    run (so the picture is always one the page can show) and copied into docs/images only
+    when CONFBOT_TEST_SCREENSHOTS=write."""
+    executable = chromium_or_skip()
+    from playwright.sync_api import expect, sync_playwright
+
+    from bot.serve import SAMPLE_PAGES
+    from connectors.files import FilesSource
+
+    pages = list(FilesSource(SAMPLE_PAGES).pages.values())
+    assistant = make_assistant(build_wiki(tmp_path / "wiki", pages), tmp_path)
+    question = "Who is the secondary on-call for the Payments team in week 2?"
+    shot = tmp_path / "answer-web.png"
+    try:
+        with BackgroundServer(create_app(assistant)) as server, sync_playwright() as p:
+            browser = p.chromium.launch(executable_path=executable, args=CHROMIUM_FLAGS)
+            try:
+                page = browser.new_page(viewport={"width": 900, "height": 700})
+                page.set_default_timeout(TIMEOUT_MS)
+                page.goto(f"{server.url}/ask")
+                page.fill("#question", question)
+                page.click("#ask-button")
+                turn = page.locator(".turn").first
+                expect(turn.locator(".answer")).to_contain_text("Sophie Brandt")
+                expect(turn.locator(".sources li").first).to_contain_text("On-Call Rotation")
+                expect(turn.locator(".follow-ups a.suggestion").first).to_be_visible()
+                page.locator("main").screenshot(path=str(shot))
+            finally:
+                browser.close()
+    finally:
+        assistant.close()
+    assert shot.stat().st_size > 10_000
+    if os.environ.get("CONFBOT_TEST_SCREENSHOTS") == "write":
+        README_IMAGES.mkdir(parents=True, exist_ok=True)
+        shutil.copyfile(shot, README_IMAGES / "answer-web.png")

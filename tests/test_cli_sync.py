@@ -2,9 +2,14 @@
 
 from __future__ import annotations
 
+import io
 import json
+import logging
+
+import pytest
 
 from bot.cli import main
+from bot.sync_command import SyncProgress
 
 
 def test_sync_a_folder_twice(environ, capsys):
@@ -26,7 +31,10 @@ def test_sync_a_folder_twice(environ, capsys):
     out, err = capsys.readouterr()
     assert "ENG: 2 added, 0 updated, 0 deleted, 0 skipped, 0 failed" in out
     assert "OPS: 1 added" in out
-    assert "unreadable file skipped: broken.json" in err
+    assert out.splitlines()[-1] == (
+        "total of 2 spaces: 3 added, 0 updated, 0 deleted, 0 skipped, 0 failed;"
+        " 1 unreadable file skipped: broken.json"
+    )
 
     assert main(["sync", "--source", "files", "--path", str(folder), "--space", "OPS"]) == 0
     out, _ = capsys.readouterr()
@@ -44,3 +52,103 @@ def test_sync_needs_a_space(environ, capsys, monkeypatch):
     monkeypatch.setenv("CONFBOT_CONFLUENCE_TOKEN", "x")
     assert main(["sync"]) == 2
     assert "no spaces to sync" in capsys.readouterr().err
+
+
+def write_pages(folder, count: int, space: str = "ENG") -> None:
+    folder.mkdir(exist_ok=True)
+    for n in range(count):
+        record = {
+            "id": f"{space}-{n}",
+            "title": f"Doc {n}",
+            "url": "",
+            "space": space,
+            "date": "2024-11-15",
+            "content": f"<p>How to restart service {n}.</p>",
+        }
+        (folder / f"{space}-{n}.json").write_text(json.dumps(record), encoding="utf-8")
+
+
+def test_a_missing_folder_is_one_line(environ, capsys):
+    assert main(["sync", "--source", "files", "--path", "/nonexistent/pages"]) == 2
+    err = capsys.readouterr().err
+    assert err.startswith("confbot: configuration error: --path: ") and "/nonexistent/pages" in err
+    assert "Traceback" not in err and err.count("\n") == 1
+
+
+def test_an_unknown_space_is_an_error_not_zero_pages(environ, capsys):
+    write_pages(environ / "docs", 2)
+    assert (
+        main(["sync", "--source", "files", "--path", str(environ / "docs"), "--space", "NOPE"]) == 2
+    )
+    captured = capsys.readouterr()
+    assert "no page of the files source is in space NOPE (its spaces: ENG)" in captured.err
+    assert "NOPE: 0 added" not in captured.out
+
+
+def test_an_unreadable_file_is_warned_once(environ, capsys, caplog):
+    write_pages(environ / "docs", 1, "ENG")
+    write_pages(environ / "docs", 1, "OPS")
+    (environ / "docs" / "broken.json").write_text("{", encoding="utf-8")
+    with caplog.at_level(logging.WARNING):
+        assert main(["sync", "--source", "files", "--path", str(environ / "docs")]) == 0
+    warned = [r for r in caplog.records if "broken.json" in r.getMessage()]
+    assert len(warned) == 1  # the folder is read once per space and once to list them
+    assert "1 unreadable file skipped: broken.json" in capsys.readouterr().out
+
+
+def test_the_files_source_moves_the_bar_with_a_total(environ, capsys, monkeypatch):
+    """Every batch moves the display: a space of 25 pages is 10, 10 and 5, each with the
+    total; the overall total is known before the first page."""
+    seen = []
+    original = SyncProgress.update
+
+    def recording(self, done, total=None):
+        seen.append((self._space, done, total, self._known_total()))
+        original(self, done, total)
+
+    monkeypatch.setattr(SyncProgress, "update", recording)
+    write_pages(environ / "docs", 25, "ENG")
+    write_pages(environ / "docs", 3, "OPS")
+    assert main(["sync", "--source", "files", "--path", str(environ / "docs")]) == 0
+    assert seen == [
+        ("ENG", 10, 25, 28),
+        ("ENG", 10, 25, 28),
+        ("ENG", 5, 25, 28),
+        ("OPS", 3, 3, 28),
+    ]
+
+
+def test_progress_off_a_terminal_is_periodic_log_lines(caplog):
+    progress = SyncProgress({"ENG": 20, "OPS": None}, io.StringIO(), bars=False, log_every=0.0)
+    with caplog.at_level(logging.INFO, logger="bot.sync_command"):
+        progress.space("ENG")
+        progress.update(5, 20)
+        progress.close()
+        progress.space("OPS")
+        progress.update(4, 40)
+    lines = [r.getMessage() for r in caplog.records]
+    assert lines[0].startswith("sync ENG: 5/20 pages; all spaces: 5/20 pages, about ")
+    assert lines[1].startswith("sync OPS: 4/40 pages; all spaces: 9/60 pages, about ")
+
+
+@pytest.mark.parametrize("bars", [True])
+def test_progress_on_a_terminal_draws_bars_with_totals(bars):
+    out = io.StringIO()
+    progress = SyncProgress({"ENG": 20}, out, bars=bars)
+    progress.space("ENG")
+    progress.update(10, 20)
+    progress.finish()
+    text = out.getvalue()
+    assert "ENG:" in text and "10/20" in text and "all spaces:" in text
+
+
+def test_an_unknown_confluence_space_is_an_error(environ, capsys, monkeypatch):
+    from tests.fakes.confluence_server import FakeConfluence, generated_pages
+
+    with FakeConfluence(generated_pages(2, space="ENG"), token="t0ken") as confluence:
+        for name, value in confluence.settings_environ().items():
+            monkeypatch.setenv(name, value)
+        assert main(["sync", "--space", "NOPE"]) == 2
+    captured = capsys.readouterr()
+    assert "Confluence has no space NOPE, or this account may not read it" in captured.err
+    assert "NOPE: 0 added" not in captured.out

@@ -5,6 +5,7 @@ current, and every `confbot` command is documented."""
 from __future__ import annotations
 
 import argparse
+import re
 from pathlib import Path
 
 import pytest
@@ -33,6 +34,16 @@ def commands() -> list[str]:
 def test_readme_starts_with_the_two_commands():
     first_block = README.split("```", 2)[1]
     assert "make run" in first_block and "make test" in first_block
+
+
+def test_readme_opens_with_a_picture_of_an_answer():
+    """Right after the two commands (the README's first lines): the picture the browser
+    test makes (docs/images)."""
+    after_commands = README.split("```", 2)[2].split("\n## ", 1)[0]
+    pictures = re.findall(r"!\[[^\]]+\]\(([^)]+)\)", after_commands)
+    assert pictures == ["docs/images/answer-web.png"]
+    assert (ROOT / pictures[0]).stat().st_size > 10_000
+    assert "answer-web.png" in (ROOT / "tests" / "test_browser.py").read_text(encoding="utf-8")
 
 
 @pytest.mark.parametrize(("name", "env", "default", "help_text"), describe())
@@ -64,3 +75,38 @@ def test_procfile_processes():
     assert set(processes) == {"web", "worker", "bot"}
     for command in processes.values():
         assert command.split()[1] in commands()
+
+
+BENCHMARKS = (ROOT / "docs" / "benchmarks.md").read_text(encoding="utf-8")
+
+
+def benchmark_headings(level: int) -> list[str]:
+    """The headings of docs/benchmarks.md at `level` (`##` is 2), outside code blocks."""
+    found, fence = [], False
+    for line in BENCHMARKS.splitlines():
+        if line.startswith("```"):
+            fence = not fence
+        elif not fence and line.startswith("#" * level + " "):
+            found.append(line[level + 1 :])
+    return found
+
+
+def test_benchmarks_are_ordered_by_topic():
+    assert benchmark_headings(2) == ["Quality", "Speed", "Scale", "Robustness"]
+    assert not any("(issue" in h or "(stop" in h for h in benchmark_headings(3))
+
+
+@pytest.mark.parametrize("topic", ["Quality", "Speed", "Scale", "Robustness"])
+def test_each_topic_opens_with_its_figures_and_how_to_reproduce_them(topic):
+    """The table under each topic: every row has a figure, a command and the section holding
+    the full run (a heading of the file)."""
+    text = BENCHMARKS.split(f"\n## {topic}\n", 1)[1].split("\n### ", 1)[0]
+    rows = [line for line in text.splitlines() if line.startswith("| ") and "---" not in line]
+    headings = set(benchmark_headings(3)) | set(benchmark_headings(4))
+    assert len(rows) > 2
+    for row in rows[1:]:
+        cells = [cell.strip() for cell in row.strip("|").split("|")]
+        assert re.search(r"\d", cells[1]), row  # a figure
+        assert "`" in row or "same" in cells[-2], row  # a command (or the row above's)
+        named = [part.strip() for part in re.split(r";| / ", cells[-1])]
+        assert named == ["same"] or any(any(h.startswith(n) for h in headings) for n in named)

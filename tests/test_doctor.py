@@ -100,7 +100,12 @@ def doctor(monkeypatch, capsys, caplog, environ: dict[str, str]) -> tuple[int, d
 
 @pytest.mark.parametrize("flavour", ["cloud", "center"])
 def test_a_healthy_setup_passes(tmp_path, fresh, flavour, monkeypatch, capsys, caplog):
-    code, lines = doctor(monkeypatch, capsys, caplog, healthy(tmp_path, fresh, flavour))
+    environ = healthy(tmp_path, fresh, flavour)
+    for name, value in environ.items():
+        monkeypatch.setenv(name, value)
+    assert main(["sync"]) == 0
+    capsys.readouterr()
+    code, lines = doctor(monkeypatch, capsys, caplog, environ)
     assert code == 0, lines
     assert all(line.startswith(("OK", "SKIP")) for line in lines.values()), lines
     for name in (
@@ -115,8 +120,12 @@ def test_a_healthy_setup_passes(tmp_path, fresh, flavour, monkeypatch, capsys, c
         "Slack Socket Mode",
         "LLM",
         "embeddings",
+        "settings",
+        "index",
+        "answer",
     ):
         assert lines[name].startswith("OK"), (name, lines)
+    assert "10 pages" in lines["index"]
     assert "6 pages readable" in lines["Confluence space ENG"]
     assert fresh["openai"].chat_requests[-1].json["model"] == "fake-model"
     if flavour == "cloud":
@@ -255,8 +264,13 @@ FAILURES = {
     ),
     "unknown embedder": (
         lambda env, f: env.update(CONFBOT_EMBEDDER="word2vec"),
-        "embeddings",
+        "setting",
         "CONFBOT_EMBEDDER",
+    ),
+    "bad schedule": (
+        lambda env, f: env.update(CONFBOT_SYNC_SCHEDULE="every5min"),
+        "setting",
+        "CONFBOT_SYNC_SCHEDULE",
     ),
 }
 
@@ -272,7 +286,9 @@ def test_each_check_fails_with_the_setting_that_fixes_it(
     assert code == 1
     assert lines[check].startswith("FAIL"), lines
     assert setting in lines[check]
-    failed = [name for name, line in lines.items() if line.startswith("FAIL")]
+    # Nothing was synced in these cases: the empty index fails too, whatever else does.
+    assert lines["index"].startswith("FAIL")
+    failed = [n for n, line in lines.items() if line.startswith("FAIL") and n != "index"]
     if case not in ("llm key",):  # a wrong key fails the LLM and the embeddings alike
         assert failed == [check], lines
 
@@ -286,3 +302,43 @@ def test_data_center_space_without_access(tmp_path, fresh, monkeypatch, capsys, 
 
 def test_the_fake_grants_the_manifest_scopes():
     assert manifest_scopes() == set(MANIFEST_SCOPES.split(","))
+
+
+def test_the_documented_e5_embedder_is_accepted(tmp_path, monkeypatch, capsys, caplog):
+    environ = {"CONFBOT_DATA_DIR": str(tmp_path / "data"), "CONFBOT_EMBEDDER": "e5"}
+    code, lines = doctor(monkeypatch, capsys, caplog, environ)
+    assert code == 0, lines
+    assert lines["settings"].startswith("OK")
+    assert lines["embeddings"].startswith("SKIP") and "e5" in lines["embeddings"]
+
+
+def test_a_bad_schedule_is_the_error_serve_stops_with(tmp_path, monkeypatch, capsys, caplog):
+    """doctor and serve reject `every5min` with one and the same line; serve exits 2 with
+    it, before binding a port, without a traceback."""
+    environ = {"CONFBOT_DATA_DIR": str(tmp_path / "data"), "CONFBOT_SYNC_SCHEDULE": "every5min"}
+    code, lines = doctor(monkeypatch, capsys, caplog, environ)
+    assert code == 1
+    assert lines["setting"].startswith("FAIL CONFBOT_SYNC_SCHEDULE: schedule 'every5min'")
+    assert "set CONFBOT_SYNC_SCHEDULE" in lines["setting"]
+    assert main(["serve", "--port", "0"]) == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and "Traceback" not in err
+    doctor_said = lines["setting"].removeprefix("FAIL ").split(" → ")[0]
+    assert err == f"confbot: configuration error: {doctor_said}\n"
+
+
+def test_a_refused_connection_is_one_short_line(tmp_path, fresh, monkeypatch, capsys, caplog):
+    environ = healthy(tmp_path, fresh)
+    environ["CONFBOT_CONFLUENCE_URL"] = CLOSED + "/wiki"
+    environ["CONFBOT_CHROMA_URL"] = CLOSED
+    code, lines = doctor(monkeypatch, capsys, caplog, environ)
+    assert "connection refused" in lines["Confluence URL"].lower(), lines["Confluence URL"]
+    for name in ("Confluence URL", "Chroma"):
+        assert "0x" not in lines[name] and len(lines[name]) < 160, lines[name]
+
+
+def test_an_empty_index_fails_and_names_the_command(tmp_path, fresh, monkeypatch, capsys, caplog):
+    code, lines = doctor(monkeypatch, capsys, caplog, healthy(tmp_path, fresh))
+    assert code == 1
+    assert lines["index"].startswith("FAIL empty") and "confbot sync" in lines["index"]
+    assert "answer" not in lines

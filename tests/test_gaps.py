@@ -273,6 +273,10 @@ def test_gaps_and_status_commands_on_the_sample_wiki(tmp_path, monkeypatch, caps
     assert main(["gaps", "--space", "ACME"]) == 0
     assert capsys.readouterr().out.startswith("ACME: 0 unanswered")
     assert main(["gaps", "--since", "soon"]) == 2
+    capsys.readouterr()
+    assert main(["gaps", "--space", "NOPE"]) == 2  # not "NOPE: 0 unanswered"
+    captured = capsys.readouterr()
+    assert "no indexed page is in NOPE (spaces: ACME, HR)" in captured.err and not captured.out
 
 
 def test_report_lines_for_no_gap(settings):

@@ -67,8 +67,16 @@ def test_serve_indexes_the_sample_wiki_answers_and_stops_cleanly(tmp_path):
         assert question["page_id"] in {s["page_id"] for s in turn["sources"] if s["cited"]}
         scoped = http.post("/api/ask", json={**body, "space": "HR"}).json()
         assert {s["space"] for s in scoped["sources"]} == {"HR"}
+    # Quiet by default: no library's lines (Alembic's migrations, APScheduler's jobs,
+    # uvicorn's start and access lines), the scheduler leaves the sample wiki it just indexed
+    # alone, and the ready line (with its example question) stays the last thing shown.
     assert first.stop(signal.SIGTERM) == 0
-    assert "Traceback" not in "".join(first.lines)
+    output = "".join(first.lines)
+    assert "Traceback" not in output
+    assert not re.search(r"alembic|apscheduler|uvicorn|Running upgrade|HTTP/1.1", output)
+    assert not re.search(r"INFO connectors.schedule: sync (ACME|HR): \d+ added", output)
+    after_ready = output.split("confbot is ready: ")[1].splitlines()[1:]
+    assert [line.split(":")[0] for line in after_ready] == ["  try"], after_ready
 
     second = serve_process(tmp_path)
     second.wait_for(READY, timeout=240)

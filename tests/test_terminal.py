@@ -82,7 +82,9 @@ def test_chat_commands(wiki, tmp_path):
     assert "No answer to trace yet." in out
     assert "Retrieval query: What does BATS stand for?" in out
     assert "lexical #1" in out and "dense #" in out
-    assert "Messages sent (answer):\n--- system" in out and "Question: What does BATS" in out
+    # the embedded answerer sent nothing: the trace shows the prompt it read, not "sent"
+    assert "Prompt read by the offline answerer (answer; nothing was sent):\n--- system" in out
+    assert "Messages sent" not in out and "Question: What does BATS" in out
     assert "Timings (ms): history" in out
     assert "Why this answer: This answer came from one source: Bats: Bash Automated" in out
     assert re.search(
@@ -160,8 +162,11 @@ def test_init_creates_the_tables(environ, capsys):
 
 
 def test_ask_one_question_from_the_command_line(environ, capsys):
-    assert main(["ask", "What does BATS stand for?"]) == 0
+    assert main(["ask", "What does BATS stand for?", "And who wrote it?"]) == 0
     captured = capsys.readouterr()
+    # one-shot questions are echoed, each before its answer
+    assert captured.out.startswith("? What does BATS stand for?\n")
+    assert captured.out.index("? And who wrote it?") > captured.out.index("couldn't find")
     assert "I couldn't find this in the wiki." in captured.out
     assert "The index is empty" in captured.err
 

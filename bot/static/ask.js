@@ -300,7 +300,11 @@
 
     for (const [step, messages] of Object.entries(trace.messages || {})) {
       if (!messages) continue;
-      box.append(el("h4", { text: "Prompt sent (" + step + ")" }));
+      // the embedded answerer reads its prompt in-process: nothing was sent anywhere
+      const heading = trace.model === "extractive"
+        ? "Prompt read by the offline answerer (" + step + "; nothing was sent)"
+        : "Prompt sent (" + step + ")";
+      box.append(el("h4", { text: heading }));
       for (const message of messages) {
         box.append(el("pre", { text: "--- " + message.role + "\n" + message.content }));
       }

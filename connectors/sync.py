@@ -37,6 +37,7 @@ from datetime import UTC
 
 from sqlalchemy import select
 
+from connectors.attachments import AttachmentCounts, attachment_sync, is_attachment_key
 from connectors.lease import SpaceLeases
 from connectors.source import Fetched, PageSource
 from connectors.state import SyncPage, SyncSpace, utcnow
@@ -81,6 +82,11 @@ class SyncReport:
     seconds: float = 0.0
     failures: list[tuple[str, str]] = field(default_factory=list)
     error: str | None = None
+    attachments: AttachmentCounts = field(default_factory=AttachmentCounts)
+
+    def __post_init__(self) -> None:
+        if isinstance(self.attachments, dict):  # a report read back from its JSON
+            self.attachments = AttachmentCounts(**self.attachments)
 
     def summary(self) -> str:
         """One line for people."""
@@ -89,6 +95,9 @@ class SyncReport:
             f" {self.skipped} skipped, {self.failed} failed"
             f" ({self.moved} moved, {self.unchanged} unchanged; {self.seconds:.1f} s)"
         )
+        files = self.attachments
+        if files.indexed or files.deleted or files.skipped or files.failed or files.unchanged:
+            line += f"; {files.summary()}"
         return line + (f"; stopped early: {self.error}" if self.error else "")
 
 
@@ -133,6 +142,7 @@ class SpaceSync:
         self.sessions = session_factory(settings.sqlalchemy_url)
         self.stop = stop or threading.Event()
         self.leases = SpaceLeases(settings.sqlalchemy_url, parse_interval(settings.sync_lease))
+        self.attachments = attachment_sync(settings, index, source, self.sessions, self.options)
 
     def run(self, space: str, full: bool = False, progress: bool = False) -> SyncReport:
         """Sync one space; `full` re-reads and re-indexes every page and lists the space.
@@ -191,7 +201,7 @@ class SpaceSync:
                     )
                 )
             )
-        indexed = self.index.page_ids(space)
+        indexed = {i for i in self.index.page_ids(space) if not is_attachment_key(i)}
         if retry:
             log.info("space %s: retrying %d page(s) that failed before", space, len(retry))
             self._refetch(space, retry, report, indexed, full)
@@ -205,6 +215,8 @@ class SpaceSync:
             self._apply(space, batch.pages, batch.failures, report, indexed, full, cursor=True)
             total = batch.total + len(retry) if batch.total is not None else None
             bar.update(len(batch.pages) + len(batch.failures), total)
+        if self.attachments is not None and since is not None and not self.stop.is_set():
+            self.attachments.sync_changed(space, since, indexed, report.attachments, full)
 
         if listed_at is not None and listed_at.tzinfo is None:
             listed_at = listed_at.replace(tzinfo=UTC)  # SQLite drops the offset
@@ -245,9 +257,11 @@ class SpaceSync:
                 return rows[page_id]
 
             to_index: list[tuple[Page, str]] = []
+            restricted: list[str] = []
             for item in fetched:
                 page, row = item.page, row_for(item.page.id)
                 if item.restricted:
+                    restricted.append(page.id)
                     if page.id in indexed:
                         self.index.delete_page(page.id)
                         indexed.discard(page.id)
@@ -275,6 +289,7 @@ class SpaceSync:
                 else IndexReport()
             )
             errors = dict(result.failed)
+            written = [page for page, _ in to_index if page.id not in errors]
             for page, digest in to_index:
                 row = rows[page.id]
                 if page.id in errors:
@@ -298,6 +313,9 @@ class SpaceSync:
                     if current is None or newest > current:
                         state.cursor = newest.isoformat()
             db.commit()
+        if self.attachments is not None:
+            self.attachments.remove_pages(restricted, report.attachments)
+            self.attachments.sync_pages(written, report.attachments, full)
 
     def _refetch(
         self, space: str, page_ids: Sequence[str], report: SyncReport, indexed: set[str], full: bool
@@ -329,6 +347,8 @@ class SpaceSync:
         for page_id in page_ids:
             self.index.delete_page(page_id)
             indexed.discard(page_id)
+        if self.attachments is not None:
+            self.attachments.remove_pages(page_ids, report.attachments)
         with self.sessions() as db:
             for row in db.scalars(select(SyncPage).where(SyncPage.page_id.in_(page_ids))):
                 db.delete(row)
@@ -365,6 +385,8 @@ class SpaceSync:
                 "space %s listing: %d vanished, %d to re-fetch", space, len(vanished), len(stale)
             )
         self._refetch(space, vanished + stale, report, indexed, full)
+        if self.attachments is not None and not self.stop.is_set():
+            self.attachments.sync_changed(space, None, indexed, report.attachments, full)
         if self.stop.is_set():
             return
         with self.sessions() as db:

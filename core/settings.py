@@ -239,6 +239,18 @@ class Settings:
     sync_skip_restricted: bool = setting(
         True, "Skip pages with read restrictions on the page or an ancestor (counted as skipped)."
     )
+    sync_attachments: bool = setting(
+        True,
+        "Index the attachments of synced pages, each cited as itself (file, page, link); the"
+        " kinds read are attachment_types.",
+    )
+    attachment_max_mb: float = setting(
+        25.0, "Largest attachment read, in MB; a larger one is recorded as skipped."
+    )
+    attachment_types: list[str] = setting(
+        ["pdf", "docx", "xlsx", "pptx", "text", "markdown", "csv"],
+        "Attachment kinds read, comma-separated, of: pdf, docx, xlsx, pptx, text, markdown, csv.",
+    )
 
     # --- language model ----------------------------------------------------------------
     llm_base_url: str = setting(

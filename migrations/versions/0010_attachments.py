@@ -1,0 +1,40 @@
+"""Attachment sync state (connectors.attachments): one row per attachment of a synced page.
+
+Revision ID: 0010_attachments
+Revises: 0006_index_fingerprint
+"""
+
+import sqlalchemy as sa
+from alembic import op
+
+revision = "0010_attachments"
+down_revision = "0006_index_fingerprint"
+branch_labels = None
+depends_on = None
+
+
+def upgrade() -> None:
+    """Create `sync_attachments`."""
+    op.create_table(
+        "sync_attachments",
+        sa.Column("attachment_id", sa.String(255), primary_key=True),
+        sa.Column("page_id", sa.String(255), nullable=False),
+        sa.Column("space", sa.String(255), nullable=False),
+        sa.Column("title", sa.Text, nullable=False, server_default=""),
+        sa.Column("page_title", sa.Text, nullable=False, server_default=""),
+        sa.Column("version", sa.String(64), nullable=True),
+        sa.Column("size", sa.Integer, nullable=False, server_default="0"),
+        sa.Column("status", sa.String(16), nullable=False, server_default="indexed"),
+        sa.Column("note", sa.Text, nullable=True),
+        sa.Column("parts", sa.Integer, nullable=False, server_default="0"),
+        sa.Column("synced_at", sa.DateTime(timezone=True), nullable=True),
+    )
+    op.create_index("ix_sync_attachments_page_id", "sync_attachments", ["page_id"])
+    op.create_index("ix_sync_attachments_space", "sync_attachments", ["space"])
+
+
+def downgrade() -> None:
+    """Drop `sync_attachments`."""
+    op.drop_index("ix_sync_attachments_space", "sync_attachments")
+    op.drop_index("ix_sync_attachments_page_id", "sync_attachments")
+    op.drop_table("sync_attachments")

@@ -95,6 +95,8 @@ def cmd_sync(args: argparse.Namespace) -> int:
         print(report.summary())
         for page_id, reason in report.failures:
             print(f"  failed: page {page_id}: {reason}")
+        for name, reason in report.attachments.problems:
+            print(f"  attachment not indexed: {name}: {reason}")
         stopped |= report.error is not None
     return 1 if stopped else 0
 

@@ -342,11 +342,12 @@ def _docx_sections(data: bytes) -> list[Section]:
 
 
 def _heading_level(style: str) -> int:
-    """1-6 for Word's "Title" and "Heading N" styles, 0 otherwise."""
+    """1 for Word's "Title" style, N + 1 (at most 6) for "Heading N" (so headings nest
+    under the title), 0 for other styles."""
     if style == "Title":
         return 1
     match = re.fullmatch(r"Heading (\d)", style)
-    return min(int(match.group(1)), 6) if match else 0
+    return min(int(match.group(1)) + 1, 6) if match else 0
 
 
 def _docx_rows(table) -> Iterator[list[str]]:

@@ -10,6 +10,10 @@ confbot's connector uses, for tests and benchmarks.
 - `GET {context}/rest/api/content/{id}/restriction/byOperation/read`.
 - `GET {context}/rest/api/user/current` (the signed-in user) and
   `GET {context}/rest/api/space/{key}` (404 for a space the user cannot read).
+- Attachments: `GET {context}/rest/api/content/{id}/child/attachment?expand=version`
+  (v1, paged by `start`/`limit`), Cloud's `GET {context}/api/v2/pages/{id}/attachments`
+  (cursor in `_links.next`), CQL `type = attachment` with `expand=container`, and the file at
+  `GET {context}/download/attachments/{page id}/{file name}` (the `download` link).
 - Cloud only, REST v2: `GET {context}/api/v2/pages/{id}?body-format=storage` (with
   `include-labels=true`), `GET {context}/api/v2/pages/{id}/ancestors` (root first),
   `GET {context}/api/v2/spaces/{id}` and `GET {context}/api/v2/spaces?keys=KEY`. Data Center
@@ -36,7 +40,7 @@ from dataclasses import dataclass, field
 from datetime import UTC, datetime, timedelta, tzinfo
 from http.server import BaseHTTPRequestHandler
 from pathlib import Path
-from urllib.parse import parse_qsl, quote, urlencode, urlsplit
+from urllib.parse import parse_qsl, quote, unquote, urlencode, urlsplit
 
 from tests.fakes.local_server import LocalServer
 
@@ -44,6 +48,22 @@ BODY_LIMIT = 50
 """Most results per search response when bodies are expanded (Cloud's cap)."""
 LIMIT = 200
 """Most results per search response otherwise."""
+
+
+@dataclass
+class FakeAttachment:
+    """A file attached to a page; a new upload of the same name is a new version."""
+
+    id: str
+    page_id: str
+    space: str
+    title: str
+    data: bytes
+    media_type: str = "application/octet-stream"
+    version: int = 1
+    created: datetime = datetime(2024, 1, 1, tzinfo=UTC)
+    modified: datetime = datetime(2024, 1, 1, tzinfo=UTC)
+    kind: str = "attachment"
 
 
 @dataclass
@@ -62,6 +82,8 @@ class FakePage:
     labels: list[str] = field(default_factory=list)
     read_users: list[str] = field(default_factory=list)
     read_groups: list[str] = field(default_factory=list)
+    attachments: list[FakeAttachment] = field(default_factory=list)
+    kind: str = "page"
 
 
 @dataclass(frozen=True)
@@ -153,7 +175,7 @@ def parse_cql(cql: str, user_tz: tzinfo):
         if m := _SPACE.match(clause):
             tests.append(lambda p, key=m.group(1): p.space == key)
         elif m := _TYPE.match(clause):
-            tests.append(lambda p, kind=m.group(1): kind.lower() == "page")
+            tests.append(lambda p, kind=m.group(1): kind.lower() == p.kind)
         elif m := _MODIFIED.match(clause):
             local = datetime.strptime(m.group(2), "%Y-%m-%d %H:%M").replace(tzinfo=user_tz)
             if m.group(1) == ">=":
@@ -256,6 +278,40 @@ class FakeConfluence(LocalServer):
         with self.lock:
             del self.pages[page_id]
 
+    def attach(
+        self, page_id: str, title: str, data: bytes, media_type: str = "application/octet-stream"
+    ) -> FakeAttachment:
+        """Upload a file to a page (a new version when one of that name is there); the page
+        itself keeps its version and `lastmodified`, as in Confluence."""
+        with self.lock:
+            page = self.pages[page_id]
+            now = datetime.now(UTC)
+            for attachment in page.attachments:
+                if attachment.title == title:
+                    attachment.data, attachment.media_type = data, media_type
+                    attachment.version += 1
+                    attachment.modified = max(now, attachment.modified + timedelta(seconds=1))
+                    return attachment
+            number = sum(len(p.attachments) for p in self.pages.values()) + 1
+            attachment = FakeAttachment(
+                id=f"att{900000 + number}",
+                page_id=page_id,
+                space=page.space,
+                title=title,
+                data=data,
+                media_type=media_type,
+                created=now,
+                modified=now,
+            )
+            page.attachments.append(attachment)
+            return attachment
+
+    def detach(self, page_id: str, title: str) -> None:
+        """Delete a page's attachment (the page keeps its version)."""
+        with self.lock:
+            page = self.pages[page_id]
+            page.attachments = [a for a in page.attachments if a.title != title]
+
     def restrict(
         self, page_id: str, users: Sequence[str] = ("someone",), groups: Sequence[str] = ()
     ) -> None:
@@ -323,6 +379,20 @@ class FakeConfluence(LocalServer):
             if page is None:
                 return 404, {"message": "No content found"}
             return 200, {"operation": "read", "restrictions": self._restrictions(page)}
+        if m := re.fullmatch(r"/rest/api/content/([\w-]+)/child/attachment", path):
+            page = self._page(m.group(1))
+            if page is None:
+                return 404, {"statusCode": 404, "message": "No content found with id"}
+            start = int(params.get("start", 0))
+            limit = min(int(params.get("limit", 25)), LIMIT)
+            window = page.attachments[start : start + limit]
+            return 200, {
+                "results": [self.attachment_v1(a, set()) for a in window],
+                "start": start,
+                "limit": limit,
+                "size": len(window),
+                "_links": {"base": self.url, "context": self.context},
+            }
         if m := re.fullmatch(r"/rest/api/content/([\w-]+)", path):
             page = self._page(m.group(1))
             if page is None:
@@ -343,6 +413,20 @@ class FakeConfluence(LocalServer):
         """REST v2 (Cloud only): pages, their ancestors, spaces."""
         if not self.cloud:
             return 404, {"message": "null for uri: /api/v2" + path}
+        if m := re.fullmatch(r"/pages/([\w-]+)/attachments", path):
+            page = self._page(m.group(1))
+            if page is None:
+                return 404, {"errors": [{"status": 404, "code": "NOT_FOUND"}]}
+            start = int(base64.urlsafe_b64decode(params["cursor"])) if "cursor" in params else 0
+            limit = min(int(params.get("limit", 25)), 250)
+            window = page.attachments[start : start + limit]
+            links = {"base": self.url}
+            if start + limit < len(page.attachments):
+                cursor = base64.urlsafe_b64encode(str(start + limit).encode()).decode()
+                links["next"] = f"{self.context}/api/v2/pages/{page.id}/attachments?" + urlencode(
+                    {"cursor": cursor, "limit": limit}
+                )
+            return 200, {"results": [self.attachment_v2(a) for a in window], "_links": links}
         if m := re.fullmatch(r"/pages/([\w-]+)(/ancestors)?", path):
             page = self._page(m.group(1))
             if page is None:
@@ -404,7 +488,8 @@ class FakeConfluence(LocalServer):
             return 400, {"statusCode": 400, "message": "use the cursor in _links.next"}
         else:
             start = int(params.get("start", 0))
-        readable = (p for p in self.pages.values() if p.space not in self.hidden_spaces)
+        readable = [p for p in self.pages.values() if p.space not in self.hidden_spaces]
+        readable += [a for p in readable for a in p.attachments]
         found = sorted((p for p in readable if matches(p)), key=key, reverse=descending)
         window = found[start : start + limit]
         links = {
@@ -428,7 +513,10 @@ class FakeConfluence(LocalServer):
             links["next"] = f"/rest/api/content/search?{query}"
         return 200, {
             "results": [
-                {**self.content(p, expand), "_links": self._page_links(p, False)} for p in window
+                self.attachment_v1(p, expand)
+                if p.kind == "attachment"
+                else {**self.content(p, expand), "_links": self._page_links(p, False)}
+                for p in window
             ],
             "start": start,
             "limit": limit,
@@ -486,6 +574,81 @@ class FakeConfluence(LocalServer):
             }
         return out
 
+    def download_link(self, attachment: FakeAttachment) -> str:
+        """The `download` link of an attachment, relative to the base URL."""
+        stamp = int(attachment.modified.timestamp() * 1000)
+        return (
+            f"/download/attachments/{attachment.page_id}/{quote(attachment.title)}"
+            f"?version={attachment.version}&modificationDate={stamp}&api=v2"
+        )
+
+    def attachment_v1(self, attachment: FakeAttachment, expand: set[str]) -> dict:
+        """The REST v1 content JSON of an attachment (`version` always, `container` as
+        asked)."""
+        out: dict = {
+            "id": attachment.id,
+            "type": "attachment",
+            "status": "current",
+            "title": attachment.title,
+            "version": {
+                "number": attachment.version,
+                "when": _iso(attachment.modified),
+                "by": {"type": "known", "displayName": "Ada Example", "username": "ada"},
+                "minorEdit": False,
+            },
+            "metadata": {"mediaType": attachment.media_type, "comment": ""},
+            "extensions": {
+                "mediaType": attachment.media_type,
+                "fileSize": len(attachment.data),
+                "comment": "",
+            },
+            "_links": {
+                "webui": f"/pages/viewpageattachments.action?pageId={attachment.page_id}",
+                "download": self.download_link(attachment),
+                "self": f"{self.url}/rest/api/content/{attachment.id}",
+            },
+        }
+        if "container" in expand:
+            page = self.pages[attachment.page_id]
+            out["container"] = {"id": page.id, "type": "page", "title": page.title}
+        return out
+
+    def attachment_v2(self, attachment: FakeAttachment) -> dict:
+        """The REST v2 JSON of an attachment."""
+        download = self.download_link(attachment)
+        webui = f"/pages/viewpageattachments.action?pageId={attachment.page_id}"
+        return {
+            "id": attachment.id,
+            "status": "current",
+            "title": attachment.title,
+            "createdAt": _iso(attachment.created),
+            "pageId": attachment.page_id,
+            "mediaType": attachment.media_type,
+            "mediaTypeDescription": "",
+            "comment": "",
+            "fileId": f"file-{attachment.id}",
+            "fileSize": len(attachment.data),
+            "webuiLink": webui,
+            "downloadLink": download,
+            "version": {
+                "number": attachment.version,
+                "createdAt": _iso(attachment.modified),
+                "message": "",
+                "minorEdit": False,
+                "authorId": "5b10ac8d82e05b22cc7d4ef5",
+            },
+            "_links": {"webui": webui, "download": download},
+        }
+
+    def file(self, path: str) -> FakeAttachment | None:
+        """The attachment a `download/attachments/{page id}/{name}` path names."""
+        m = re.fullmatch(r"/download/attachments/([\w-]+)/([^/]+)", path)
+        page = self._page(m.group(1)) if m else None
+        if page is None:
+            return None
+        name = unquote(m.group(2))
+        return next((a for a in page.attachments if a.title == name), None)
+
     def _restrictions(self, page: FakePage) -> dict:
         users = [{"type": "known", "displayName": u} for u in page.read_users]
         groups = [{"type": "group", "name": g} for g in page.read_groups]
@@ -520,19 +683,31 @@ def _handler(fake: FakeConfluence) -> type[BaseHTTPRequestHandler]:
                 fake.requests.append(
                     Recorded("GET", parts.path, params, dict(self.headers.items()), status)
                 )
-            payload = json.dumps(body).encode()
+            binary = isinstance(body, bytes)
+            payload = body if binary else json.dumps(body).encode()
             self.send_response(status)
-            self.send_header("Content-Type", "application/json")
+            self.send_header(
+                "Content-Type", "application/octet-stream" if binary else "application/json"
+            )
             self.send_header("Content-Length", str(len(payload)))
             for name, value in headers.items():
                 self.send_header(name, value)
             self.end_headers()
             self.wfile.write(payload)
 
-        def _answer(self, path: str, params: dict[str, str]) -> tuple[int, dict, dict]:
+        def _answer(self, path: str, params: dict[str, str]) -> tuple[int, dict | bytes, dict]:
             if fake.delay:
                 time.sleep(fake.delay)
             api = (fake.context + "/rest/api/", fake.context + "/api/v2/")
+            files = fake.context + "/download/attachments/"
+            if path.startswith(files):
+                if not fake.authorized(self.headers.get("Authorization", "")):
+                    return 401, {"message": "unauthorized"}, {}
+                with fake.lock:
+                    attachment = fake.file(path[len(fake.context) :])
+                if attachment is None:
+                    return 404, {"message": "no such file"}, {}
+                return 200, attachment.data, {}
             if not path.startswith(api):
                 return 404, {"message": "not found"}, {}
             if not fake.authorized(self.headers.get("Authorization", "")):

@@ -10,7 +10,8 @@ the library's own backoff and Retry-After sleeps are switched off, every call go
 
 REST v1 endpoints used (same paths on Cloud under `/wiki` and on Data Center):
 - `GET rest/api/content/search?cql=...&expand=...`: changed pages and the space listing
-  (CQL search has no v2 equivalent, so it stays on v1 on Cloud too);
+  (CQL search has no v2 equivalent, so it stays on v1 on Cloud too); blog posts are pages
+  of their space (`type in (page, blogpost)`) unless `sync_blog_posts` is off;
 - `GET rest/api/content/{id}?expand=...`: one page (retries, repairs, deletion checks), on
   Data Center only;
 - `GET rest/api/content/{id}/restriction/byOperation/read`: read restrictions of an
@@ -18,7 +19,8 @@ REST v1 endpoints used (same paths on Cloud under `/wiki` and on Data Center):
 
 On Cloud, where Atlassian deprecated the v1 content endpoint, one page is read with REST v2
 (`GET api/v2/pages/{id}?body-format=storage&include-labels=true`), its ancestors with
-`GET api/v2/pages/{id}/ancestors` (root first) and its space key with
+`GET api/v2/pages/{id}/ancestors` (root first; a 404 for the page means a blog post, read
+with `GET api/v2/blogposts/{id}`, which has no ancestors) and its space key with
 `GET api/v2/spaces/{space id}` (asked once per space). v2 names the last editor by account
 id only, so that is the author of a page read this way.
 
@@ -88,17 +90,23 @@ def cql_string(value: str) -> str:
     return '"' + value.replace("\\", "\\\\").replace('"', '\\"') + '"'
 
 
-def changes_cql(space: str, since: datetime | None) -> str:
-    """CQL for the pages of `space` modified at or after `since` (all pages when None)."""
-    cql = f"space = {cql_string(space)} and type = page"
+def types_cql(types: tuple[str, ...]) -> str:
+    """The CQL clause for content types: `type = page`, `type in (page, blogpost)`."""
+    return f"type = {types[0]}" if len(types) == 1 else f"type in ({', '.join(types)})"
+
+
+def changes_cql(space: str, since: datetime | None, types: tuple[str, ...] = ("page",)) -> str:
+    """CQL for the pages (of `types`) of `space` modified at or after `since` (all when None)."""
+    cql = f"space = {cql_string(space)} and {types_cql(types)}"
     if since is not None:
         cql += f" and lastmodified >= {cql_string(cql_date(since))}"
     return cql + " order by lastmodified asc"
 
 
-def listing_cql(space: str) -> str:
-    """CQL for every current page of `space`, oldest first (a stable order while paging)."""
-    return f"space = {cql_string(space)} and type = page order by created asc"
+def listing_cql(space: str, types: tuple[str, ...] = ("page",)) -> str:
+    """CQL for every current page (of `types`) of `space`, oldest first (a stable order while
+    paging)."""
+    return f"space = {cql_string(space)} and {types_cql(types)} order by created asc"
 
 
 def retry_after_seconds(value: str | None, maximum: float) -> float | None:
@@ -320,6 +328,13 @@ class ConfluenceClient:
             f"api/v2/pages/{page_id}", {"body-format": "storage", "include-labels": "true"}
         )
 
+    def blogpost_v2(self, post_id: str) -> dict[str, Any] | None:
+        """One blog post by id with its storage body and labels (REST v2, Cloud), or None
+        when it does not exist."""
+        return self.get_json(
+            f"api/v2/blogposts/{post_id}", {"body-format": "storage", "include-labels": "true"}
+        )
+
     def ancestors_v2(self, page_id: str) -> tuple[str, ...]:
         """The ids of a page's ancestor pages, root first (REST v2, Cloud)."""
         data = self.get_json(f"api/v2/pages/{page_id}/ancestors", {"limit": V2_ANCESTORS_LIMIT})
@@ -363,6 +378,8 @@ class ConfluenceSource:
         self._ancestor_restricted: dict[str, tuple[bool, float]] = {}
         self._space_keys: dict[str, str] = {}
         """v2 space id → space key (Cloud page reads)."""
+        self.types = ("page", "blogpost") if settings.sync_blog_posts else ("page",)
+        """Content types synced: blog posts are pages of their space (no ancestors)."""
 
     def changes(self, space: str, since: datetime | None) -> Iterator[Batch]:
         """Pages of `space` modified since `since` minus the overlap window, oldest first.
@@ -370,7 +387,7 @@ class ConfluenceSource:
         The window reaches `sync_overlap_minutes` back because CQL compares minutes in the
         API user's time zone; pages seen twice are recognized as unchanged by the sync.
         """
-        cql = changes_cql(space, since - self.overlap if since is not None else None)
+        cql = changes_cql(space, since - self.overlap if since is not None else None, self.types)
         for data in self.client.search(cql, CONTENT_EXPAND, self.page_size):
             base = (data.get("_links") or {}).get("base") or self.client.url
             batch = Batch(pages=[], total=data.get("totalSize"))
@@ -400,12 +417,15 @@ class ConfluenceSource:
 
     def _fetch_v2(self, page_id: str) -> Fetched | None:
         item = self.client.page_v2(page_id)
+        blog = item is None and "blogpost" in self.types
+        if blog:
+            item = self.client.blogpost_v2(page_id)
         if item is None or item.get("status", "current") != "current":
             return None
         space_id = str(item["spaceId"])
         if space_id not in self._space_keys:
             self._space_keys[space_id] = self.client.space_key_v2(space_id)
-        ancestors = self.client.ancestors_v2(page_id)
+        ancestors = () if blog else self.client.ancestors_v2(page_id)
         base = (item.get("_links") or {}).get("base") or self.client.url
         page = page_from_v2(item, self._space_keys[space_id], ancestors, base)
         own = self.skip_restricted and self.client.read_restricted(page_id)
@@ -414,7 +434,9 @@ class ConfluenceSource:
     def listing(self, space: str) -> dict[str, Listed]:
         """Every current page of `space` (id, version, title, ancestors), without bodies."""
         out: dict[str, Listed] = {}
-        for data in self.client.search(listing_cql(space), LISTING_EXPAND, LISTING_LIMIT):
+        for data in self.client.search(
+            listing_cql(space, self.types), LISTING_EXPAND, LISTING_LIMIT
+        ):
             for item in data.get("results") or []:
                 out[str(item["id"])] = Listed(
                     id=str(item["id"]),

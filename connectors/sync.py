@@ -38,6 +38,7 @@ from datetime import UTC
 from sqlalchemy import select
 
 from connectors.attachments import AttachmentCounts, attachment_sync, is_attachment_key
+from connectors.comments import comment_reader
 from connectors.lease import SpaceLeases
 from connectors.source import Fetched, PageSource
 from connectors.state import SyncPage, SyncSpace, utcnow
@@ -143,6 +144,9 @@ class SpaceSync:
         self.stop = stop or threading.Event()
         self.leases = SpaceLeases(settings.sqlalchemy_url, parse_interval(settings.sync_lease))
         self.attachments = attachment_sync(settings, index, source, self.sessions, self.options)
+        self.comments = comment_reader(settings, source)
+        self._seen: set[str] = set()
+        """Pages applied in the current run (comment changes re-read only the others)."""
 
     def run(self, space: str, full: bool = False, progress: bool = False) -> SyncReport:
         """Sync one space; `full` re-reads and re-indexes every page and lists the space.
@@ -178,6 +182,9 @@ class SpaceSync:
         return report
 
     def _run(self, space: str, full: bool, report: SyncReport, bar: _Progress) -> None:
+        self._seen.clear()
+        if self.attachments is not None:
+            self.attachments.done.clear()
         with self.sessions() as db:
             state = db.get(SyncSpace, space)
             if state is None:
@@ -215,6 +222,9 @@ class SpaceSync:
             self._apply(space, batch.pages, batch.failures, report, indexed, full, cursor=True)
             total = batch.total + len(retry) if batch.total is not None else None
             bar.update(len(batch.pages) + len(batch.failures), total)
+        if self.comments is not None and since is not None and not self.stop.is_set():
+            commented = self.comments.changed_pages(space, since) & indexed
+            self._refetch(space, sorted(commented - self._seen), report, indexed, full)
         if self.attachments is not None and since is not None and not self.stop.is_set():
             self.attachments.sync_changed(space, since, indexed, report.attachments, full)
 
@@ -244,7 +254,11 @@ class SpaceSync:
     ) -> None:
         """Index one batch, then record its pages (and the cursor) in one transaction."""
         self.leases.renew(space)  # raises LeaseLost, which stops the run, if it lapsed
+        if self.comments is not None:
+            fetched, unread = self.comments.with_comments(fetched)
+            failures = [*failures, *unread]
         ids = [f.page.id for f in fetched] + [page_id for page_id, _ in failures]
+        self._seen.update(ids)
         with self.sessions() as db:
             rows = {
                 r.page_id: r for r in db.scalars(select(SyncPage).where(SyncPage.page_id.in_(ids)))

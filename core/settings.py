@@ -239,6 +239,15 @@ class Settings:
     sync_skip_restricted: bool = setting(
         True, "Skip pages with read restrictions on the page or an ancestor (counted as skipped)."
     )
+    sync_blog_posts: bool = setting(True, "Index the blog posts of synced spaces as pages.")
+    sync_comments: bool = setting(
+        True,
+        "Index page comments (footer and inline, with author, date and the commented text)"
+        " as a Comments section of their page.",
+    )
+    sync_resolved_comments: bool = setting(
+        False, "Also index resolved inline comments (left out by default: usually settled)."
+    )
     sync_attachments: bool = setting(
         True,
         "Index the attachments of synced pages, each cited as itself (file, page, link); the"

@@ -14,6 +14,12 @@ confbot's connector uses, for tests and benchmarks.
   (v1, paged by `start`/`limit`), Cloud's `GET {context}/api/v2/pages/{id}/attachments`
   (cursor in `_links.next`), CQL `type = attachment` with `expand=container`, and the file at
   `GET {context}/download/attachments/{page id}/{file name}` (the `download` link).
+- Comments: `GET {context}/rest/api/content/{id}/child/comment?depth=all` (v1, with
+  `extensions.location`, `inlineProperties`, `resolution`, `ancestors`), Cloud's
+  `GET {context}/api/v2/{pages|blogposts}/{id}/footer-comments`, `.../inline-comments` and
+  `GET {context}/api/v2/footer-comments/{id}/children`, and CQL `type = comment`.
+- Blog posts (`FakePage(kind="blogpost")`): CQL `type in (page, blogpost)`, and on Cloud
+  `GET {context}/api/v2/blogposts/{id}` (`api/v2/pages/{id}` answers 404 for them).
 - Cloud only, REST v2: `GET {context}/api/v2/pages/{id}?body-format=storage` (with
   `include-labels=true`), `GET {context}/api/v2/pages/{id}/ancestors` (root first),
   `GET {context}/api/v2/spaces/{id}` and `GET {context}/api/v2/spaces?keys=KEY`. Data Center
@@ -67,6 +73,24 @@ class FakeAttachment:
 
 
 @dataclass
+class FakeComment:
+    """A footer or inline comment on a page; `parent` is the comment it answers."""
+
+    id: str
+    page_id: str
+    space: str
+    body: str
+    author: str = "Ada Example"
+    inline: bool = False
+    selection: str = ""
+    resolved: bool = False
+    parent: str = ""
+    created: datetime = datetime(2024, 1, 1, tzinfo=UTC)
+    modified: datetime = datetime(2024, 1, 1, tzinfo=UTC)
+    kind: str = "comment"
+
+
+@dataclass
 class FakePage:
     """A page as the fake server holds it."""
 
@@ -83,7 +107,9 @@ class FakePage:
     read_users: list[str] = field(default_factory=list)
     read_groups: list[str] = field(default_factory=list)
     attachments: list[FakeAttachment] = field(default_factory=list)
+    comments: list[FakeComment] = field(default_factory=list)
     kind: str = "page"
+    """page or blogpost."""
 
 
 @dataclass(frozen=True)
@@ -162,6 +188,7 @@ def generated_pages(count: int, space: str = "GEN", seed: int = 7) -> list[FakeP
 
 _SPACE = re.compile(r'^space\s*=\s*"?([^"]+?)"?$', re.I)
 _TYPE = re.compile(r'^type\s*=\s*"?(\w+)"?$', re.I)
+_TYPES = re.compile(r"^type\s+in\s*\(([\w\s,\"]+)\)$", re.I)
 _MODIFIED = re.compile(r'^lastmodified\s*(>=|>)\s*"(\d{4}-\d{2}-\d{2} \d{2}:\d{2})"$', re.I)
 _ORDER = re.compile(r"^(.*?)\s+order\s+by\s+(lastmodified|created)(?:\s+(asc|desc))?$", re.I)
 
@@ -176,6 +203,9 @@ def parse_cql(cql: str, user_tz: tzinfo):
             tests.append(lambda p, key=m.group(1): p.space == key)
         elif m := _TYPE.match(clause):
             tests.append(lambda p, kind=m.group(1): kind.lower() == p.kind)
+        elif m := _TYPES.match(clause):
+            kinds = {k.strip(' "').lower() for k in m.group(1).split(",")}
+            tests.append(lambda p, kinds=kinds: p.kind in kinds)
         elif m := _MODIFIED.match(clause):
             local = datetime.strptime(m.group(2), "%Y-%m-%d %H:%M").replace(tzinfo=user_tz)
             if m.group(1) == ">=":
@@ -306,6 +336,37 @@ class FakeConfluence(LocalServer):
             page.attachments.append(attachment)
             return attachment
 
+    def comment(
+        self,
+        page_id: str,
+        body: str,
+        author: str = "Ada Example",
+        inline: bool = False,
+        selection: str = "",
+        parent: str = "",
+        resolved: bool = False,
+    ) -> FakeComment:
+        """Add a comment to a page, made now (the page keeps its version)."""
+        with self.lock:
+            page = self.pages[page_id]
+            number = sum(len(p.comments) for p in self.pages.values()) + 1
+            now = datetime.now(UTC)
+            comment = FakeComment(
+                id=str(800000 + number),
+                page_id=page_id,
+                space=page.space,
+                body=body,
+                author=author,
+                inline=inline,
+                selection=selection,
+                resolved=resolved,
+                parent=parent,
+                created=now,
+                modified=now,
+            )
+            page.comments.append(comment)
+            return comment
+
     def detach(self, page_id: str, title: str) -> None:
         """Delete a page's attachment (the page keeps its version)."""
         with self.lock:
@@ -379,6 +440,25 @@ class FakeConfluence(LocalServer):
             if page is None:
                 return 404, {"message": "No content found"}
             return 200, {"operation": "read", "restrictions": self._restrictions(page)}
+        if m := re.fullmatch(r"/rest/api/content/([\w-]+)/child/comment", path):
+            page = self._page(m.group(1))
+            if page is None:
+                return 404, {"statusCode": 404, "message": "No content found with id"}
+            start = int(params.get("start", 0))
+            limit = min(int(params.get("limit", 25)), LIMIT)
+            every = (
+                page.comments
+                if params.get("depth") == "all"
+                else [c for c in page.comments if not c.parent]
+            )
+            window = every[start : start + limit]
+            return 200, {
+                "results": [self.comment_v1(c, {"container"}) for c in window],
+                "start": start,
+                "limit": limit,
+                "size": len(window),
+                "_links": {"base": self.url, "context": self.context},
+            }
         if m := re.fullmatch(r"/rest/api/content/([\w-]+)/child/attachment", path):
             page = self._page(m.group(1))
             if page is None:
@@ -413,6 +493,23 @@ class FakeConfluence(LocalServer):
         """REST v2 (Cloud only): pages, their ancestors, spaces."""
         if not self.cloud:
             return 404, {"message": "null for uri: /api/v2" + path}
+        if m := re.fullmatch(r"/(pages|blogposts)/([\w-]+)/(footer|inline)-comments", path):
+            page = self._page(m.group(2))
+            if page is None or page.kind != m.group(1)[:-1]:
+                return 404, {"errors": [{"status": 404, "code": "NOT_FOUND"}]}
+            inline = m.group(3) == "inline"
+            found = [c for c in page.comments if c.inline == inline and not c.parent]
+            return 200, self._v2_list(found, params, path)
+        if m := re.fullmatch(r"/footer-comments/([\w-]+)/children", path):
+            every = [c for p in self.pages.values() for c in p.comments]
+            if not any(c.id == m.group(1) for c in every):
+                return 404, {"errors": [{"status": 404, "code": "NOT_FOUND"}]}
+            return 200, self._v2_list([c for c in every if c.parent == m.group(1)], params, path)
+        if m := re.fullmatch(r"/blogposts/([\w-]+)", path):
+            page = self._page(m.group(1))
+            if page is None or page.kind != "blogpost":
+                return 404, {"errors": [{"status": 404, "code": "NOT_FOUND"}]}
+            return 200, self.page_v2(page, params)
         if m := re.fullmatch(r"/pages/([\w-]+)/attachments", path):
             page = self._page(m.group(1))
             if page is None:
@@ -429,7 +526,7 @@ class FakeConfluence(LocalServer):
             return 200, {"results": [self.attachment_v2(a) for a in window], "_links": links}
         if m := re.fullmatch(r"/pages/([\w-]+)(/ancestors)?", path):
             page = self._page(m.group(1))
-            if page is None:
+            if page is None or page.kind != "page":
                 return 404, {"errors": [{"status": 404, "code": "NOT_FOUND"}]}
             if m.group(2):
                 return 200, {"results": [{"id": a, "type": "page"} for a in page.ancestors]}
@@ -489,7 +586,7 @@ class FakeConfluence(LocalServer):
         else:
             start = int(params.get("start", 0))
         readable = [p for p in self.pages.values() if p.space not in self.hidden_spaces]
-        readable += [a for p in readable for a in p.attachments]
+        readable += [a for p in readable for a in (*p.attachments, *p.comments)]
         found = sorted((p for p in readable if matches(p)), key=key, reverse=descending)
         window = found[start : start + limit]
         links = {
@@ -515,6 +612,8 @@ class FakeConfluence(LocalServer):
             "results": [
                 self.attachment_v1(p, expand)
                 if p.kind == "attachment"
+                else self.comment_v1(p, expand)
+                if p.kind == "comment"
                 else {**self.content(p, expand), "_links": self._page_links(p, False)}
                 for p in window
             ],
@@ -528,7 +627,7 @@ class FakeConfluence(LocalServer):
 
     def content(self, page: FakePage, expand: set[str]) -> dict:
         """The JSON of a page with the asked expansions."""
-        out: dict = {"id": page.id, "type": "page", "status": "current", "title": page.title}
+        out: dict = {"id": page.id, "type": page.kind, "status": "current", "title": page.title}
         if "space" in expand:
             out["space"] = {"key": page.space, "name": f"Space {page.space}", "type": "global"}
         if "version" in expand:
@@ -572,6 +671,72 @@ class FakeConfluence(LocalServer):
             out["restrictions"] = {
                 "read": {"operation": "read", "restrictions": self._restrictions(page)}
             }
+        return out
+
+    def _v2_list(self, comments: list[FakeComment], params: dict[str, str], path: str) -> dict:
+        """A v2 list of comments, `limit` at a time behind a `_links.next` cursor."""
+        start = int(base64.urlsafe_b64decode(params["cursor"])) if "cursor" in params else 0
+        limit = min(int(params.get("limit", 25)), 250)
+        window = comments[start : start + limit]
+        links = {"base": self.url}
+        if start + limit < len(comments):
+            cursor = base64.urlsafe_b64encode(str(start + limit).encode()).decode()
+            query = urlencode({"cursor": cursor, "limit": limit, "body-format": "storage"})
+            links["next"] = f"{self.context}/api/v2{path}?{query}"
+        return {"results": [self.comment_v2(c) for c in window], "_links": links}
+
+    def comment_v2(self, comment: FakeComment) -> dict:
+        """The REST v2 JSON of a footer or inline comment (storage body)."""
+        out: dict = {
+            "id": comment.id,
+            "status": "current",
+            "title": "Re: comment",
+            "version": {
+                "number": 1,
+                "createdAt": _iso(comment.modified),
+                "authorId": comment.author.replace(" ", "-").lower(),
+            },
+            "body": {"storage": {"value": comment.body, "representation": "storage"}},
+        }
+        page = self.pages[comment.page_id]
+        out["blogPostId" if page.kind == "blogpost" else "pageId"] = comment.page_id
+        if comment.parent:
+            out["parentCommentId"] = comment.parent
+        if comment.inline:
+            out["resolutionStatus"] = "resolved" if comment.resolved else "open"
+            out["properties"] = {
+                "inlineMarkerRef": f"marker-{comment.id}",
+                "inlineOriginalSelection": comment.selection,
+            }
+        return out
+
+    def comment_v1(self, comment: FakeComment, expand: set[str]) -> dict:
+        """The REST v1 content JSON of a comment (body, version, extensions, ancestors
+        always; `container` as asked)."""
+        extensions: dict = {"location": "inline" if comment.inline else "footer"}
+        if comment.inline:
+            extensions["inlineProperties"] = {
+                "markerRef": f"marker-{comment.id}",
+                "originalSelection": comment.selection,
+            }
+            extensions["resolution"] = {"status": "resolved" if comment.resolved else "open"}
+        out: dict = {
+            "id": comment.id,
+            "type": "comment",
+            "status": "current",
+            "title": "Re: comment",
+            "body": {"storage": {"value": comment.body, "representation": "storage"}},
+            "version": {
+                "number": 1,
+                "when": _iso(comment.modified),
+                "by": {"type": "known", "displayName": comment.author, "username": "ada"},
+            },
+            "extensions": extensions,
+            "ancestors": [{"id": comment.parent, "type": "comment"}] if comment.parent else [],
+        }
+        if "container" in expand:
+            page = self.pages[comment.page_id]
+            out["container"] = {"id": page.id, "type": page.kind, "title": page.title}
         return out
 
     def download_link(self, attachment: FakeAttachment) -> str:

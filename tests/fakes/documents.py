@@ -17,10 +17,11 @@ def _pdf_string(text: str) -> str:
     return "(" + escaped.encode("latin-1", "replace").decode("latin-1") + ")"
 
 
-def pdf_bytes(pages: Sequence[Sequence[str]], padding: int = 0) -> bytes:
+def pdf_bytes(pages: Sequence[Sequence[str]], padding: int = 0, image: int = 0) -> bytes:
     """A PDF whose pages show these lines (an empty line separates paragraphs); a page with
     no lines has no text layer (as a scanned page). `padding` bytes of an unreferenced
-    stream make the file larger without changing its text."""
+    stream make the file larger without changing its text; `image` bytes of a grey image
+    drawn on every page make it larger as scans and figures do."""
     objects: list[bytes] = []
 
     def add(body: bytes) -> int:
@@ -31,19 +32,32 @@ def pdf_bytes(pages: Sequence[Sequence[str]], padding: int = 0) -> bytes:
     tree = add(b"")
     font = add(b"<< /Type /Font /Subtype /Type1 /BaseFont /Helvetica >>")
     kids = []
-    for lines in pages:
+    for number, lines in enumerate(pages):
         ops = ["BT", "/F1 11 Tf", "14 TL", "72 740 Td"]
         for line in lines:
             ops.append(f"{_pdf_string(line)} Tj T*")
         ops.append("ET")
         if not lines:  # a drawn rectangle, as a scan's image would be: no text
             ops = ["0.5 g", "72 72 468 648 re f"]
+        xobjects = b""
+        if image:
+            side = max(1, int(image**0.5))
+            pixels = bytes((number + n) % 256 for n in range(side)) * side
+            picture = add(
+                b"<< /Type /XObject /Subtype /Image /Width %d /Height %d /ColorSpace /DeviceGray"
+                b" /BitsPerComponent 8 /Length %d >>\nstream\n"
+                % (side, side, len(pixels))
+                + pixels
+                + b"\nendstream"
+            )
+            ops += ["q 200 0 0 200 72 72 cm /Im1 Do Q"]
+            xobjects = b" /XObject << /Im1 %d 0 R >>" % picture
         stream = "\n".join(ops).encode("latin-1")
         content = add(b"<< /Length %d >>\nstream\n" % len(stream) + stream + b"\nendstream")
         kids.append(
             add(
                 b"<< /Type /Page /Parent %d 0 R /MediaBox [0 0 612 792] /Contents %d 0 R"
-                b" /Resources << /Font << /F1 %d 0 R >> >> >>" % (tree, content, font)
+                b" /Resources << /Font << /F1 %d 0 R >>%s >> >>" % (tree, content, font, xobjects)
             )
         )
     if padding:

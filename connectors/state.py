@@ -117,3 +117,14 @@ class SyncAttachment(Base):
     parts: Mapped[int] = mapped_column(Integer, default=0)
     """Index pages it was written as (`attachment_key`)."""
     synced_at: Mapped[datetime | None] = mapped_column(DateTime(timezone=True), default=None)
+
+
+class SyncInclude(Base):
+    """A page that includes another (`include`/`excerpt-include`, connectors.includes): when
+    the included page changes, the including page is read again. Created by migration
+    `0010_attachments`."""
+
+    __tablename__ = "sync_includes"
+
+    page_id: Mapped[str] = mapped_column(String(255), primary_key=True)
+    included_id: Mapped[str] = mapped_column(String(255), primary_key=True, index=True)

@@ -39,6 +39,7 @@ from sqlalchemy import select
 
 from connectors.attachments import AttachmentCounts, attachment_sync, is_attachment_key
 from connectors.comments import comment_reader
+from connectors.includes import include_resolver
 from connectors.lease import SpaceLeases
 from connectors.source import Fetched, PageSource
 from connectors.state import SyncPage, SyncSpace, utcnow
@@ -145,6 +146,9 @@ class SpaceSync:
         self.leases = SpaceLeases(settings.sqlalchemy_url, parse_interval(settings.sync_lease))
         self.attachments = attachment_sync(settings, index, source, self.sessions, self.options)
         self.comments = comment_reader(settings, source)
+        self.includes = include_resolver(settings, source, self.sessions)
+        self._including: set[str] = set()
+        """Pages that include a page re-indexed in the current run (read again at its end)."""
         self._seen: set[str] = set()
         """Pages applied in the current run (comment changes re-read only the others)."""
 
@@ -183,8 +187,11 @@ class SpaceSync:
 
     def _run(self, space: str, full: bool, report: SyncReport, bar: _Progress) -> None:
         self._seen.clear()
+        self._including.clear()
         if self.attachments is not None:
             self.attachments.done.clear()
+        if self.includes is not None:
+            self.includes.clear()
         with self.sessions() as db:
             state = db.get(SyncSpace, space)
             if state is None:
@@ -222,6 +229,10 @@ class SpaceSync:
             self._apply(space, batch.pages, batch.failures, report, indexed, full, cursor=True)
             total = batch.total + len(retry) if batch.total is not None else None
             bar.update(len(batch.pages) + len(batch.failures), total)
+        if self._including and not self.stop.is_set():
+            self._refetch(
+                space, sorted((self._including & indexed) - self._seen), report, indexed, full
+            )
         if self.comments is not None and since is not None and not self.stop.is_set():
             commented = self.comments.changed_pages(space, since) & indexed
             self._refetch(space, sorted(commented - self._seen), report, indexed, full)
@@ -257,6 +268,9 @@ class SpaceSync:
         if self.comments is not None:
             fetched, unread = self.comments.with_comments(fetched)
             failures = [*failures, *unread]
+        uses: dict[str, set[str]] = {}
+        if self.includes is not None:
+            fetched, uses = self.includes.with_includes(fetched)
         ids = [f.page.id for f in fetched] + [page_id for page_id, _ in failures]
         self._seen.update(ids)
         with self.sessions() as db:
@@ -327,6 +341,9 @@ class SpaceSync:
                     if current is None or newest > current:
                         state.cursor = newest.isoformat()
             db.commit()
+        if self.includes is not None:
+            self.includes.record({i: used for i, used in uses.items() if i not in errors})
+            self._including |= self.includes.including([page.id for page in written])
         if self.attachments is not None:
             self.attachments.remove_pages(restricted, report.attachments)
             self.attachments.sync_pages(written, report.attachments, full)
@@ -363,6 +380,8 @@ class SpaceSync:
             indexed.discard(page_id)
         if self.attachments is not None:
             self.attachments.remove_pages(page_ids, report.attachments)
+        if self.includes is not None:
+            self.includes.forget(page_ids)
         with self.sessions() as db:
             for row in db.scalars(select(SyncPage).where(SyncPage.page_id.in_(page_ids))):
                 db.delete(row)

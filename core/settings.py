@@ -248,6 +248,11 @@ class Settings:
     sync_resolved_comments: bool = setting(
         False, "Also index resolved inline comments (left out by default: usually settled)."
     )
+    sync_includes: bool = setting(
+        True,
+        "Replace include and excerpt-include macros by the included page's current text (and"
+        " re-index a page when a page it includes changes).",
+    )
     sync_attachments: bool = setting(
         True,
         "Index the attachments of synced pages, each cited as itself (file, page, link); the"

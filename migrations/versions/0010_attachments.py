@@ -1,4 +1,5 @@
-"""Attachment sync state (connectors.attachments): one row per attachment of a synced page.
+"""Attachment sync state (connectors.attachments): one row per attachment of a synced page;
+and which page includes which (connectors.includes).
 
 Revision ID: 0010_attachments
 Revises: 0006_index_fingerprint
@@ -14,7 +15,7 @@ depends_on = None
 
 
 def upgrade() -> None:
-    """Create `sync_attachments`."""
+    """Create `sync_attachments` and `sync_includes`."""
     op.create_table(
         "sync_attachments",
         sa.Column("attachment_id", sa.String(255), primary_key=True),
@@ -31,10 +32,18 @@ def upgrade() -> None:
     )
     op.create_index("ix_sync_attachments_page_id", "sync_attachments", ["page_id"])
     op.create_index("ix_sync_attachments_space", "sync_attachments", ["space"])
+    op.create_table(
+        "sync_includes",
+        sa.Column("page_id", sa.String(255), primary_key=True),
+        sa.Column("included_id", sa.String(255), primary_key=True),
+    )
+    op.create_index("ix_sync_includes_included_id", "sync_includes", ["included_id"])
 
 
 def downgrade() -> None:
-    """Drop `sync_attachments`."""
+    """Drop `sync_includes` and `sync_attachments`."""
+    op.drop_index("ix_sync_includes_included_id", "sync_includes")
+    op.drop_table("sync_includes")
     op.drop_index("ix_sync_attachments_space", "sync_attachments")
     op.drop_index("ix_sync_attachments_page_id", "sync_attachments")
     op.drop_table("sync_attachments")

@@ -18,6 +18,7 @@ confbot's connector uses, for tests and benchmarks.
   `extensions.location`, `inlineProperties`, `resolution`, `ancestors`), Cloud's
   `GET {context}/api/v2/{pages|blogposts}/{id}/footer-comments`, `.../inline-comments` and
   `GET {context}/api/v2/footer-comments/{id}/children`, and CQL `type = comment`.
+- CQL `title = "T"` (include lookups).
 - Blog posts (`FakePage(kind="blogpost")`): CQL `type in (page, blogpost)`, and on Cloud
   `GET {context}/api/v2/blogposts/{id}` (`api/v2/pages/{id}` answers 404 for them).
 - Cloud only, REST v2: `GET {context}/api/v2/pages/{id}?body-format=storage` (with
@@ -188,6 +189,7 @@ def generated_pages(count: int, space: str = "GEN", seed: int = 7) -> list[FakeP
 
 _SPACE = re.compile(r'^space\s*=\s*"?([^"]+?)"?$', re.I)
 _TYPE = re.compile(r'^type\s*=\s*"?(\w+)"?$', re.I)
+_TITLE = re.compile(r'^title\s*=\s*"((?:[^"\\]|\\.)*)"$', re.I)
 _TYPES = re.compile(r"^type\s+in\s*\(([\w\s,\"]+)\)$", re.I)
 _MODIFIED = re.compile(r'^lastmodified\s*(>=|>)\s*"(\d{4}-\d{2}-\d{2} \d{2}:\d{2})"$', re.I)
 _ORDER = re.compile(r"^(.*?)\s+order\s+by\s+(lastmodified|created)(?:\s+(asc|desc))?$", re.I)
@@ -203,6 +205,9 @@ def parse_cql(cql: str, user_tz: tzinfo):
             tests.append(lambda p, key=m.group(1): p.space == key)
         elif m := _TYPE.match(clause):
             tests.append(lambda p, kind=m.group(1): kind.lower() == p.kind)
+        elif m := _TITLE.match(clause):
+            title = re.sub(r"\\(.)", r"\1", m.group(1))
+            tests.append(lambda p, title=title: getattr(p, "title", None) == title)
         elif m := _TYPES.match(clause):
             kinds = {k.strip(' "').lower() for k in m.group(1).split(",")}
             tests.append(lambda p, kinds=kinds: p.kind in kinds)

@@ -43,6 +43,7 @@ from urllib.parse import urlparse
 
 import requests
 
+from connectors.scope import scope_cql
 from connectors.source import Batch, Fetched, Listed
 from connectors.times import parse_interval
 from core.pages import Page
@@ -95,18 +96,24 @@ def types_cql(types: tuple[str, ...]) -> str:
     return f"type = {types[0]}" if len(types) == 1 else f"type in ({', '.join(types)})"
 
 
-def changes_cql(space: str, since: datetime | None, types: tuple[str, ...] = ("page",)) -> str:
-    """CQL for the pages (of `types`) of `space` modified at or after `since` (all when None)."""
+def changes_cql(
+    space: str, since: datetime | None, types: tuple[str, ...] = ("page",), scope: str = ""
+) -> str:
+    """CQL for the pages (of `types`, within `scope`: see connectors.scope) of `space`
+    modified at or after `since` (all when None)."""
     cql = f"space = {cql_string(space)} and {types_cql(types)}"
+    if scope:
+        cql += f" and {scope}"
     if since is not None:
         cql += f" and lastmodified >= {cql_string(cql_date(since))}"
     return cql + " order by lastmodified asc"
 
 
-def listing_cql(space: str, types: tuple[str, ...] = ("page",)) -> str:
-    """CQL for every current page (of `types`) of `space`, oldest first (a stable order while
-    paging)."""
-    return f"space = {cql_string(space)} and {types_cql(types)} order by created asc"
+def listing_cql(space: str, types: tuple[str, ...] = ("page",), scope: str = "") -> str:
+    """CQL for every current page (of `types`, within `scope`) of `space`, oldest first (a
+    stable order while paging)."""
+    within = f" and {scope}" if scope else ""
+    return f"space = {cql_string(space)} and {types_cql(types)}{within} order by created asc"
 
 
 def retry_after_seconds(value: str | None, maximum: float) -> float | None:
@@ -380,6 +387,7 @@ class ConfluenceSource:
         """v2 space id → space key (Cloud page reads)."""
         self.types = ("page", "blogpost") if settings.sync_blog_posts else ("page",)
         """Content types synced: blog posts are pages of their space (no ancestors)."""
+        self.settings = settings
 
     def changes(self, space: str, since: datetime | None) -> Iterator[Batch]:
         """Pages of `space` modified since `since` minus the overlap window, oldest first.
@@ -387,11 +395,14 @@ class ConfluenceSource:
         The window reaches `sync_overlap_minutes` back because CQL compares minutes in the
         API user's time zone; pages seen twice are recognized as unchanged by the sync.
         """
-        cql = changes_cql(space, since - self.overlap if since is not None else None, self.types)
+        since = since - self.overlap if since is not None else None
+        cql = changes_cql(space, since, self.types, scope_cql(self.settings, space))
         for data in self.client.search(cql, CONTENT_EXPAND, self.page_size):
             base = (data.get("_links") or {}).get("base") or self.client.url
             batch = Batch(pages=[], total=data.get("totalSize"))
             for item in data.get("results") or []:
+                if item.get("status", "current") != "current":
+                    continue  # archived: left out (the listing drops it from the index)
                 try:
                     page = page_from_content(item, base)
                     restricted = self._restricted(page_restricted(item), page.ancestors)
@@ -404,10 +415,22 @@ class ConfluenceSource:
             yield batch
 
     def fetch(self, page_id: str) -> Fetched | None:
-        """One page with its body; None when it is gone, trashed or archived. REST v2 on
-        Cloud, v1 on Data Center."""
-        if self.client.cloud:
-            return self._fetch_v2(page_id)
+        """One page with its body; None when it is gone, trashed, archived or out of its
+        space's scope (connectors.scope). REST v2 on Cloud, v1 on Data Center."""
+        fetched = self._fetch_v2(page_id) if self.client.cloud else self._fetch_v1(page_id)
+        if fetched is None or not self._in_scope(fetched.page):
+            return None
+        return fetched
+
+    def _in_scope(self, page: Page) -> bool:
+        """Whether a page matches its space's scope (one CQL search when the space has one)."""
+        scope = scope_cql(self.settings, page.space)
+        if not scope:
+            return True
+        cql = f"id = {page.id} and {scope}"
+        return any(data.get("results") for data in self.client.search(cql, "version", 1))
+
+    def _fetch_v1(self, page_id: str) -> Fetched | None:
         item = self.client.content(page_id, CONTENT_EXPAND)
         if item is None or item.get("status", "current") != "current":
             return None
@@ -434,10 +457,11 @@ class ConfluenceSource:
     def listing(self, space: str) -> dict[str, Listed]:
         """Every current page of `space` (id, version, title, ancestors), without bodies."""
         out: dict[str, Listed] = {}
-        for data in self.client.search(
-            listing_cql(space, self.types), LISTING_EXPAND, LISTING_LIMIT
-        ):
+        cql = listing_cql(space, self.types, scope_cql(self.settings, space))
+        for data in self.client.search(cql, LISTING_EXPAND, LISTING_LIMIT):
             for item in data.get("results") or []:
+                if item.get("status", "current") != "current":
+                    continue  # archived
                 out[str(item["id"])] = Listed(
                     id=str(item["id"]),
                     version=int(item["version"]["number"]),

@@ -460,7 +460,13 @@ def make_source(settings: Settings, kind: str | None = None, path: str | None = 
         return ConfluenceSource(settings)
     if kind == "files":
         from connectors.files import FilesSource
+        from connectors.scope import scoped
 
+        if scoped(settings):
+            raise SettingsError(
+                "CONFBOT_SYNC_LABELS, _EXCLUDE_LABELS, _ROOTS and _CQL apply to the confluence"
+                f" source only (set for: {', '.join(scoped(settings))})"
+            )
         return FilesSource(path or settings.require("sync_files_path"))
     raise SettingsError(f"CONFBOT_SYNC_SOURCE={kind!r} is not one of: confluence, files")
 

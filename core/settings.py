@@ -239,6 +239,18 @@ class Settings:
     sync_skip_restricted: bool = setting(
         True, "Skip pages with read restrictions on the page or an ancestor (counted as skipped)."
     )
+    sync_labels: dict[str, str] = setting(
+        {}, "Per space, sync only pages with one of these labels: KEY=label1,label2;KEY2=..."
+    )
+    sync_exclude_labels: dict[str, str] = setting(
+        {}, "Per space, skip pages with any of these labels: KEY=draft,obsolete;KEY2=..."
+    )
+    sync_roots: dict[str, str] = setting(
+        {}, "Per space, sync only these pages and their descendants (page ids): KEY=123,456"
+    )
+    sync_cql: dict[str, str] = setting(
+        {}, 'Per space, a CQL filter synced pages must also match: KEY=creator = "ada"'
+    )
     sync_blog_posts: bool = setting(True, "Index the blog posts of synced spaces as pages.")
     sync_comments: bool = setting(
         True,

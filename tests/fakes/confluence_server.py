@@ -18,7 +18,10 @@ confbot's connector uses, for tests and benchmarks.
   `extensions.location`, `inlineProperties`, `resolution`, `ancestors`), Cloud's
   `GET {context}/api/v2/{pages|blogposts}/{id}/footer-comments`, `.../inline-comments` and
   `GET {context}/api/v2/footer-comments/{id}/children`, and CQL `type = comment`.
-- CQL `title = "T"` (include lookups).
+- CQL `title = "T"` (include lookups), `label = "x"`, `label in (...)`, `label not in
+  (...)`, `id`/`ancestor` `= N` or `in (...)`, and parenthesized `or` groups (scopes).
+- Archived pages (`FakePage(status="archived")`) are returned by searches and reads with
+  their status, the worst case a client must handle.
 - Blog posts (`FakePage(kind="blogpost")`): CQL `type in (page, blogpost)`, and on Cloud
   `GET {context}/api/v2/blogposts/{id}` (`api/v2/pages/{id}` answers 404 for them).
 - Cloud only, REST v2: `GET {context}/api/v2/pages/{id}?body-format=storage` (with
@@ -111,6 +114,8 @@ class FakePage:
     comments: list[FakeComment] = field(default_factory=list)
     kind: str = "page"
     """page or blogpost."""
+    status: str = "current"
+    """current or archived (archived pages still answer searches and reads, marked so)."""
 
 
 @dataclass(frozen=True)
@@ -195,30 +200,79 @@ _MODIFIED = re.compile(r'^lastmodified\s*(>=|>)\s*"(\d{4}-\d{2}-\d{2} \d{2}:\d{2
 _ORDER = re.compile(r"^(.*?)\s+order\s+by\s+(lastmodified|created)(?:\s+(asc|desc))?$", re.I)
 
 
+_LABELS = re.compile(r"^label\s+(not\s+in|in)\s*\(([^)]*)\)$", re.I)
+_LABEL = re.compile(r'^label\s*=\s*"([^"]*)"$', re.I)
+_IDS = re.compile(r"^(id|ancestor)\s+in\s*\(([\d\s,]*)\)$", re.I)
+_ID = re.compile(r"^(id|ancestor)\s*=\s*(\d+)$", re.I)
+
+
+def _split_outside(text: str, word: str) -> list[str]:
+    """`text` split at ` word ` (and/or) outside parentheses and quotes."""
+    parts, depth, quoted, start = [], 0, False, 0
+    pattern = re.compile(rf"\s+{word}\s+", re.I)
+    i = 0
+    while i < len(text):
+        char = text[i]
+        if char == '"' and (i == 0 or text[i - 1] != "\\"):
+            quoted = not quoted
+        elif not quoted and char == "(":
+            depth += 1
+        elif not quoted and char == ")":
+            depth -= 1
+        elif not quoted and depth == 0 and (m := pattern.match(text, i)):
+            parts.append(text[start:i])
+            start = i = m.end()
+            continue
+        i += 1
+    parts.append(text[start:])
+    return [p.strip() for p in parts]
+
+
+def _names(text: str) -> set[str]:
+    return {n.strip().strip('"') for n in text.split(",") if n.strip()}
+
+
+def _clause_test(clause: str, user_tz: tzinfo):
+    """A test of one CQL clause (a parenthesized group of `or`/`and` clauses included)."""
+    if clause.startswith("(") and clause.endswith(")"):
+        alternatives = [
+            [_clause_test(c, user_tz) for c in _split_outside(alt, "and")]
+            for alt in _split_outside(clause[1:-1].strip(), "or")
+        ]
+        return lambda p: any(all(t(p) for t in alt) for alt in alternatives)
+    if m := _SPACE.match(clause):
+        return lambda p, key=m.group(1): p.space == key
+    if m := _TYPE.match(clause):
+        return lambda p, kind=m.group(1): kind.lower() == p.kind
+    if m := _TITLE.match(clause):
+        title = re.sub(r"\\(.)", r"\1", m.group(1))
+        return lambda p, title=title: getattr(p, "title", None) == title
+    if m := _TYPES.match(clause):
+        kinds = {k.strip(' "').lower() for k in m.group(1).split(",")}
+        return lambda p, kinds=kinds: p.kind in kinds
+    if m := _LABEL.match(clause):
+        return lambda p, name=m.group(1): name in getattr(p, "labels", ())
+    if m := _LABELS.match(clause):
+        names, negate = _names(m.group(2)), m.group(1).lower() != "in"
+        return lambda p: negate != bool(names & set(getattr(p, "labels", ())))
+    if (m := _IDS.match(clause)) or (m := _ID.match(clause)):
+        ids = _names(m.group(2))
+        if m.group(1).lower() == "id":
+            return lambda p: p.id in ids
+        return lambda p: bool(ids & set(getattr(p, "ancestors", ())))
+    if m := _MODIFIED.match(clause):
+        local = datetime.strptime(m.group(2), "%Y-%m-%d %H:%M").replace(tzinfo=user_tz)
+        if m.group(1) == ">=":
+            return lambda p, t=local: p.modified >= t
+        return lambda p, t=local: p.modified > t
+    raise ValueError(f"unsupported CQL clause: {clause!r}")
+
+
 def parse_cql(cql: str, user_tz: tzinfo):
     """(filter, sort key, descending) for the CQL subset; ValueError for anything else."""
     match = _ORDER.match(cql.strip())
     where, order, direction = match.groups() if match else (cql, "lastmodified", "asc")
-    tests = []
-    for clause in re.split(r"\s+and\s+", where.strip(), flags=re.I):
-        if m := _SPACE.match(clause):
-            tests.append(lambda p, key=m.group(1): p.space == key)
-        elif m := _TYPE.match(clause):
-            tests.append(lambda p, kind=m.group(1): kind.lower() == p.kind)
-        elif m := _TITLE.match(clause):
-            title = re.sub(r"\\(.)", r"\1", m.group(1))
-            tests.append(lambda p, title=title: getattr(p, "title", None) == title)
-        elif m := _TYPES.match(clause):
-            kinds = {k.strip(' "').lower() for k in m.group(1).split(",")}
-            tests.append(lambda p, kinds=kinds: p.kind in kinds)
-        elif m := _MODIFIED.match(clause):
-            local = datetime.strptime(m.group(2), "%Y-%m-%d %H:%M").replace(tzinfo=user_tz)
-            if m.group(1) == ">=":
-                tests.append(lambda p, t=local: p.modified >= t)
-            else:
-                tests.append(lambda p, t=local: p.modified > t)
-        else:
-            raise ValueError(f"unsupported CQL clause: {clause!r}")
+    tests = [_clause_test(c, user_tz) for c in _split_outside(where.strip(), "and")]
     attribute = "modified" if order.lower() == "lastmodified" else "created"
     return (
         lambda p: all(t(p) for t in tests),
@@ -551,7 +605,7 @@ class FakeConfluence(LocalServer):
         """The REST v2 JSON of a page (`body-format`, `include-labels` as asked)."""
         out: dict = {
             "id": page.id,
-            "status": "current",
+            "status": page.status,
             "title": page.title,
             "spaceId": space_id(page.space),
             "parentId": page.ancestors[-1] if page.ancestors else None,
@@ -632,7 +686,7 @@ class FakeConfluence(LocalServer):
 
     def content(self, page: FakePage, expand: set[str]) -> dict:
         """The JSON of a page with the asked expansions."""
-        out: dict = {"id": page.id, "type": page.kind, "status": "current", "title": page.title}
+        out: dict = {"id": page.id, "type": page.kind, "status": page.status, "title": page.title}
         if "space" in expand:
             out["space"] = {"key": page.space, "name": f"Space {page.space}", "type": "global"}
         if "version" in expand:

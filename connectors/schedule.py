@@ -126,6 +126,14 @@ def run_space(space: str) -> None:
     _worker.sync(space)
 
 
+def run_queued() -> None:
+    """The job function of the webhook queue: sync the queued pages in this process's
+    running worker."""
+    if _worker is None:
+        raise RuntimeError("no sync worker is running in this process")
+    _worker.sync_queued()
+
+
 class Worker:
     """Schedules and runs the syncs of every configured space into one index."""
 
@@ -172,6 +180,9 @@ class Worker:
             Job(JOB_PREFIX + s, run_space, (s,), spec, f"sync {s}", run_now=True)
             for s, spec in self.schedules().items()
         ] + self.jobs
+        if self.settings.webhook_secret:
+            spec = self.settings.webhook_poll
+            wanted.append(Job("webhooks", run_queued, (), spec, "pages queued by webhooks"))
         triggers = {job.id: parse_schedule(job.spec) for job in wanted}
         try:  # pages a crash left half written, before the first run (which may be hours away)
             self.index.repair_pending()
@@ -211,6 +222,30 @@ class Worker:
         self.reports[space] = report
         self.runs[space] += 1
         return report
+
+    def sync_queued(self) -> dict[str, SyncReport]:
+        """Sync the pages webhooks queued (connectors.webhooks), space by space; pages of a
+        space that is not synced are dropped, pages whose run failed stay queued."""
+        from connectors.webhooks import done, queued
+        from core.db import session_factory
+
+        sessions = session_factory(self.settings.sqlalchemy_url)
+        work = queued(sessions)
+        if not work:
+            return {}
+        if self._source is None:
+            self._source = make_source(self.settings)
+        spaces = set(spaces_to_sync(self.settings, self._source))
+        reports = {}
+        for space, page_ids in work.items():
+            if space in spaces:
+                sync = SpaceSync(self.settings, self.index, self._source, self.stop)
+                reports[space] = report = sync.run_pages(space, page_ids)
+                log.info("webhook sync of %d page(s): %s", len(page_ids), report.summary())
+                if report.error is not None:
+                    continue
+            done(sessions, page_ids)
+        return reports
 
     def shutdown(self) -> None:
         """Stop scheduling, let a running sync stop at its next batch and wait for it."""

@@ -128,3 +128,15 @@ class SyncInclude(Base):
 
     page_id: Mapped[str] = mapped_column(String(255), primary_key=True)
     included_id: Mapped[str] = mapped_column(String(255), primary_key=True, index=True)
+
+
+class SyncRequest(Base):
+    """A page a webhook asked to sync now (connectors.webhooks). Created by migration
+    `0010_attachments`."""
+
+    __tablename__ = "sync_requests"
+
+    page_id: Mapped[str] = mapped_column(String(255), primary_key=True)
+    space: Mapped[str] = mapped_column(String(255), default="")
+    """The space key the event named ("" when it named none)."""
+    requested_at: Mapped[datetime] = mapped_column(DateTime(timezone=True))

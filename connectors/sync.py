@@ -185,13 +185,46 @@ class SpaceSync:
                 db.commit()
         return report
 
-    def _run(self, space: str, full: bool, report: SyncReport, bar: _Progress) -> None:
+    def run_pages(self, space: str, page_ids: Sequence[str]) -> SyncReport:
+        """Read pages of `space` again by id now (queued by webhooks): an edit, a comment or
+        an attachment is indexed, a page removed or moved to another space is dropped, and
+        the pages that include an edited one are read again. Not run while another worker
+        holds the space (`report.error` says so)."""
+        started = time.monotonic()
+        report = SyncReport(space)
+        if not self.leases.acquire(space):
+            report.error = f"not synced: {self.leases.holder_of(space) or 'another worker'}"
+            return report
+        try:
+            self._begin()
+            self.index.repair_pending()
+            indexed = {i for i in self.index.page_ids(space) if not is_attachment_key(i)}
+            self._refetch(space, list(page_ids), report, indexed, full=False)
+            if self.attachments is not None:  # an upload leaves the page as it was
+                pages = [self.index.page(i) for i in page_ids if i in indexed]
+                due = [p for p in pages if p is not None and p.id not in self.attachments.done]
+                self.attachments.sync_pages(due, report.attachments, full=False)
+            including = sorted((self._including & indexed) - self._seen)
+            self._refetch(space, including, report, indexed, full=False)
+        except Exception as exc:  # the source failed: the pages stay queued
+            log.exception("sync of pages %s of space %s stopped", ", ".join(page_ids), space)
+            report.error = f"{type(exc).__name__}: {exc}"
+        finally:
+            self.leases.release(space)
+        report.seconds = time.monotonic() - started
+        return report
+
+    def _begin(self) -> None:
+        """Forget what the previous run of this instance saw."""
         self._seen.clear()
         self._including.clear()
         if self.attachments is not None:
             self.attachments.done.clear()
         if self.includes is not None:
             self.includes.clear()
+
+    def _run(self, space: str, full: bool, report: SyncReport, bar: _Progress) -> None:
+        self._begin()
         with self.sessions() as db:
             state = db.get(SyncSpace, space)
             if state is None:

@@ -239,6 +239,15 @@ class Settings:
     sync_skip_restricted: bool = setting(
         True, "Skip pages with read restrictions on the page or an ancestor (counted as skipped)."
     )
+    webhook_secret: str = setting(
+        "",
+        "Shared secret of the Confluence webhook endpoint POST /webhooks/confluence (off when"
+        " empty); see docs/content.md.",
+        secret=True,
+    )
+    webhook_poll: str = setting(
+        "2s", "How often the sync worker reads pages queued by webhooks (an interval)."
+    )
     sync_labels: dict[str, str] = setting(
         {}, "Per space, sync only pages with one of these labels: KEY=label1,label2;KEY2=..."
     )

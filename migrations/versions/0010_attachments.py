@@ -1,5 +1,6 @@
 """Attachment sync state (connectors.attachments): one row per attachment of a synced page;
-and which page includes which (connectors.includes).
+which page includes which (connectors.includes); pages queued by webhooks
+(connectors.webhooks).
 
 Revision ID: 0010_attachments
 Revises: 0006_index_fingerprint
@@ -15,7 +16,7 @@ depends_on = None
 
 
 def upgrade() -> None:
-    """Create `sync_attachments` and `sync_includes`."""
+    """Create `sync_attachments`, `sync_includes` and `sync_requests`."""
     op.create_table(
         "sync_attachments",
         sa.Column("attachment_id", sa.String(255), primary_key=True),
@@ -38,10 +39,17 @@ def upgrade() -> None:
         sa.Column("included_id", sa.String(255), primary_key=True),
     )
     op.create_index("ix_sync_includes_included_id", "sync_includes", ["included_id"])
+    op.create_table(
+        "sync_requests",
+        sa.Column("page_id", sa.String(255), primary_key=True),
+        sa.Column("space", sa.String(255), nullable=False, server_default=""),
+        sa.Column("requested_at", sa.DateTime(timezone=True), nullable=False),
+    )
 
 
 def downgrade() -> None:
-    """Drop `sync_includes` and `sync_attachments`."""
+    """Drop `sync_requests`, `sync_includes` and `sync_attachments`."""
+    op.drop_table("sync_requests")
     op.drop_index("ix_sync_includes_included_id", "sync_includes")
     op.drop_table("sync_includes")
     op.drop_index("ix_sync_attachments_space", "sync_attachments")

@@ -18,7 +18,8 @@ version already read is not downloaded again. A page removed from the index (del
 restricted, out of scope) takes its attachments with it.
 
 Sources:
-- Confluence Cloud: `GET api/v2/pages/{id}/attachments` (paged by `_links.next`);
+- Confluence Cloud: `GET api/v2/pages/{id}/attachments` (paged by `_links.next`; a 404
+  means a blog post: `GET api/v2/blogposts/{id}/attachments`);
 - Confluence Data Center: `GET rest/api/content/{id}/child/attachment?expand=version`
   (paged by `start`/`limit`);
 - both: `GET rest/api/content/search?cql=space = "X" and type = attachment ...` for changes,
@@ -159,7 +160,11 @@ class ConfluenceAttachments:
         params: dict[str, Any] | None = {"limit": ATTACHMENT_PAGE_SIZE}
         out: list[Attachment] = []
         while True:
-            data = self.client.get_json(path, params) or {}
+            data = self.client.get_json(path, params)
+            if data is None and path.startswith("api/v2/pages/"):  # 404: a blog post
+                path = f"api/v2/blogposts/{page_id}/attachments"
+                data = self.client.get_json(path, params)
+            data = data or {}
             links = data.get("_links") or {}
             base = links.get("base") or self.client.url
             out.extend(attachment_from_v2(i, page_id, base) for i in data.get("results") or [])

@@ -128,13 +128,17 @@ def test_comments_are_evidence_of_their_page(tmp_path, cloud):
         assert evidence_with(index, "Rollbacks need two approvals").page_id == "601"
 
         fake.comment("602", "<p>Version 7 dropped Python 3.8.</p>")
+        fake.attach("602", "changes.csv", b"change,owner\nNew installer,Ann Lee\n")
         run_sync(settings, index, "OPS")  # the blog post is read again by id
         post = evidence_with(index, "dropped Python 3.8")
         assert post.page_id == "602" and post.title == "Release notes 2024"
+        row = evidence_with(index, "New installer")
+        assert row.title == "changes.csv (attached to Release notes 2024)"
         if cloud:
             paths = {r.path for r in fake.requests}
             assert "/wiki/api/v2/blogposts/602" in paths
             assert "/wiki/api/v2/blogposts/602/footer-comments" in paths
+            assert "/wiki/api/v2/blogposts/602/attachments" in paths
 
 
 def test_resolved_comments_when_asked(tmp_path):

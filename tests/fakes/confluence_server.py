@@ -569,9 +569,9 @@ class FakeConfluence(LocalServer):
             if page is None or page.kind != "blogpost":
                 return 404, {"errors": [{"status": 404, "code": "NOT_FOUND"}]}
             return 200, self.page_v2(page, params)
-        if m := re.fullmatch(r"/pages/([\w-]+)/attachments", path):
-            page = self._page(m.group(1))
-            if page is None:
+        if m := re.fullmatch(r"/(pages|blogposts)/([\w-]+)/attachments", path):
+            page = self._page(m.group(2))
+            if page is None or page.kind != m.group(1)[:-1]:
                 return 404, {"errors": [{"status": 404, "code": "NOT_FOUND"}]}
             start = int(base64.urlsafe_b64decode(params["cursor"])) if "cursor" in params else 0
             limit = min(int(params.get("limit", 25)), 250)
@@ -579,7 +579,7 @@ class FakeConfluence(LocalServer):
             links = {"base": self.url}
             if start + limit < len(page.attachments):
                 cursor = base64.urlsafe_b64encode(str(start + limit).encode()).decode()
-                links["next"] = f"{self.context}/api/v2/pages/{page.id}/attachments?" + urlencode(
+                links["next"] = f"{self.context}/api/v2{path}?" + urlencode(
                     {"cursor": cursor, "limit": limit}
                 )
             return 200, {"results": [self.attachment_v2(a) for a in window], "_links": links}

@@ -172,10 +172,12 @@ def test_an_answer_cites_the_attachment_and_forgets_it_once_deleted(environ, cap
         )
     )
     (files / "broken.pdf").write_bytes(b"%PDF-1.4 nothing")
+    (files / "data.json").write_text('{"not": "a page"}', encoding="utf-8")  # a file, not a page
 
     assert main(["sync", "--source", "files", "--path", str(folder)]) == 0
-    out, _ = capsys.readouterr()
+    out, err = capsys.readouterr()
     assert "attachments: 1 indexed, 0 deleted, 1 skipped" in out
+    assert "1 of types not read" in out and "data.json" not in err
     assert "attachment not indexed: broken.pdf: broken PDF" in out
 
     assert main(["ask", "What is the per diem in Tokyo?"]) == 0

@@ -53,6 +53,9 @@ log = logging.getLogger(__name__)
 KEY_PREFIX = "attachment:"
 ATTACHMENT_PAGE_SIZE = 50
 DOWNLOAD_CHUNK = 1 << 16
+WRITE_PARTS = 32
+"""Parts of a page's files read before they are indexed in one write (more costs memory:
+a part holds up to about 150 evidences)."""
 
 
 def attachment_key(attachment_id: str, part: int = 1) -> str:
@@ -391,6 +394,7 @@ class AttachmentSync:
                 self._drop_parts(row.attachment_id, row.parts, keep=0)
                 counts.deleted += row.status == "indexed"
                 db.delete(row)
+            read: list[tuple[Attachment, SyncAttachment, list[Page]]] = []
             for attachment in listed:
                 row = rows.get(attachment.id)
                 if row is None:
@@ -404,14 +408,21 @@ class AttachmentSync:
                 if same and not full and row.status != "failed":
                     counts.unchanged += 1
                     continue
-                self._read(attachment, page, row, counts)
-                db.commit()  # each file's state as soon as its evidences are written
+                parts = self._read(attachment, page, row, counts)
+                if parts is not None:
+                    read.append((attachment, row, parts))
+                if sum(len(p) for _, _, p in read) >= WRITE_PARTS:
+                    self._index(read, counts)
+                    db.commit()  # the files' state as soon as their evidences are written
+                    read = []
+            self._index(read, counts)
             db.commit()
 
     def _read(
         self, attachment: Attachment, page: Page, row: SyncAttachment, counts: AttachmentCounts
-    ) -> None:
-        """Download, read and index one attachment; record the outcome in `row`."""
+    ) -> list[Page] | None:
+        """Download and read one attachment: its parts as index pages, or None when it is
+        not to be indexed (recorded in `row` as ignored, skipped or failed)."""
         row.page_id, row.space, row.title = page.id, page.space, attachment.title
         row.page_title, row.size, row.synced_at = page.title, attachment.size, utcnow()
         row.version, row.note = attachment.version, None
@@ -421,7 +432,7 @@ class AttachmentSync:
             self._drop_parts(attachment.id, row.parts, keep=0)
             row.parts = 0
             counts.ignored += 1
-            return
+            return None
         try:
             if attachment.size > self.max_bytes:
                 raise TooLarge(f"{attachment.size} bytes")
@@ -432,30 +443,46 @@ class AttachmentSync:
                 f"larger than attachment_max_mb ({exc})" if isinstance(exc, TooLarge) else str(exc)
             )
             self._skip(attachment, page, row, reason, counts)
-            return
+            return None
         except Exception as exc:  # a failed download: read again next run
             log.warning(
                 "attachment %s of page %s: %r; retried next run", attachment.title, page.id, exc
             )
-            row.status, row.note, row.version = "failed", repr(exc)[:2000], None
-            counts.failed += 1
-            counts.problems.append((attachment.title, repr(exc)))
-            return
+            self._fail(attachment, row, repr(exc), counts)
+            return None
         for warning in document.warnings:
             log.warning("attachment %s of page %s: %s", attachment.title, page.id, warning)
-        pages = [_part_page(attachment, page, n, body) for n, body in enumerate(document.parts, 1)]
-        report = self.index.index_pages(pages, self.options)
-        if report.failed:
-            reason = "; ".join(r for _, r in report.failed)
-            row.status, row.note, row.version = "failed", reason[:2000], None
-            counts.failed += 1
-            counts.problems.append((attachment.title, reason))
-            return
-        self._drop_parts(attachment.id, row.parts, keep=len(pages))
-        row.status, row.parts = "indexed", len(pages)
-        counts.indexed += 1
-        if not pages:
-            row.note = "the file has no text"
+        return [_part_page(attachment, page, n, body) for n, body in enumerate(document.parts, 1)]
+
+    def _index(
+        self, read: list[tuple[Attachment, SyncAttachment, list[Page]]], counts: AttachmentCounts
+    ) -> None:
+        """Index the parts of the files read in one write (one embedding batch, one vector
+        write: 100 files written one by one cost 100 of each); a file with a part that
+        failed is recorded failed (read again next run), the others indexed."""
+        pages = [part for _, _, parts in read for part in parts]
+        report = self.index.index_pages(pages, self.options) if pages else None
+        failed = dict(report.failed) if report else {}
+        for attachment, row, parts in read:
+            reasons = [failed[p.id] for p in parts if p.id in failed]
+            if reasons:
+                row.parts = max(row.parts or 0, len(parts))  # the parts written go next time
+                self._fail(attachment, row, "; ".join(reasons), counts)
+                continue
+            self._drop_parts(attachment.id, row.parts, keep=len(parts))
+            row.status, row.parts = "indexed", len(parts)
+            counts.indexed += 1
+            if not parts:
+                row.note = "the file has no text"
+
+    @staticmethod
+    def _fail(
+        attachment: Attachment, row: SyncAttachment, reason: str, counts: AttachmentCounts
+    ) -> None:
+        """Record a file that failed for now: read again next run."""
+        row.status, row.note, row.version = "failed", reason[:2000], None
+        counts.failed += 1
+        counts.problems.append((attachment.title, reason))
 
     def _skip(
         self,

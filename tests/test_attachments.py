@@ -17,7 +17,7 @@ from core.db import session_factory
 from core.index import EvidenceIndex
 from tests.fakes.confluence_server import FakeConfluence, FakePage
 from tests.fakes.documents import encrypted_pdf, pdf_bytes, xlsx_bytes
-from tests.fakes.hash_embedder import HashEmbedder
+from tests.fakes.hash_embedder import HashEmbedder, PoisonEmbedder
 from tests.sync_helpers import run_sync, sync_settings
 
 PDF = "application/pdf"
@@ -201,3 +201,20 @@ def test_a_stored_report_reads_back_with_its_attachment_counts():
     again = SyncReport(**stored)
     assert again.summary() == report.summary()
     assert "attachments: 2 indexed" in again.summary()
+
+
+def test_a_file_that_cannot_be_indexed_fails_alone_and_is_read_again(tmp_path):
+    with FakeConfluence([FakePage("501", "HR", "Travel", "<p>Files.</p>")], cloud=True) as fake:
+        fake.attach("501", "good.csv", b"city,amount\nParis,75 euros\n")
+        fake.attach("501", "bad.csv", b"city,amount\nPOISON,1\n")
+        settings = sync_settings(tmp_path, fake)
+        index = EvidenceIndex(settings, PoisonEmbedder())
+        report = run_sync(settings, index, "HR")
+        assert (report.attachments.indexed, report.attachments.failed) == (1, 1)
+        assert attachment_rows(settings)["bad.csv"].status == "failed"
+        assert any("75 euros" in e.text for e in found(index, "Paris amount"))
+
+        fake.attach("501", "bad.csv", b"city,amount\nRome,60 euros\n")
+        again = run_sync(settings, index, "HR")
+        assert (again.attachments.indexed, again.attachments.failed) == (1, 0)
+        assert attachment_rows(settings)["bad.csv"].status == "indexed"

@@ -21,6 +21,12 @@ A run killed at any point leaves rows only for pages whose evidences are in the 
 the next run re-indexes whatever was written but not recorded (an upsert replaces the
 page's evidences) and nothing is duplicated or lost. A page that fails is recorded with
 its error, does not hold the cursor back, and is retried in step 1 of the next run.
+
+Before its digest is taken, a page gets its comments and the current text of the pages it
+includes (connectors.comments, connectors.includes); after a batch, the attachments of its
+re-indexed pages are synced (connectors.attachments), and at the end of the changes the
+pages whose comments or attachments changed alone, or that include a re-indexed page, are
+read again. `run_pages` reads pages queued by webhooks (connectors.webhooks) at once.
 """
 
 from __future__ import annotations

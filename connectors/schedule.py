@@ -237,14 +237,14 @@ class Worker:
             self._source = make_source(self.settings)
         spaces = set(spaces_to_sync(self.settings, self._source))
         reports = {}
-        for space, page_ids in work.items():
+        for space, pages in work.items():
             if space in spaces:
                 sync = SpaceSync(self.settings, self.index, self._source, self.stop)
-                reports[space] = report = sync.run_pages(space, page_ids)
-                log.info("webhook sync of %d page(s): %s", len(page_ids), report.summary())
+                reports[space] = report = sync.run_pages(space, sorted(pages))
+                log.info("webhook sync of %d page(s): %s", len(pages), report.summary())
                 if report.error is not None:
                     continue
-            done(sessions, page_ids)
+            done(sessions, pages)
         return reports
 
     def shutdown(self) -> None:

@@ -140,3 +140,6 @@ class SyncRequest(Base):
     space: Mapped[str] = mapped_column(String(255), default="")
     """The space key the event named ("" when it named none)."""
     requested_at: Mapped[datetime] = mapped_column(DateTime(timezone=True))
+    serial: Mapped[int] = mapped_column(Integer, default=0)
+    """Bumped by every event for the page: the worker takes a page off the queue only if no
+    event came while it was being read."""

@@ -58,20 +58,22 @@ def _space(payload: Mapping[str, Any]) -> str:
 
 
 def queue_page(sessions, page_id: str, space: str) -> None:
-    """Queue a page for the worker (once: a page queued twice is read once)."""
+    """Queue a page for the worker (a page queued again before it is read is read once)."""
     with sessions() as db:
         row = db.get(SyncRequest, page_id)
         if row is None:
-            db.add(SyncRequest(page_id=page_id, space=space, requested_at=utcnow()))
+            db.add(SyncRequest(page_id=page_id, space=space, requested_at=utcnow(), serial=0))
         else:
             row.space = space or row.space
             row.requested_at = utcnow()
+            row.serial = (row.serial or 0) + 1
         db.commit()
 
 
-def queued(sessions) -> dict[str, list[str]]:
-    """The queued pages by space; a page queued without its space gets the space it was
-    synced in (pages never synced and of no known space are dropped with a log line)."""
+def queued(sessions) -> dict[str, dict[str, int]]:
+    """The queued pages by space, each with its `serial` (for `done`); a page queued without
+    its space gets the space it was synced in (pages never synced and of no known space are
+    dropped with a log line)."""
     with sessions() as db:
         rows = list(db.scalars(select(SyncRequest)))
         known = {
@@ -80,20 +82,25 @@ def queued(sessions) -> dict[str, list[str]]:
                 select(SyncPage).where(SyncPage.page_id.in_([r.page_id for r in rows]))
             )
         }
-    out: dict[str, list[str]] = {}
+    out: dict[str, dict[str, int]] = {}
     for row in rows:
         space = row.space or known.get(row.page_id, "")
         if not space:
             log.warning("webhook for page %s: its space is unknown; ignored", row.page_id)
-            done(sessions, [row.page_id])
+            done(sessions, {row.page_id: row.serial})
             continue
-        out.setdefault(space, []).append(row.page_id)
+        out.setdefault(space, {})[row.page_id] = row.serial
     return out
 
 
-def done(sessions, page_ids: list[str]) -> None:
-    """Take pages off the queue."""
-    if page_ids:
-        with sessions() as db:
-            db.execute(delete(SyncRequest).where(SyncRequest.page_id.in_(page_ids)))
-            db.commit()
+def done(sessions, pages: Mapping[str, int]) -> None:
+    """Take pages off the queue: each unless an event came for it since it was read (its
+    `serial` moved on; it is read again on the next poll)."""
+    with sessions() as db:
+        for page_id, serial in pages.items():
+            db.execute(
+                delete(SyncRequest).where(
+                    SyncRequest.page_id == page_id, SyncRequest.serial == serial
+                )
+            )
+        db.commit()

@@ -16,7 +16,7 @@ from sqlalchemy import select
 from bot.web import create_app
 from connectors.schedule import Worker
 from connectors.state import SyncRequest
-from connectors.webhooks import event_page
+from connectors.webhooks import done, event_page, queue_page, queued
 from core.assistant import Assistant
 from core.conversation import ConversationStore
 from core.db import session_factory
@@ -171,3 +171,16 @@ async def test_a_webhook_triggered_edit_is_answerable_within_ten_seconds(tmp_pat
             assistant.close()
         with session_factory(settings.sqlalchemy_url)() as db:
             assert not list(db.scalars(select(SyncRequest)))  # taken off the queue
+
+
+def test_an_event_that_comes_while_its_page_is_read_is_not_lost(tmp_path):
+    settings = sync_settings(tmp_path)
+    sessions = session_factory(settings.sqlalchemy_url)
+    queue_page(sessions, "901", "ENG")
+    taken = queued(sessions)
+    assert taken == {"ENG": {"901": 0}}
+    queue_page(sessions, "901", "ENG")  # the page is edited again while the worker reads it
+    done(sessions, taken["ENG"])
+    assert queued(sessions) == {"ENG": {"901": 1}}  # read again on the next poll
+    done(sessions, {"901": 1})
+    assert queued(sessions) == {}

@@ -44,6 +44,7 @@ def upgrade() -> None:
         sa.Column("page_id", sa.String(255), primary_key=True),
         sa.Column("space", sa.String(255), nullable=False, server_default=""),
         sa.Column("requested_at", sa.DateTime(timezone=True), nullable=False),
+        sa.Column("serial", sa.Integer, nullable=False, server_default="0"),
     )
 
 

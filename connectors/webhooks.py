@@ -14,7 +14,8 @@ import logging
 from collections.abc import Mapping
 from typing import Any
 
-from sqlalchemy import delete, select
+from sqlalchemy import delete, select, update
+from sqlalchemy.exc import IntegrityError
 
 from connectors.state import SyncPage, SyncRequest, utcnow
 
@@ -58,16 +59,27 @@ def _space(payload: Mapping[str, Any]) -> str:
 
 
 def queue_page(sessions, page_id: str, space: str) -> None:
-    """Queue a page for the worker (a page queued again before it is read is read once)."""
-    with sessions() as db:
-        row = db.get(SyncRequest, page_id)
-        if row is None:
-            db.add(SyncRequest(page_id=page_id, space=space, requested_at=utcnow(), serial=0))
-        else:
-            row.space = space or row.space
-            row.requested_at = utcnow()
-            row.serial = (row.serial or 0) + 1
-        db.commit()
+    """Queue a page for the worker (a page queued again before it is read is read once).
+
+    An update that bumps the serial, else an insert, else (another process inserted it
+    meanwhile) the update again: the worker may take the row off the queue between any two
+    statements, and no event is lost."""
+    for _ in range(3):
+        with sessions() as db:
+            values: dict = {"requested_at": utcnow(), "serial": SyncRequest.serial + 1}
+            if space:
+                values["space"] = space
+            bumped = db.execute(
+                update(SyncRequest).where(SyncRequest.page_id == page_id).values(**values)
+            ).rowcount
+            if not bumped:
+                db.add(SyncRequest(page_id=page_id, space=space, requested_at=utcnow(), serial=0))
+            try:
+                db.commit()
+                return
+            except IntegrityError:
+                db.rollback()
+    raise RuntimeError(f"page {page_id} could not be queued")
 
 
 def queued(sessions) -> dict[str, dict[str, int]]:

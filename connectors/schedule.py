@@ -183,6 +183,9 @@ class Worker:
         if self.settings.webhook_secret:
             spec = self.settings.webhook_poll
             wanted.append(Job("webhooks", run_queued, (), spec, "pages queued by webhooks"))
+            # APScheduler logs two INFO lines per job run: every few seconds for this job.
+            # The worker logs each sync's summary itself.
+            logging.getLogger("apscheduler.executors.default").setLevel(logging.WARNING)
         triggers = {job.id: parse_schedule(job.spec) for job in wanted}
         try:  # pages a crash left half written, before the first run (which may be hours away)
             self.index.repair_pending()

@@ -246,7 +246,7 @@ class Settings:
         secret=True,
     )
     webhook_poll: str = setting(
-        "2s", "How often the sync worker reads pages queued by webhooks (an interval)."
+        "5s", "How often the sync worker reads pages queued by webhooks (an interval)."
     )
     sync_labels: dict[str, str] = setting(
         {}, "Per space, sync only pages with one of these labels: KEY=label1,label2;KEY2=..."

@@ -237,6 +237,8 @@ def run(args, settings: Settings, out: TextIO | None = None, err: TextIO | None 
             progress.write(report.summary(), out)
             for page_id, reason in report.failures:
                 progress.write(f"  failed: page {page_id}: {reason}", out)
+            for name, reason in report.attachments.problems:
+                progress.write(f"  attachment not indexed: {name}: {reason}", out)
     finally:
         progress.finish()
         index.close()

@@ -493,6 +493,10 @@ class WebApp:
             from bot.admin import Admin
 
             routes.extend(Admin(assistant).routes())
+        if assistant.settings.webhook_secret:  # Confluence webhooks (bot/webhooks.py)
+            from bot.webhooks import Webhooks
+
+            routes.extend(Webhooks(assistant.settings).routes())
         if slack_app is not None or slack_http:
             from bot.slack import SLACK_EVENTS_PATH
 

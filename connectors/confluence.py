@@ -10,7 +10,8 @@ the library's own backoff and Retry-After sleeps are switched off, every call go
 
 REST v1 endpoints used (same paths on Cloud under `/wiki` and on Data Center):
 - `GET rest/api/content/search?cql=...&expand=...`: changed pages and the space listing
-  (CQL search has no v2 equivalent, so it stays on v1 on Cloud too);
+  (CQL search has no v2 equivalent, so it stays on v1 on Cloud too); blog posts are pages
+  of their space (`type in (page, blogpost)`) unless `sync_blog_posts` is off;
 - `GET rest/api/content/{id}?expand=...`: one page (retries, repairs, deletion checks), on
   Data Center only;
 - `GET rest/api/content/{id}/restriction/byOperation/read`: read restrictions of an
@@ -18,7 +19,8 @@ REST v1 endpoints used (same paths on Cloud under `/wiki` and on Data Center):
 
 On Cloud, where Atlassian deprecated the v1 content endpoint, one page is read with REST v2
 (`GET api/v2/pages/{id}?body-format=storage&include-labels=true`), its ancestors with
-`GET api/v2/pages/{id}/ancestors` (root first) and its space key with
+`GET api/v2/pages/{id}/ancestors` (root first; a 404 for the page means a blog post, read
+with `GET api/v2/blogposts/{id}`, which has no ancestors) and its space key with
 `GET api/v2/spaces/{space id}` (asked once per space). v2 names the last editor by account
 id only, so that is the author of a page read this way.
 
@@ -42,6 +44,7 @@ from urllib.parse import urlparse
 import requests
 
 from connectors.permissions import ConfluencePermissions, content_restriction
+from connectors.scope import scope_cql
 from connectors.source import Batch, Fetched, Listed
 from connectors.times import parse_interval
 from core.access import PageAccess
@@ -90,17 +93,29 @@ def cql_string(value: str) -> str:
     return '"' + value.replace("\\", "\\\\").replace('"', '\\"') + '"'
 
 
-def changes_cql(space: str, since: datetime | None) -> str:
-    """CQL for the pages of `space` modified at or after `since` (all pages when None)."""
-    cql = f"space = {cql_string(space)} and type = page"
+def types_cql(types: tuple[str, ...]) -> str:
+    """The CQL clause for content types: `type = page`, `type in (page, blogpost)`."""
+    return f"type = {types[0]}" if len(types) == 1 else f"type in ({', '.join(types)})"
+
+
+def changes_cql(
+    space: str, since: datetime | None, types: tuple[str, ...] = ("page",), scope: str = ""
+) -> str:
+    """CQL for the pages (of `types`, within `scope`: see connectors.scope) of `space`
+    modified at or after `since` (all when None)."""
+    cql = f"space = {cql_string(space)} and {types_cql(types)}"
+    if scope:
+        cql += f" and {scope}"
     if since is not None:
         cql += f" and lastmodified >= {cql_string(cql_date(since))}"
     return cql + " order by lastmodified asc"
 
 
-def listing_cql(space: str) -> str:
-    """CQL for every current page of `space`, oldest first (a stable order while paging)."""
-    return f"space = {cql_string(space)} and type = page order by created asc"
+def listing_cql(space: str, types: tuple[str, ...] = ("page",), scope: str = "") -> str:
+    """CQL for every current page (of `types`, within `scope`) of `space`, oldest first (a
+    stable order while paging)."""
+    within = f" and {scope}" if scope else ""
+    return f"space = {cql_string(space)} and {types_cql(types)}{within} order by created asc"
 
 
 def retry_after_seconds(value: str | None, maximum: float) -> float | None:
@@ -307,6 +322,13 @@ class ConfluenceClient:
             f"api/v2/pages/{page_id}", {"body-format": "storage", "include-labels": "true"}
         )
 
+    def blogpost_v2(self, post_id: str) -> dict[str, Any] | None:
+        """One blog post by id with its storage body and labels (REST v2, Cloud), or None
+        when it does not exist."""
+        return self.get_json(
+            f"api/v2/blogposts/{post_id}", {"body-format": "storage", "include-labels": "true"}
+        )
+
     def ancestors_v2(self, page_id: str) -> tuple[str, ...]:
         """The ids of a page's ancestor pages, root first (REST v2, Cloud)."""
         data = self.get_json(f"api/v2/pages/{page_id}/ancestors", {"limit": V2_ANCESTORS_LIMIT})
@@ -346,6 +368,9 @@ class ConfluenceSource:
         self.permissions = ConfluencePermissions(self.client)
         self._space_keys: dict[str, str] = {}
         """v2 space id → space key (Cloud page reads)."""
+        self.types = ("page", "blogpost") if settings.sync_blog_posts else ("page",)
+        """Content types synced: blog posts are pages of their space (no ancestors)."""
+        self.settings = settings
 
     def changes(self, space: str, since: datetime | None) -> Iterator[Batch]:
         """Pages of `space` modified since `since` minus the overlap window, oldest first.
@@ -353,11 +378,14 @@ class ConfluenceSource:
         The window reaches `sync_overlap_minutes` back because CQL compares minutes in the
         API user's time zone; pages seen twice are recognized as unchanged by the sync.
         """
-        cql = changes_cql(space, since - self.overlap if since is not None else None)
+        since = since - self.overlap if since is not None else None
+        cql = changes_cql(space, since, self.types, scope_cql(self.settings, space))
         for data in self.client.search(cql, CONTENT_EXPAND, self.page_size):
             base = (data.get("_links") or {}).get("base") or self.client.url
             batch = Batch(pages=[], total=data.get("totalSize"))
             for item in data.get("results") or []:
+                if item.get("status", "current") != "current":
+                    continue  # archived: left out (the listing drops it from the index)
                 try:
                     page = page_from_content(item, base)
                     fetched = self._fetched(page, content_restriction(item))
@@ -370,10 +398,22 @@ class ConfluenceSource:
             yield batch
 
     def fetch(self, page_id: str) -> Fetched | None:
-        """One page with its body; None when it is gone, trashed or archived. REST v2 on
-        Cloud, v1 on Data Center."""
-        if self.client.cloud:
-            return self._fetch_v2(page_id)
+        """One page with its body; None when it is gone, trashed, archived or out of its
+        space's scope (connectors.scope). REST v2 on Cloud, v1 on Data Center."""
+        fetched = self._fetch_v2(page_id) if self.client.cloud else self._fetch_v1(page_id)
+        if fetched is None or not self._in_scope(fetched.page):
+            return None
+        return fetched
+
+    def _in_scope(self, page: Page) -> bool:
+        """Whether a page matches its space's scope (one CQL search when the space has one)."""
+        scope = scope_cql(self.settings, page.space)
+        if not scope:
+            return True
+        cql = f"id = {page.id} and {scope}"
+        return any(data.get("results") for data in self.client.search(cql, "version", 1))
+
+    def _fetch_v1(self, page_id: str) -> Fetched | None:
         item = self.client.content(page_id, CONTENT_EXPAND)
         if item is None or item.get("status", "current") != "current":
             return None
@@ -383,12 +423,15 @@ class ConfluenceSource:
 
     def _fetch_v2(self, page_id: str) -> Fetched | None:
         item = self.client.page_v2(page_id)
+        blog = item is None and "blogpost" in self.types
+        if blog:
+            item = self.client.blogpost_v2(page_id)
         if item is None or item.get("status", "current") != "current":
             return None
         space_id = str(item["spaceId"])
         if space_id not in self._space_keys:
             self._space_keys[space_id] = self.client.space_key_v2(space_id)
-        ancestors = self.client.ancestors_v2(page_id)
+        ancestors = () if blog else self.client.ancestors_v2(page_id)
         base = (item.get("_links") or {}).get("base") or self.client.url
         page = page_from_v2(item, self._space_keys[space_id], ancestors, base)
         return self._fetched(page, self.permissions.restriction(page_id))
@@ -396,8 +439,11 @@ class ConfluenceSource:
     def listing(self, space: str) -> dict[str, Listed]:
         """Every current page of `space` (id, version, title, ancestors), without bodies."""
         out: dict[str, Listed] = {}
-        for data in self.client.search(listing_cql(space), LISTING_EXPAND, LISTING_LIMIT):
+        cql = listing_cql(space, self.types, scope_cql(self.settings, space))
+        for data in self.client.search(cql, LISTING_EXPAND, LISTING_LIMIT):
             for item in data.get("results") or []:
+                if item.get("status", "current") != "current":
+                    continue  # archived
                 out[str(item["id"])] = Listed(
                     id=str(item["id"]),
                     version=int(item["version"]["number"]),

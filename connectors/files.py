@@ -172,7 +172,9 @@ class FilesSource:
         files = [
             p
             for p in sorted(self.folder.rglob("*"))
-            if p.suffix.lower() in (".json", ".html", ".htm") and p.name.lower() != "index.html"
+            if p.suffix.lower() in (".json", ".html", ".htm")
+            and p.name.lower() != "index.html"
+            and "attachments" not in p.relative_to(self.folder).parts[:-1]  # attached files
         ]
         for path in files:
             try:

@@ -142,6 +142,14 @@ def discover_spaces() -> None:
     _worker.refresh()
 
 
+def run_queued() -> None:
+    """The job function of the webhook queue: sync the queued pages in this process's
+    running worker."""
+    if _worker is None:
+        raise RuntimeError("no sync worker is running in this process")
+    _worker.sync_queued()
+
+
 class Worker:
     """Schedules and runs the syncs of every configured space into one index."""
 
@@ -208,15 +216,23 @@ class Worker:
         discovery = Job(
             DISCOVERY_JOB, discover_spaces, (), self.settings.sync_discovery_interval, "spaces"
         )
-        return [*syncs, *self.jobs, discovery]
+        wanted = [*syncs, *self.jobs, discovery]
+        if self.settings.webhook_secret:
+            spec = self.settings.webhook_poll
+            wanted.append(Job("webhooks", run_queued, (), spec, "pages queued by webhooks"))
+        return wanted
 
     def start(self, synced: Collection[str] = ()) -> None:
-        """Start the scheduler with one sync job per space, the other `jobs` and the
-        discovery of spaces; a job whose schedule is unchanged keeps its stored next run
-        time, a new or changed sync runs now (unless its space is in `synced`), and a stored
-        job no longer configured is removed."""
+        """Start the scheduler with one sync job per space, the other `jobs`, the discovery
+        of spaces and (with a webhook secret) the webhook queue; a job whose schedule is
+        unchanged keeps its stored next run time, a new or changed sync runs now (unless its
+        space is in `synced`), and a stored job no longer configured is removed."""
         global _worker
         wanted = self._wanted(synced)
+        if self.settings.webhook_secret:
+            # APScheduler logs two INFO lines per job run: every few seconds for this job.
+            # The worker logs each sync's summary itself.
+            logging.getLogger("apscheduler.executors.default").setLevel(logging.WARNING)
         try:  # pages a crash left half written, before the first run (which may be hours away)
             leases = SpaceLeases(
                 self.settings.sqlalchemy_url, parse_interval(self.settings.sync_lease)
@@ -281,6 +297,30 @@ class Worker:
         self.reports[space] = report
         self.runs[space] += 1
         return report
+
+    def sync_queued(self) -> dict[str, SyncReport]:
+        """Sync the pages webhooks queued (connectors.webhooks), space by space; pages of a
+        space that is not synced are dropped, pages whose run failed stay queued."""
+        from connectors.webhooks import done, queued
+        from core.db import session_factory
+
+        sessions = session_factory(self.settings.sqlalchemy_url)
+        work = queued(sessions)
+        if not work:
+            return {}
+        if self._source is None:
+            self._source = make_source(self.settings)
+        spaces = set(spaces_to_sync(self.settings, self._source))
+        reports = {}
+        for space, pages in work.items():
+            if space in spaces:
+                sync = SpaceSync(self.settings, self.index, self._source, self.stop)
+                reports[space] = report = sync.run_pages(space, sorted(pages))
+                log.info("webhook sync of %d page(s): %s", len(pages), report.summary())
+                if report.error is not None:
+                    continue
+            done(sessions, pages)
+        return reports
 
     def shutdown(self) -> None:
         """Stop scheduling, let a running sync stop at its next batch and wait for it."""

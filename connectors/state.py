@@ -94,3 +94,55 @@ class SyncLease(Base):
     expires_at: Mapped[datetime] = mapped_column(DateTime(timezone=True))
     generation: Mapped[int] = mapped_column(BigInteger, default=0, server_default="0")
     """Grows with every acquisition (migration `0007_write_ownership`): the fencing token."""
+
+
+class SyncAttachment(Base):
+    """One attachment of a synced page (connectors.attachments): the version read, how many
+    index parts it has, or why it is not indexed. Created by migration `0010_attachments`."""
+
+    __tablename__ = "sync_attachments"
+
+    attachment_id: Mapped[str] = mapped_column(String(255), primary_key=True)
+    page_id: Mapped[str] = mapped_column(String(255), index=True)
+    space: Mapped[str] = mapped_column(String(255), index=True)
+    title: Mapped[str] = mapped_column(Text, default="")
+    """The file name."""
+    page_title: Mapped[str] = mapped_column(Text, default="")
+    """The title of the page it is attached to, as its citation names it."""
+    version: Mapped[str | None] = mapped_column(String(64), default=None)
+    """The version read; None when the last read failed (read again next run)."""
+    size: Mapped[int] = mapped_column(Integer, default=0)
+    status: Mapped[str] = mapped_column(String(16), default="indexed")
+    """indexed, skipped (too large, broken, encrypted, no text), ignored (a type not read)
+    or failed (download failed; retried)."""
+    note: Mapped[str | None] = mapped_column(Text, default=None)
+    """Why it is skipped or failed."""
+    parts: Mapped[int] = mapped_column(Integer, default=0)
+    """Index pages it was written as (`attachment_key`)."""
+    synced_at: Mapped[datetime | None] = mapped_column(DateTime(timezone=True), default=None)
+
+
+class SyncInclude(Base):
+    """A page that includes another (`include`/`excerpt-include`, connectors.includes): when
+    the included page changes, the including page is read again. Created by migration
+    `0010_attachments`."""
+
+    __tablename__ = "sync_includes"
+
+    page_id: Mapped[str] = mapped_column(String(255), primary_key=True)
+    included_id: Mapped[str] = mapped_column(String(255), primary_key=True, index=True)
+
+
+class SyncRequest(Base):
+    """A page a webhook asked to sync now (connectors.webhooks). Created by migration
+    `0010_attachments`."""
+
+    __tablename__ = "sync_requests"
+
+    page_id: Mapped[str] = mapped_column(String(255), primary_key=True)
+    space: Mapped[str] = mapped_column(String(255), default="")
+    """The space key the event named ("" when it named none)."""
+    requested_at: Mapped[datetime] = mapped_column(DateTime(timezone=True))
+    serial: Mapped[int] = mapped_column(Integer, default=0)
+    """Bumped by every event for the page: the worker takes a page off the queue only if no
+    event came while it was being read."""

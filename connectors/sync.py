@@ -28,6 +28,12 @@ A run killed at any point leaves rows only for pages whose evidences are in the 
 the next run re-indexes whatever was written but not recorded (an upsert replaces the
 page's evidences) and nothing is duplicated or lost. A page that fails is recorded with
 its error, does not hold the cursor back, and is retried in step 1 of the next run.
+
+Before its digest is taken, a page gets its comments and the current text of the pages it
+includes (connectors.comments, connectors.includes); after a batch, the attachments of its
+re-indexed pages are synced (connectors.attachments), and at the end of the changes the
+pages whose comments or attachments changed alone, or that include a re-indexed page, are
+read again. `run_pages` reads pages queued by webhooks (connectors.webhooks) at once.
 """
 
 from __future__ import annotations
@@ -44,6 +50,9 @@ from datetime import UTC
 
 from sqlalchemy import select
 
+from connectors.attachments import AttachmentCounts, attachment_sync, is_attachment_key
+from connectors.comments import comment_reader
+from connectors.includes import include_resolver
 from connectors.lease import Lease, LeaseLost, SpaceLeases
 from connectors.source import Fetched, PageSource
 from connectors.state import SyncPage, SyncSpace, utcnow
@@ -91,6 +100,11 @@ class SyncReport:
     seconds: float = 0.0
     failures: list[tuple[str, str]] = field(default_factory=list)
     error: str | None = None
+    attachments: AttachmentCounts = field(default_factory=AttachmentCounts)
+
+    def __post_init__(self) -> None:
+        if isinstance(self.attachments, dict):  # a report read back from its JSON
+            self.attachments = AttachmentCounts(**self.attachments)
 
     def summary(self) -> str:
         """One line for people."""
@@ -99,6 +113,9 @@ class SyncReport:
             f" {self.skipped} skipped, {self.failed} failed"
             f" ({self.moved} moved, {self.unchanged} unchanged; {self.seconds:.1f} s)"
         )
+        files = self.attachments
+        if files.indexed or files.deleted or files.skipped or files.failed or files.unchanged:
+            line += f"; {files.summary()}"
         return line + (f"; stopped early: {self.error}" if self.error else "")
 
 
@@ -146,6 +163,13 @@ class SpaceSync:
         self.access = AccessStore(settings.sqlalchemy_url)
         self.fence: Lease | None = None
         """The lease of the running sync, which every index write carries."""
+        self.attachments = attachment_sync(settings, index, source, self.sessions, self.options)
+        self.comments = comment_reader(settings, source)
+        self.includes = include_resolver(settings, source, self.sessions)
+        self._including: set[str] = set()
+        """Pages that include a page re-indexed in the current run (read again at its end)."""
+        self._seen: set[str] = set()
+        """Pages applied in the current run (comment changes re-read only the others)."""
 
     def run(self, space: str, full: bool = False, progress=False) -> SyncReport:
         """Sync one space; `full` re-reads and re-indexes every page and lists the space.
@@ -196,7 +220,53 @@ class SpaceSync:
         live writers are writing."""
         self.index.repair_pending(fence=self.fence, alive=self.leases.alive)
 
+    def run_pages(self, space: str, page_ids: Sequence[str]) -> SyncReport:
+        """Read pages of `space` again by id now (queued by webhooks): an edit, a comment or
+        an attachment is indexed, a page removed or moved to another space is dropped, and
+        the pages that include an edited one are read again. Not run while another worker
+        holds the space (`report.error` says so)."""
+        started = time.monotonic()
+        report = SyncReport(space)
+        lease = self.leases.acquire(space)
+        if lease is None:
+            holder = self.leases.holder_of(space) or "another worker"
+            report.error = f"not synced: {holder} is syncing space {space}"
+            return report
+        self.fence = lease
+        try:
+            with lease.kept_renewed():
+                self._begin()
+                self._repair()
+                indexed = {i for i in self.index.page_ids(space) if not is_attachment_key(i)}
+                self._refetch(space, list(page_ids), report, indexed, full=False)
+                if self.attachments is not None:  # an upload leaves the page as it was
+                    pages = [self.index.page(i) for i in page_ids if i in indexed]
+                    due = [p for p in pages if p is not None and p.id not in self.attachments.done]
+                    self.attachments.sync_pages(due, report.attachments, full=False)
+                including = sorted((self._including & indexed) - self._seen)
+                self._refetch(space, including, report, indexed, full=False)
+        except LeaseLost as exc:  # another worker syncs the space now: the pages stay queued
+            log.warning("sync of pages of space %s stopped: %s", space, exc)
+            report.error = f"LeaseLost: {exc}"
+        except Exception as exc:  # the source failed: the pages stay queued
+            log.exception("sync of pages %s of space %s stopped", ", ".join(page_ids), space)
+            report.error = redact_text(f"{type(exc).__name__}: {exc}")
+        finally:
+            lease.release()
+        report.seconds = time.monotonic() - started
+        return report
+
+    def _begin(self) -> None:
+        """Forget what the previous run of this instance saw."""
+        self._seen.clear()
+        self._including.clear()
+        if self.attachments is not None:
+            self.attachments.done.clear()
+        if self.includes is not None:
+            self.includes.clear()
+
     def _run(self, space: str, full: bool, report: SyncReport, bar: _Progress) -> None:
+        self._begin()
         with self.sessions() as db:
             state = db.get(SyncSpace, space)
             if state is None:
@@ -220,7 +290,7 @@ class SpaceSync:
                     )
                 )
             )
-        indexed = self.index.page_ids(space)
+        indexed = {i for i in self.index.page_ids(space) if not is_attachment_key(i)}
         if retry:
             log.info("space %s: retrying %d page(s) that failed before", space, len(retry))
             self._refetch(space, retry, report, indexed, full)
@@ -234,6 +304,15 @@ class SpaceSync:
             self._apply(space, batch.pages, batch.failures, report, indexed, full, cursor=True)
             total = batch.total + len(retry) if batch.total is not None else None
             bar.update(len(batch.pages) + len(batch.failures), total)
+        if self._including and not self.stop.is_set():
+            self._refetch(
+                space, sorted((self._including & indexed) - self._seen), report, indexed, full
+            )
+        if self.comments is not None and since is not None and not self.stop.is_set():
+            commented = self.comments.changed_pages(space, since) & indexed
+            self._refetch(space, sorted(commented - self._seen), report, indexed, full)
+        if self.attachments is not None and since is not None and not self.stop.is_set():
+            self.attachments.sync_changed(space, since, indexed, report.attachments, full)
 
         if listed_at is not None and listed_at.tzinfo is None:
             listed_at = listed_at.replace(tzinfo=UTC)  # SQLite drops the offset
@@ -264,7 +343,14 @@ class SpaceSync:
     ) -> None:
         """Index one batch, then record its pages (and the cursor) in one transaction."""
         self.fence.check()  # raises LeaseLost, which stops the run, if it lapsed
+        if self.comments is not None:
+            fetched, unread = self.comments.with_comments(fetched)
+            failures = [*failures, *unread]
+        uses: dict[str, set[str]] = {}
+        if self.includes is not None:
+            fetched, uses = self.includes.with_includes(fetched)
         ids = [f.page.id for f in fetched] + [page_id for page_id, _ in failures]
+        self._seen.update(ids)
         with self.sessions() as db:
             rows = {
                 r.page_id: r for r in db.scalars(select(SyncPage).where(SyncPage.page_id.in_(ids)))
@@ -281,9 +367,11 @@ class SpaceSync:
                 space, {f.page.id: f.access for f in fetched if f.access is not None}
             )
             to_index: list[tuple[Page, str]] = []
+            restricted: list[str] = []
             for item in fetched:
                 page, row = item.page, row_for(item.page.id)
                 if item.restricted:
+                    restricted.append(page.id)
                     if page.id in indexed:
                         self.index.delete_page(page.id, fence=self.fence)
                         indexed.discard(page.id)
@@ -311,6 +399,7 @@ class SpaceSync:
                 else IndexReport()
             )
             errors = dict(result.failed)
+            written = [page for page, _ in to_index if page.id not in errors]
             for page, digest in to_index:
                 row = rows[page.id]
                 if page.id in errors:
@@ -334,6 +423,12 @@ class SpaceSync:
                     if current is None or newest > current:
                         state.cursor = newest.isoformat()
             db.commit()
+        if self.includes is not None:
+            self.includes.record({i: used for i, used in uses.items() if i not in errors})
+            self._including |= self.includes.including([page.id for page in written])
+        if self.attachments is not None:
+            self.attachments.remove_pages(restricted, report.attachments)
+            self.attachments.sync_pages(written, report.attachments, full)
 
     def _refetch(
         self, space: str, page_ids: Sequence[str], report: SyncReport, indexed: set[str], full: bool
@@ -365,6 +460,10 @@ class SpaceSync:
         for page_id in page_ids:
             self.index.delete_page(page_id, fence=self.fence)
             indexed.discard(page_id)
+        if self.attachments is not None:
+            self.attachments.remove_pages(page_ids, report.attachments)
+        if self.includes is not None:
+            self.includes.forget(page_ids)
         with self.sessions() as db:
             for row in db.scalars(select(SyncPage).where(SyncPage.page_id.in_(page_ids))):
                 db.delete(row)
@@ -406,6 +505,8 @@ class SpaceSync:
                 "space %s listing: %d vanished, %d to re-fetch", space, len(vanished), len(stale)
             )
         self._refetch(space, vanished + stale, report, indexed, full)
+        if self.attachments is not None and not self.stop.is_set():
+            self.attachments.sync_changed(space, None, indexed, report.attachments, full)
         if self.stop.is_set():
             return
         with self.sessions() as db:
@@ -475,7 +576,13 @@ def make_source(settings: Settings, kind: str | None = None, path: str | None = 
         return ConfluenceSource(settings)
     if kind == "files":
         from connectors.files import FilesSource
+        from connectors.scope import scoped
 
+        if scoped(settings):
+            raise SettingsError(
+                "CONFBOT_SYNC_LABELS, _EXCLUDE_LABELS, _ROOTS and _CQL apply to the confluence"
+                f" source only (set for: {', '.join(scoped(settings))})"
+            )
         return FilesSource(path or settings.require("sync_files_path"))
     raise SettingsError(f"CONFBOT_SYNC_SOURCE={kind!r} is not one of: confluence, files")
 

@@ -530,7 +530,11 @@ class _Walker:
         if name in ("include", "excerpt-include") and "" in params:
             self.add(self.flat(params[""]))
         elif name == "jira" and not rich:
-            self.add(_jira_text(param("key"), param("summary"), param("jqlquery")))
+            self.add(
+                _jira_text(param("key"), param("summary"), param("jqlquery"), param("columns"))
+            )
+        elif name == "detailssummary":
+            self.add(_report_text(param("cql") or param("label"), param("headings")))
         elif plain is not None:
             self.code("".join(plain.itertext()), param("language"), title or self.title)
         elif rich:
@@ -642,12 +646,26 @@ class _Cell:
     colspan: int
 
 
-def _jira_text(key: str, summary: str, jql: str) -> str:
+def _jira_text(key: str, summary: str, jql: str, columns: str = "") -> str:
     """What a Jira issue macro stands for in text: the issue key (with its summary when the
-    macro has one), or the JQL query of an issue list."""
+    macro has one), or the JQL query of an issue list with the columns it shows (storage
+    holds no issues: Jira renders them when the page is viewed)."""
     if key:
         return f" {key}: {summary} " if summary else f" {key} "
-    return f" Jira issues: {jql} " if jql else ""
+    if not jql:
+        return ""
+    shown = ", ".join(c.strip() for c in columns.split(",") if c.strip())
+    return f" Jira issues: {jql} (columns: {shown}) " if shown else f" Jira issues: {jql} "
+
+
+def _report_text(query: str, headings: str) -> str:
+    """What a page-properties report (`detailssummary`) stands for in text: the query that
+    selects its pages and the property columns it shows (storage holds no rows)."""
+    if not query:
+        return ""
+    shown = ", ".join(h.strip() for h in headings.split(",") if h.strip())
+    text = f" Page properties report of pages where {query}"
+    return text + (f" (columns: {shown}) " if shown else " ")
 
 
 def _resource_text(el: etree._Element) -> str:

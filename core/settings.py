@@ -253,6 +253,53 @@ class Settings:
         "Skip pages with read restrictions on the page or an ancestor (counted as skipped)"
         " instead of indexing them with who may read them (docs/permissions.md).",
     )
+    webhook_secret: str = setting(
+        "",
+        "Shared secret of the Confluence webhook endpoint POST /webhooks/confluence (off when"
+        " empty); see docs/content.md.",
+        secret=True,
+    )
+    webhook_poll: str = setting(
+        "5s", "How often the sync worker reads pages queued by webhooks (an interval)."
+    )
+    sync_labels: dict[str, str] = setting(
+        {}, "Per space, sync only pages with one of these labels: KEY=label1,label2;KEY2=..."
+    )
+    sync_exclude_labels: dict[str, str] = setting(
+        {}, "Per space, skip pages with any of these labels: KEY=draft,obsolete;KEY2=..."
+    )
+    sync_roots: dict[str, str] = setting(
+        {}, "Per space, sync only these pages and their descendants (page ids): KEY=123,456"
+    )
+    sync_cql: dict[str, str] = setting(
+        {}, 'Per space, a CQL filter synced pages must also match: KEY=creator = "ada"'
+    )
+    sync_blog_posts: bool = setting(True, "Index the blog posts of synced spaces as pages.")
+    sync_comments: bool = setting(
+        True,
+        "Index page comments (footer and inline, with author, date and the commented text)"
+        " as a Comments section of their page.",
+    )
+    sync_resolved_comments: bool = setting(
+        False, "Also index resolved inline comments (left out by default: usually settled)."
+    )
+    sync_includes: bool = setting(
+        True,
+        "Replace include and excerpt-include macros by the included page's current text (and"
+        " re-index a page when a page it includes changes).",
+    )
+    sync_attachments: bool = setting(
+        True,
+        "Index the attachments of synced pages, each cited as itself (file, page, link); the"
+        " kinds read are attachment_types.",
+    )
+    attachment_max_mb: float = setting(
+        25.0, "Largest attachment read, in MB; a larger one is recorded as skipped."
+    )
+    attachment_types: list[str] = setting(
+        ["pdf", "docx", "xlsx", "pptx", "text", "markdown", "csv"],
+        "Attachment kinds read, comma-separated, of: pdf, docx, xlsx, pptx, text, markdown, csv.",
+    )
 
     # --- language model ----------------------------------------------------------------
     llm_base_url: str = setting(

@@ -88,6 +88,8 @@ def query(call) -> dict[str, list[str]]:
 )
 def test_changes_cql(since, cql):
     assert changes_cql("ENG", since) == cql
+    with_posts = cql.replace("type = page", "type in (page, blogpost)")
+    assert changes_cql("ENG", since, ("page", "blogpost")) == with_posts
 
 
 def test_cql_date_is_utc_minutes():
@@ -168,7 +170,9 @@ def test_cloud_search_follows_next_links_with_basic_auth():
     assert [p.page.id for b in batches for p in b.pages] == ["1", "2", "3"]
     assert batches[0].total == 3
     first_query, second_query = query(responses.calls[0]), query(responses.calls[1])
-    assert first_query["cql"] == ['space = "ENG" and type = page order by lastmodified asc']
+    assert first_query["cql"] == [
+        'space = "ENG" and type in (page, blogpost) order by lastmodified asc'
+    ]
     assert first_query["expand"] == [CONTENT_EXPAND]
     assert first_query["limit"] == ["2"]
     assert second_query["cursor"] == ["abc"]
@@ -328,7 +332,7 @@ def test_listing_asks_without_bodies():
     ]
     assert listed["5"].restriction is None  # not in the answer: asked when needed
     assert query(responses.calls[0])["cql"] == [
-        'space = "ENG" and type = page order by created asc'
+        'space = "ENG" and type in (page, blogpost) order by created asc'
     ]
 
 

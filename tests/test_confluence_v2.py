@@ -19,12 +19,14 @@ FLAVOURS = [
 
 
 def single_page_reads(fake: FakeConfluence) -> list[str]:
-    """The paths of the page reads the fake saw (not searches, not restriction checks)."""
+    """The paths of the page reads the fake saw (not searches, not restriction checks, not
+    the lists of a page's comments and attachments)."""
+    lists = ("-comments", "/attachments", "/child/comment", "/child/attachment")
     return [
         r.path
         for r in fake.requests
         if ("/api/v2/pages/" in r.path or "/rest/api/content/" in r.path)
-        and not r.path.endswith(("/search", "/ancestors", "/byOperation/read"))
+        and not r.path.endswith(("/search", "/ancestors", "/byOperation/read", *lists))
     ]
 
 

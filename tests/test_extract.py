@@ -503,7 +503,7 @@ def jira(**params: str) -> str:
         (jira(key="ABC-12", summary="Crash on boot"), [P("ABC-12: Crash on boot")]),
         (
             jira(jqlQuery="project = ABC AND status = Open", columns="key,summary"),
-            [P("Jira issues: project = ABC AND status = Open")],
+            [P("Jira issues: project = ABC AND status = Open (columns: key, summary)")],
         ),
         (jira(key="OXT-1") + jira(key="OXT-2"), [P("OXT-1 OXT-2")]),
         (jira(server="System JIRA"), []),
@@ -511,6 +511,32 @@ def jira(**params: str) -> str:
 )
 def test_jira_macros_keep_their_key_summary_and_query(body, expected):
     assert blocks(body) == expected
+
+
+REPORT = (
+    '<ac:structured-macro ac:name="detailssummary" ac:schema-version="2">{}</ac:structured-macro>'
+)
+
+
+@pytest.mark.parametrize(
+    ("params", "expected"),
+    [
+        (
+            {"cql": 'label = "decision" and space = currentSpace()', "headings": "Owner,Status"},
+            [
+                P(
+                    'Page properties report of pages where label = "decision" and space ='
+                    " currentSpace() (columns: Owner, Status)"
+                )
+            ],
+        ),
+        ({"label": "runbook"}, [P("Page properties report of pages where runbook")]),
+        ({"headings": "Owner"}, []),
+    ],
+)
+def test_page_properties_reports_keep_their_query_and_columns(params, expected):
+    body = "".join(f'<ac:parameter ac:name="{k}">{v}</ac:parameter>' for k, v in params.items())
+    assert blocks(REPORT.format(body)) == expected
 
 
 @pytest.mark.parametrize(

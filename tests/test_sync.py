@@ -184,7 +184,9 @@ def test_server_pages_by_start_and_limit(tmp_path, embedder):
         settings = sync_settings(tmp_path, fake, CONFBOT_CONFLUENCE_PAGE_SIZE="7")
         index = EvidenceIndex(settings, embedder)
         assert run_sync(settings, index, "GEN").added == 23
-        changes = [r for r in fake.searches() if "order by lastmodified" in r.params["cql"]]
+        changes = [
+            r for r in fake.searches() if "blogpost) order by lastmodified" in r.params["cql"]
+        ]
         starts = [r.params.get("start", "0") for r in changes]
         assert all(r.headers["Authorization"] == "Bearer fake-token" for r in fake.requests)
         assert index.pages()[0].url.startswith(fake.url + "/pages/viewpage.action?pageId=")
@@ -195,7 +197,7 @@ def test_cloud_follows_cursor_links(tmp_path, fake, embedder):
     settings = sync_settings(tmp_path, fake, CONFBOT_CONFLUENCE_PAGE_SIZE="8")
     index = EvidenceIndex(settings, embedder)
     assert run_sync(settings, index, "GEN").added == 30
-    changes = [r for r in fake.searches() if "order by lastmodified" in r.params["cql"]]
+    changes = [r for r in fake.searches() if "blogpost) order by lastmodified" in r.params["cql"]]
     assert len(changes) == 4
     assert "cursor" not in changes[0].params
     assert all("cursor" in r.params for r in changes[1:])

@@ -17,6 +17,20 @@ confbot's connector uses, for tests and benchmarks.
   `set_space_readers` grants anonymous access.
 - `GET {context}/rest/api/user/current` (the signed-in user) and
   `GET {context}/rest/api/space/{key}` (404 for a space the user cannot read).
+- Attachments: `GET {context}/rest/api/content/{id}/child/attachment?expand=version`
+  (v1, paged by `start`/`limit`), Cloud's `GET {context}/api/v2/pages/{id}/attachments`
+  (cursor in `_links.next`), CQL `type = attachment` with `expand=container`, and the file at
+  `GET {context}/download/attachments/{page id}/{file name}` (the `download` link).
+- Comments: `GET {context}/rest/api/content/{id}/child/comment?depth=all` (v1, with
+  `extensions.location`, `inlineProperties`, `resolution`, `ancestors`), Cloud's
+  `GET {context}/api/v2/{pages|blogposts}/{id}/footer-comments`, `.../inline-comments` and
+  `GET {context}/api/v2/footer-comments/{id}/children`, and CQL `type = comment`.
+- CQL `title = "T"` (include lookups), `label = "x"`, `label in (...)`, `label not in
+  (...)`, `id`/`ancestor` `= N` or `in (...)`, and parenthesized `or` groups (scopes).
+- Archived pages (`FakePage(status="archived")`) are returned by searches and reads with
+  their status, the worst case a client must handle.
+- Blog posts (`FakePage(kind="blogpost")`): CQL `type in (page, blogpost)`, and on Cloud
+  `GET {context}/api/v2/blogposts/{id}` (`api/v2/pages/{id}` answers 404 for them).
 - Cloud only, REST v2: `GET {context}/api/v2/pages/{id}?body-format=storage` (with
   `include-labels=true`), `GET {context}/api/v2/pages/{id}/ancestors` (root first),
   `GET {context}/api/v2/spaces/{id}` and `GET {context}/api/v2/spaces?keys=KEY`. Data Center
@@ -43,7 +57,7 @@ from dataclasses import dataclass, field
 from datetime import UTC, datetime, timedelta, tzinfo
 from http.server import BaseHTTPRequestHandler
 from pathlib import Path
-from urllib.parse import parse_qsl, quote, urlencode, urlsplit
+from urllib.parse import parse_qsl, quote, unquote, urlencode, urlsplit
 
 from tests.fakes.local_server import LocalServer
 
@@ -51,6 +65,40 @@ BODY_LIMIT = 50
 """Most results per search response when bodies are expanded (Cloud's cap)."""
 LIMIT = 200
 """Most results per search response otherwise."""
+
+
+@dataclass
+class FakeAttachment:
+    """A file attached to a page; a new upload of the same name is a new version."""
+
+    id: str
+    page_id: str
+    space: str
+    title: str
+    data: bytes
+    media_type: str = "application/octet-stream"
+    version: int = 1
+    created: datetime = datetime(2024, 1, 1, tzinfo=UTC)
+    modified: datetime = datetime(2024, 1, 1, tzinfo=UTC)
+    kind: str = "attachment"
+
+
+@dataclass
+class FakeComment:
+    """A footer or inline comment on a page; `parent` is the comment it answers."""
+
+    id: str
+    page_id: str
+    space: str
+    body: str
+    author: str = "Ada Example"
+    inline: bool = False
+    selection: str = ""
+    resolved: bool = False
+    parent: str = ""
+    created: datetime = datetime(2024, 1, 1, tzinfo=UTC)
+    modified: datetime = datetime(2024, 1, 1, tzinfo=UTC)
+    kind: str = "comment"
 
 
 @dataclass
@@ -69,6 +117,12 @@ class FakePage:
     labels: list[str] = field(default_factory=list)
     read_users: list[str] = field(default_factory=list)
     read_groups: list[str] = field(default_factory=list)
+    attachments: list[FakeAttachment] = field(default_factory=list)
+    comments: list[FakeComment] = field(default_factory=list)
+    kind: str = "page"
+    """page or blogpost."""
+    status: str = "current"
+    """current or archived (archived pages still answer searches and reads, marked so)."""
 
 
 @dataclass
@@ -165,28 +219,85 @@ def generated_pages(count: int, space: str = "GEN", seed: int = 7) -> list[FakeP
 
 _SPACE = re.compile(r'^space\s*=\s*"?([^"]+?)"?$', re.I)
 _TYPE = re.compile(r'^type\s*=\s*"?(\w+)"?$', re.I)
+_TITLE = re.compile(r'^title\s*=\s*"((?:[^"\\]|\\.)*)"$', re.I)
+_TYPES = re.compile(r"^type\s+in\s*\(([\w\s,\"]+)\)$", re.I)
 _MODIFIED = re.compile(r'^lastmodified\s*(>=|>)\s*"(\d{4}-\d{2}-\d{2} \d{2}:\d{2})"$', re.I)
 _ORDER = re.compile(r"^(.*?)\s+order\s+by\s+(lastmodified|created)(?:\s+(asc|desc))?$", re.I)
+
+
+_LABELS = re.compile(r"^label\s+(not\s+in|in)\s*\(([^)]*)\)$", re.I)
+_LABEL = re.compile(r'^label\s*=\s*"([^"]*)"$', re.I)
+_IDS = re.compile(r"^(id|ancestor)\s+in\s*\(([\d\s,]*)\)$", re.I)
+_ID = re.compile(r"^(id|ancestor)\s*=\s*(\d+)$", re.I)
+
+
+def _split_outside(text: str, word: str) -> list[str]:
+    """`text` split at ` word ` (and/or) outside parentheses and quotes."""
+    parts, depth, quoted, start = [], 0, False, 0
+    pattern = re.compile(rf"\s+{word}\s+", re.I)
+    i = 0
+    while i < len(text):
+        char = text[i]
+        if char == '"' and (i == 0 or text[i - 1] != "\\"):
+            quoted = not quoted
+        elif not quoted and char == "(":
+            depth += 1
+        elif not quoted and char == ")":
+            depth -= 1
+        elif not quoted and depth == 0 and (m := pattern.match(text, i)):
+            parts.append(text[start:i])
+            start = i = m.end()
+            continue
+        i += 1
+    parts.append(text[start:])
+    return [p.strip() for p in parts]
+
+
+def _names(text: str) -> set[str]:
+    return {n.strip().strip('"') for n in text.split(",") if n.strip()}
+
+
+def _clause_test(clause: str, user_tz: tzinfo):
+    """A test of one CQL clause (a parenthesized group of `or`/`and` clauses included)."""
+    if clause.startswith("(") and clause.endswith(")"):
+        alternatives = [
+            [_clause_test(c, user_tz) for c in _split_outside(alt, "and")]
+            for alt in _split_outside(clause[1:-1].strip(), "or")
+        ]
+        return lambda p: any(all(t(p) for t in alt) for alt in alternatives)
+    if m := _SPACE.match(clause):
+        return lambda p, key=m.group(1): p.space == key
+    if m := _TYPE.match(clause):
+        return lambda p, kind=m.group(1): kind.lower() == p.kind
+    if m := _TITLE.match(clause):
+        title = re.sub(r"\\(.)", r"\1", m.group(1))
+        return lambda p, title=title: getattr(p, "title", None) == title
+    if m := _TYPES.match(clause):
+        kinds = {k.strip(' "').lower() for k in m.group(1).split(",")}
+        return lambda p, kinds=kinds: p.kind in kinds
+    if m := _LABEL.match(clause):
+        return lambda p, name=m.group(1): name in getattr(p, "labels", ())
+    if m := _LABELS.match(clause):
+        names, negate = _names(m.group(2)), m.group(1).lower() != "in"
+        return lambda p: negate != bool(names & set(getattr(p, "labels", ())))
+    if (m := _IDS.match(clause)) or (m := _ID.match(clause)):
+        ids = _names(m.group(2))
+        if m.group(1).lower() == "id":
+            return lambda p: p.id in ids
+        return lambda p: bool(ids & set(getattr(p, "ancestors", ())))
+    if m := _MODIFIED.match(clause):
+        local = datetime.strptime(m.group(2), "%Y-%m-%d %H:%M").replace(tzinfo=user_tz)
+        if m.group(1) == ">=":
+            return lambda p, t=local: p.modified >= t
+        return lambda p, t=local: p.modified > t
+    raise ValueError(f"unsupported CQL clause: {clause!r}")
 
 
 def parse_cql(cql: str, user_tz: tzinfo):
     """(filter, sort key, descending) for the CQL subset; ValueError for anything else."""
     match = _ORDER.match(cql.strip())
     where, order, direction = match.groups() if match else (cql, "lastmodified", "asc")
-    tests = []
-    for clause in re.split(r"\s+and\s+", where.strip(), flags=re.I):
-        if m := _SPACE.match(clause):
-            tests.append(lambda p, key=m.group(1): p.space == key)
-        elif m := _TYPE.match(clause):
-            tests.append(lambda p, kind=m.group(1): kind.lower() == "page")
-        elif m := _MODIFIED.match(clause):
-            local = datetime.strptime(m.group(2), "%Y-%m-%d %H:%M").replace(tzinfo=user_tz)
-            if m.group(1) == ">=":
-                tests.append(lambda p, t=local: p.modified >= t)
-            else:
-                tests.append(lambda p, t=local: p.modified > t)
-        else:
-            raise ValueError(f"unsupported CQL clause: {clause!r}")
+    tests = [_clause_test(c, user_tz) for c in _split_outside(where.strip(), "and")]
     attribute = "modified" if order.lower() == "lastmodified" else "created"
     return (
         lambda p: all(t(p) for t in tests),
@@ -282,6 +393,71 @@ class FakeConfluence(LocalServer):
         """Remove a page (as trashing it does for the REST API)."""
         with self.lock:
             del self.pages[page_id]
+
+    def attach(
+        self, page_id: str, title: str, data: bytes, media_type: str = "application/octet-stream"
+    ) -> FakeAttachment:
+        """Upload a file to a page (a new version when one of that name is there); the page
+        itself keeps its version and `lastmodified`, as in Confluence."""
+        with self.lock:
+            page = self.pages[page_id]
+            now = datetime.now(UTC)
+            for attachment in page.attachments:
+                if attachment.title == title:
+                    attachment.data, attachment.media_type = data, media_type
+                    attachment.version += 1
+                    attachment.modified = max(now, attachment.modified + timedelta(seconds=1))
+                    return attachment
+            number = sum(len(p.attachments) for p in self.pages.values()) + 1
+            attachment = FakeAttachment(
+                id=f"att{900000 + number}",
+                page_id=page_id,
+                space=page.space,
+                title=title,
+                data=data,
+                media_type=media_type,
+                created=now,
+                modified=now,
+            )
+            page.attachments.append(attachment)
+            return attachment
+
+    def comment(
+        self,
+        page_id: str,
+        body: str,
+        author: str = "Ada Example",
+        inline: bool = False,
+        selection: str = "",
+        parent: str = "",
+        resolved: bool = False,
+    ) -> FakeComment:
+        """Add a comment to a page, made now (the page keeps its version)."""
+        with self.lock:
+            page = self.pages[page_id]
+            number = sum(len(p.comments) for p in self.pages.values()) + 1
+            now = datetime.now(UTC)
+            comment = FakeComment(
+                id=str(800000 + number),
+                page_id=page_id,
+                space=page.space,
+                body=body,
+                author=author,
+                inline=inline,
+                selection=selection,
+                resolved=resolved,
+                parent=parent,
+                created=now,
+                modified=now,
+            )
+            page.comments.append(comment)
+            return comment
+
+    def detach(self, page_id: str, title: str) -> None:
+        """Delete a page's attachment (the page keeps its version)."""
+        with self.lock:
+            page = self.pages[page_id]
+            page.attachments = [a for a in page.attachments if a.title != title]
 
     def restrict(
         self, page_id: str, users: Sequence[str] = ("someone",), groups: Sequence[str] = ()
@@ -452,6 +628,39 @@ class FakeConfluence(LocalServer):
             if page is None:
                 return 404, {"message": "No content found"}
             return 200, {"operation": "read", "restrictions": self._restrictions(page)}
+        if m := re.fullmatch(r"/rest/api/content/([\w-]+)/child/comment", path):
+            page = self._page(m.group(1))
+            if page is None:
+                return 404, {"statusCode": 404, "message": "No content found with id"}
+            start = int(params.get("start", 0))
+            limit = min(int(params.get("limit", 25)), LIMIT)
+            every = (
+                page.comments
+                if params.get("depth") == "all"
+                else [c for c in page.comments if not c.parent]
+            )
+            window = every[start : start + limit]
+            return 200, {
+                "results": [self.comment_v1(c, {"container"}) for c in window],
+                "start": start,
+                "limit": limit,
+                "size": len(window),
+                "_links": {"base": self.url, "context": self.context},
+            }
+        if m := re.fullmatch(r"/rest/api/content/([\w-]+)/child/attachment", path):
+            page = self._page(m.group(1))
+            if page is None:
+                return 404, {"statusCode": 404, "message": "No content found with id"}
+            start = int(params.get("start", 0))
+            limit = min(int(params.get("limit", 25)), LIMIT)
+            window = page.attachments[start : start + limit]
+            return 200, {
+                "results": [self.attachment_v1(a, set()) for a in window],
+                "start": start,
+                "limit": limit,
+                "size": len(window),
+                "_links": {"base": self.url, "context": self.context},
+            }
         if m := re.fullmatch(r"/rest/api/content/([\w-]+)", path):
             page = self._page(m.group(1))
             if page is None:
@@ -472,9 +681,40 @@ class FakeConfluence(LocalServer):
         """REST v2 (Cloud only): pages, their ancestors, spaces."""
         if not self.cloud:
             return 404, {"message": "null for uri: /api/v2" + path}
+        if m := re.fullmatch(r"/(pages|blogposts)/([\w-]+)/(footer|inline)-comments", path):
+            page = self._page(m.group(2))
+            if page is None or page.kind != m.group(1)[:-1]:
+                return 404, {"errors": [{"status": 404, "code": "NOT_FOUND"}]}
+            inline = m.group(3) == "inline"
+            found = [c for c in page.comments if c.inline == inline and not c.parent]
+            return 200, self._v2_list(found, params, path)
+        if m := re.fullmatch(r"/footer-comments/([\w-]+)/children", path):
+            every = [c for p in self.pages.values() for c in p.comments]
+            if not any(c.id == m.group(1) for c in every):
+                return 404, {"errors": [{"status": 404, "code": "NOT_FOUND"}]}
+            return 200, self._v2_list([c for c in every if c.parent == m.group(1)], params, path)
+        if m := re.fullmatch(r"/blogposts/([\w-]+)", path):
+            page = self._page(m.group(1))
+            if page is None or page.kind != "blogpost":
+                return 404, {"errors": [{"status": 404, "code": "NOT_FOUND"}]}
+            return 200, self.page_v2(page, params)
+        if m := re.fullmatch(r"/(pages|blogposts)/([\w-]+)/attachments", path):
+            page = self._page(m.group(2))
+            if page is None or page.kind != m.group(1)[:-1]:
+                return 404, {"errors": [{"status": 404, "code": "NOT_FOUND"}]}
+            start = int(base64.urlsafe_b64decode(params["cursor"])) if "cursor" in params else 0
+            limit = min(int(params.get("limit", 25)), 250)
+            window = page.attachments[start : start + limit]
+            links = {"base": self.url}
+            if start + limit < len(page.attachments):
+                cursor = base64.urlsafe_b64encode(str(start + limit).encode()).decode()
+                links["next"] = f"{self.context}/api/v2{path}?" + urlencode(
+                    {"cursor": cursor, "limit": limit}
+                )
+            return 200, {"results": [self.attachment_v2(a) for a in window], "_links": links}
         if m := re.fullmatch(r"/pages/([\w-]+)(/ancestors)?", path):
             page = self._page(m.group(1))
-            if page is None:
+            if page is None or page.kind != "page":
                 return 404, {"errors": [{"status": 404, "code": "NOT_FOUND"}]}
             if m.group(2):
                 return 200, {"results": [{"id": a, "type": "page"} for a in page.ancestors]}
@@ -494,7 +734,7 @@ class FakeConfluence(LocalServer):
         """The REST v2 JSON of a page (`body-format`, `include-labels` as asked)."""
         out: dict = {
             "id": page.id,
-            "status": "current",
+            "status": page.status,
             "title": page.title,
             "spaceId": space_id(page.space),
             "parentId": page.ancestors[-1] if page.ancestors else None,
@@ -533,7 +773,8 @@ class FakeConfluence(LocalServer):
             return 400, {"statusCode": 400, "message": "use the cursor in _links.next"}
         else:
             start = int(params.get("start", 0))
-        readable = (p for p in self.pages.values() if p.space not in self.hidden_spaces)
+        readable = [p for p in self.pages.values() if p.space not in self.hidden_spaces]
+        readable += [a for p in readable for a in (*p.attachments, *p.comments)]
         found = sorted((p for p in readable if matches(p)), key=key, reverse=descending)
         window = found[start : start + limit]
         links = {
@@ -557,7 +798,12 @@ class FakeConfluence(LocalServer):
             links["next"] = f"/rest/api/content/search?{query}"
         return 200, {
             "results": [
-                {**self.content(p, expand), "_links": self._page_links(p, False)} for p in window
+                self.attachment_v1(p, expand)
+                if p.kind == "attachment"
+                else self.comment_v1(p, expand)
+                if p.kind == "comment"
+                else {**self.content(p, expand), "_links": self._page_links(p, False)}
+                for p in window
             ],
             "start": start,
             "limit": limit,
@@ -569,7 +815,7 @@ class FakeConfluence(LocalServer):
 
     def content(self, page: FakePage, expand: set[str]) -> dict:
         """The JSON of a page with the asked expansions."""
-        out: dict = {"id": page.id, "type": "page", "status": "current", "title": page.title}
+        out: dict = {"id": page.id, "type": page.kind, "status": page.status, "title": page.title}
         if "space" in expand:
             out["space"] = {"key": page.space, "name": f"Space {page.space}", "type": "global"}
         if "version" in expand:
@@ -615,6 +861,147 @@ class FakeConfluence(LocalServer):
             }
         return out
 
+    def _v2_list(self, comments: list[FakeComment], params: dict[str, str], path: str) -> dict:
+        """A v2 list of comments, `limit` at a time behind a `_links.next` cursor."""
+        start = int(base64.urlsafe_b64decode(params["cursor"])) if "cursor" in params else 0
+        limit = min(int(params.get("limit", 25)), 250)
+        window = comments[start : start + limit]
+        links = {"base": self.url}
+        if start + limit < len(comments):
+            cursor = base64.urlsafe_b64encode(str(start + limit).encode()).decode()
+            query = urlencode({"cursor": cursor, "limit": limit, "body-format": "storage"})
+            links["next"] = f"{self.context}/api/v2{path}?{query}"
+        return {"results": [self.comment_v2(c) for c in window], "_links": links}
+
+    def comment_v2(self, comment: FakeComment) -> dict:
+        """The REST v2 JSON of a footer or inline comment (storage body)."""
+        out: dict = {
+            "id": comment.id,
+            "status": "current",
+            "title": "Re: comment",
+            "version": {
+                "number": 1,
+                "createdAt": _iso(comment.modified),
+                "authorId": comment.author.replace(" ", "-").lower(),
+            },
+            "body": {"storage": {"value": comment.body, "representation": "storage"}},
+        }
+        page = self.pages[comment.page_id]
+        out["blogPostId" if page.kind == "blogpost" else "pageId"] = comment.page_id
+        if comment.parent:
+            out["parentCommentId"] = comment.parent
+        if comment.inline:
+            out["resolutionStatus"] = "resolved" if comment.resolved else "open"
+            out["properties"] = {
+                "inlineMarkerRef": f"marker-{comment.id}",
+                "inlineOriginalSelection": comment.selection,
+            }
+        return out
+
+    def comment_v1(self, comment: FakeComment, expand: set[str]) -> dict:
+        """The REST v1 content JSON of a comment (body, version, extensions, ancestors
+        always; `container` as asked)."""
+        extensions: dict = {"location": "inline" if comment.inline else "footer"}
+        if comment.inline:
+            extensions["inlineProperties"] = {
+                "markerRef": f"marker-{comment.id}",
+                "originalSelection": comment.selection,
+            }
+            extensions["resolution"] = {"status": "resolved" if comment.resolved else "open"}
+        out: dict = {
+            "id": comment.id,
+            "type": "comment",
+            "status": "current",
+            "title": "Re: comment",
+            "body": {"storage": {"value": comment.body, "representation": "storage"}},
+            "version": {
+                "number": 1,
+                "when": _iso(comment.modified),
+                "by": {"type": "known", "displayName": comment.author, "username": "ada"},
+            },
+            "extensions": extensions,
+            "ancestors": [{"id": comment.parent, "type": "comment"}] if comment.parent else [],
+        }
+        if "container" in expand:
+            page = self.pages[comment.page_id]
+            out["container"] = {"id": page.id, "type": page.kind, "title": page.title}
+        return out
+
+    def download_link(self, attachment: FakeAttachment) -> str:
+        """The `download` link of an attachment, relative to the base URL."""
+        stamp = int(attachment.modified.timestamp() * 1000)
+        return (
+            f"/download/attachments/{attachment.page_id}/{quote(attachment.title)}"
+            f"?version={attachment.version}&modificationDate={stamp}&api=v2"
+        )
+
+    def attachment_v1(self, attachment: FakeAttachment, expand: set[str]) -> dict:
+        """The REST v1 content JSON of an attachment (`version` always, `container` as
+        asked)."""
+        out: dict = {
+            "id": attachment.id,
+            "type": "attachment",
+            "status": "current",
+            "title": attachment.title,
+            "version": {
+                "number": attachment.version,
+                "when": _iso(attachment.modified),
+                "by": {"type": "known", "displayName": "Ada Example", "username": "ada"},
+                "minorEdit": False,
+            },
+            "metadata": {"mediaType": attachment.media_type, "comment": ""},
+            "extensions": {
+                "mediaType": attachment.media_type,
+                "fileSize": len(attachment.data),
+                "comment": "",
+            },
+            "_links": {
+                "webui": f"/pages/viewpageattachments.action?pageId={attachment.page_id}",
+                "download": self.download_link(attachment),
+                "self": f"{self.url}/rest/api/content/{attachment.id}",
+            },
+        }
+        if "container" in expand:
+            page = self.pages[attachment.page_id]
+            out["container"] = {"id": page.id, "type": "page", "title": page.title}
+        return out
+
+    def attachment_v2(self, attachment: FakeAttachment) -> dict:
+        """The REST v2 JSON of an attachment."""
+        download = self.download_link(attachment)
+        webui = f"/pages/viewpageattachments.action?pageId={attachment.page_id}"
+        return {
+            "id": attachment.id,
+            "status": "current",
+            "title": attachment.title,
+            "createdAt": _iso(attachment.created),
+            "pageId": attachment.page_id,
+            "mediaType": attachment.media_type,
+            "mediaTypeDescription": "",
+            "comment": "",
+            "fileId": f"file-{attachment.id}",
+            "fileSize": len(attachment.data),
+            "webuiLink": webui,
+            "downloadLink": download,
+            "version": {
+                "number": attachment.version,
+                "createdAt": _iso(attachment.modified),
+                "message": "",
+                "minorEdit": False,
+                "authorId": "5b10ac8d82e05b22cc7d4ef5",
+            },
+            "_links": {"webui": webui, "download": download},
+        }
+
+    def file(self, path: str) -> FakeAttachment | None:
+        """The attachment a `download/attachments/{page id}/{name}` path names."""
+        m = re.fullmatch(r"/download/attachments/([\w-]+)/([^/]+)", path)
+        page = self._page(m.group(1)) if m else None
+        if page is None:
+            return None
+        name = unquote(m.group(2))
+        return next((a for a in page.attachments if a.title == name), None)
+
     def _restrictions(self, page: FakePage) -> dict:
         users = [self.person_json(u) for u in page.read_users]
         groups = [{"type": "group", "name": g} for g in page.read_groups]
@@ -649,19 +1036,31 @@ def _handler(fake: FakeConfluence) -> type[BaseHTTPRequestHandler]:
                 fake.requests.append(
                     Recorded("GET", parts.path, params, dict(self.headers.items()), status)
                 )
-            payload = json.dumps(body).encode()
+            binary = isinstance(body, bytes)
+            payload = body if binary else json.dumps(body).encode()
             self.send_response(status)
-            self.send_header("Content-Type", "application/json")
+            self.send_header(
+                "Content-Type", "application/octet-stream" if binary else "application/json"
+            )
             self.send_header("Content-Length", str(len(payload)))
             for name, value in headers.items():
                 self.send_header(name, value)
             self.end_headers()
             self.wfile.write(payload)
 
-        def _answer(self, path: str, params: dict[str, str]) -> tuple[int, dict, dict]:
+        def _answer(self, path: str, params: dict[str, str]) -> tuple[int, dict | bytes, dict]:
             if fake.delay:
                 time.sleep(fake.delay)
             api = (fake.context + "/rest/api/", fake.context + "/api/v2/")
+            files = fake.context + "/download/attachments/"
+            if path.startswith(files):
+                if not fake.authorized(self.headers.get("Authorization", "")):
+                    return 401, {"message": "unauthorized"}, {}
+                with fake.lock:
+                    attachment = fake.file(path[len(fake.context) :])
+                if attachment is None:
+                    return 404, {"message": "no such file"}, {}
+                return 200, attachment.data, {}
             if not path.startswith(api):
                 return 404, {"message": "not found"}, {}
             if not fake.authorized(self.headers.get("Authorization", "")):

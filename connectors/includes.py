@@ -178,15 +178,17 @@ class IncludeResolver:
 
 def confluence_lookup(source):
     """Find a page by space and title through a `ConfluenceSource` (CQL search with the
-    storage body; restricted pages are not found)."""
-    from connectors.confluence import CONTENT_EXPAND, cql_string, page_restricted, types_cql
+    storage body). A page with read restrictions is not found: its text would be shown to
+    the readers of the page that includes it (`core.access`), who may not read it."""
+    from connectors.confluence import CONTENT_EXPAND, cql_string, types_cql
+    from connectors.permissions import content_restriction
 
     def lookup(space: str, title: str) -> tuple[str, str] | None:
         kinds = types_cql(source.types)
         cql = f"space = {cql_string(space)} and {kinds} and title = {cql_string(title)}"
         for data in source.client.search(cql, CONTENT_EXPAND, 5):
             for item in data.get("results") or []:
-                if source.skip_restricted and page_restricted(item):
+                if content_restriction(item):
                     return None
                 return str(item["id"]), item["body"]["storage"]["value"]
             return None

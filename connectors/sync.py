@@ -427,8 +427,12 @@ class SpaceSync:
             self.includes.record({i: used for i, used in uses.items() if i not in errors})
             self._including |= self.includes.including([page.id for page in written])
         if self.attachments is not None:
-            self.attachments.remove_pages(restricted, report.attachments)
-            self.attachments.sync_pages(written, report.attachments, full)
+            # A page with read restrictions keeps its files out of the index: an attachment
+            # is searched as a page of its own, which carries no restrictions (core.access).
+            closed = {f.page.id for f in fetched if f.access is not None and f.access.restrictions}
+            self.attachments.remove_pages([*restricted, *closed], report.attachments)
+            open_pages = [page for page in written if page.id not in closed]
+            self.attachments.sync_pages(open_pages, report.attachments, full)
 
     def _refetch(
         self, space: str, page_ids: Sequence[str], report: SyncReport, indexed: set[str], full: bool
@@ -478,9 +482,13 @@ class SpaceSync:
         self._repair()
         listed = self.source.listing(space)
         if hasattr(self.source, "listing_access"):
-            changed = self.access.save_pages(space, self.source.listing_access(listed))
+            accesses = self.source.listing_access(listed)
+            changed = self.access.save_pages(space, accesses)
             if changed:
                 log.info("space %s: the access of %d page(s) changed", space, changed)
+            if self.attachments is not None:  # restricted since: their files go (see _apply)
+                closed = [page_id for page_id, access in accesses.items() if access.restrictions]
+                self.attachments.remove_pages(closed, report.attachments)
         with self.sessions() as db:
             rows = {
                 r.page_id: r for r in db.scalars(select(SyncPage).where(SyncPage.space == space))

@@ -165,6 +165,7 @@ class Worker:
         self.jobs = list(jobs)
         self.stop = threading.Event()
         self._syncing = threading.Lock()  # held while a sync runs
+        self._refreshing = threading.Lock()  # held while the discovery job reschedules
         self._source = None
         self.reports: dict[str, SyncReport] = {}
         """The last report of each space."""
@@ -249,14 +250,19 @@ class Worker:
 
     def refresh(self) -> None:
         """Read the space list again and schedule what changed (the discovery job); a space
-        list that cannot be read now (a bad settings file) keeps the jobs as they are."""
-        try:
-            wanted = self._wanted()
-        except Exception as exc:
-            log.warning("the space list cannot be read (%s); the jobs stay as they are", exc)
-            return
-        for job in self._schedule(wanted):
-            log.info("%s: %s, next run %s", job.name, job.trigger, job.next_run_time)
+        list that cannot be read now (a bad settings file) keeps the jobs as they are. Not
+        while the worker shuts down: APScheduler's shutdown holds the job store's lock while
+        it waits for this job's thread, so a refresh then would never end."""
+        with self._refreshing:
+            if self.stop.is_set():
+                return
+            try:
+                wanted = self._wanted()
+            except Exception as exc:
+                log.warning("the space list cannot be read (%s); the jobs stay as they are", exc)
+                return
+            for job in self._schedule(wanted):
+                log.info("%s: %s, next run %s", job.name, job.trigger, job.next_run_time)
 
     def _schedule(self, wanted: Sequence[Job]) -> list:
         """Make the scheduler's jobs `wanted`: remove the others, add new or changed ones
@@ -331,7 +337,7 @@ class Worker:
             # to an executor that is shut down (APScheduler logged that as an error when
             # a job fell due while shutdown waited for the sync).
             self.scheduler.pause()
-            with self._syncing:
+            with self._syncing, self._refreshing:
                 pass
             self.scheduler.shutdown(wait=True)
         _worker = None

@@ -204,6 +204,8 @@ class PageEntry:
     space: str
     url: str
     signature: tuple[int, ...]
+    labels: tuple[str, ...] = ()
+    ancestors: tuple[str, ...] = ()
 
 
 @dataclasses.dataclass(frozen=True)
@@ -239,7 +241,13 @@ def page_record(page: Page, signature: Sequence[int] = ()) -> str:
 def _page_entry(page_id: str, record: str) -> PageEntry:
     data = json.loads(record)
     return PageEntry(
-        page_id, data["title"], data["space"], data["url"], tuple(data.get("signature", ()))
+        page_id,
+        data["title"],
+        data["space"],
+        data["url"],
+        tuple(data.get("signature", ())),
+        tuple(data.get("labels", ())),
+        tuple(data.get("ancestors", ())),
     )
 
 

@@ -746,8 +746,8 @@ class EvidenceStore:
 
     @read_again_if_dropped
     def page_entries(self) -> dict[str, PageEntry]:
-        """Page id to title, space, URL and duplicate signature of every indexed page, in a
-        new dict (not to be changed: the next call starts from it).
+        """Page id to title, space, URL, duplicate signature, labels and ancestors of every
+        indexed page, in a new dict (not to be changed: the next call starts from it).
 
         Only the records written since the last call are read: every write stamps its pages
         with its generation. A deletion records its generation on the collection, and when

@@ -70,6 +70,15 @@ def _gaps_schedule(settings: Settings) -> None:
     _schedule("CONFBOT_GAPS_SCHEDULE", spec)
 
 
+def _channel_scopes(settings: Settings) -> None:
+    if not settings.slack_channel_scopes:
+        return
+    from bot.slack_requests import channel_scope
+
+    for channel in settings.slack_channel_scopes:
+        channel_scope(settings, channel)
+
+
 def _checks(settings: Settings) -> list[Callable[[], None]]:
     s = settings
     return [
@@ -86,6 +95,7 @@ def _checks(settings: Settings) -> list[Callable[[], None]]:
         lambda: _interval("CONFBOT_SYNC_LISTING_INTERVAL", s.sync_listing_interval),
         lambda: _interval("CONFBOT_SYNC_LEASE", s.sync_lease),
         lambda: _gaps_schedule(s),
+        lambda: _channel_scopes(s),
     ]
 
 

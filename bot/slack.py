@@ -65,7 +65,7 @@ from bot.blocks import (
 )
 from bot.slack_auto import auto_answered, confident
 from bot.slack_commands import add_entry_points
-from bot.slack_requests import apology, channel_spaces, workspace_of
+from bot.slack_requests import apology, channel_scope, channel_spaces, workspace_of
 from bot.slack_state import SlackStore
 from bot.slack_stream import LiveAnswer
 from core.assistant import Assistant, ConversationKey, Turn
@@ -302,6 +302,7 @@ class SlackBot:
                 question,
                 spaces=channel_spaces(self.settings, channel),
                 suggest=False,
+                within=channel_scope(self.settings, channel),
                 readers=readers,
                 on_sources=(lambda found: live.sources([r.evidence.title for r in found]))
                 if streams

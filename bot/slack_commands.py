@@ -42,7 +42,7 @@ from bot.blocks import (
 )
 from bot.slack_auto import looks_like_question
 from bot.slack_home import AppHome
-from bot.slack_requests import apology, channel_spaces, workspace_of
+from bot.slack_requests import apology, channel_scope, channel_spaces, workspace_of
 from core.answer import Citation
 from core.assistant import ConversationKey, Turn
 from core.retrieve import ScoredEvidence
@@ -175,7 +175,8 @@ class PrivateAnswers:
         """Answer `question` in the private conversation `thread` of `channel`."""
         key = ConversationKey("slack", team, channel, thread)
         spaces = channel_spaces(self.bot.settings, channel)
-        turn = self.bot.assistant.ask(key, question, spaces=spaces, suggest=False)
+        within = channel_scope(self.bot.settings, channel)
+        turn = self.bot.assistant.ask(key, question, spaces=spaces, suggest=False, within=within)
         self.bot.state.remember_asker(team, user, turn.id)
         return turn
 

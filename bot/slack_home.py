@@ -69,6 +69,12 @@ def settings_lines(settings: Settings) -> list[str]:
         lines.append(f"*Spaces searched* per channel: {scopes}.")
     else:
         lines.append("*Spaces searched*: every indexed space, in every channel.")
+    if narrowed := settings.slack_channel_scopes:
+        scopes = ", ".join(
+            f"{'every other channel' if name == '*' else channel(name)}: {escape(str(scope))}"
+            for name, scope in narrowed.items()
+        )
+        lines.append(f"*Labels and page trees searched* per channel: {scopes}.")
     auto = settings.slack_auto_answer_channels
     if auto:
         listed = ", ".join(channel(c) for c in auto)

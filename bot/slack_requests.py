@@ -1,13 +1,15 @@
 """What every Slack listener reads off a request, shared by the bot's entry points
 (`bot.slack`, `bot.slack_commands`, `bot.slack_home`): the workspace it came from, the
-Confluence spaces its channel may search, and the apology a failure gets."""
+Confluence spaces its channel may search and the labels and page trees it narrows its
+questions to, and the apology a failure gets."""
 
 from __future__ import annotations
 
 from slack_bolt import BoltContext
 
 from core.llm import LLMError
-from core.settings import Settings
+from core.scope import QueryScope
+from core.settings import Settings, SettingsError
 
 LLM_FAILED = (
     ":warning: Sorry, I couldn't reach the language model to answer this just now."
@@ -28,6 +30,20 @@ def channel_spaces(settings: Settings, channel: str) -> set[str] | None:
         return None
     items = value.split(",") if isinstance(value, str) else value
     return {str(item).strip() for item in items if str(item).strip()}
+
+
+def channel_scope(settings: Settings, channel: str) -> QueryScope | None:
+    """The labels, page trees and spaces a channel's questions search
+    (`slack_channel_scopes`: the channel's entry, else the `*` entry); None: no narrowing.
+    A bad entry is a `SettingsError` naming the variable and the channel."""
+    table = settings.slack_channel_scopes
+    name = channel if channel in table else "*"
+    if name not in table:
+        return None
+    try:
+        return QueryScope.parse(table[name]) or None
+    except ValueError as exc:
+        raise SettingsError(f"CONFBOT_SLACK_CHANNEL_SCOPES: {name}={table[name]}: {exc}") from None
 
 
 def workspace_of(body: dict, context: BoltContext) -> str:

@@ -11,7 +11,10 @@ Routes:
   a trace (retrieval ranks per retriever, the prompts sent, timings). Each page load is a
   new conversation (its id is in the page), so every browser tab has its own thread. `q`
   prepares a question: it fills the question box and waits for the user to ask it.
-- `POST /api/ask` `{"question", "conversation", "space"?, "page"?}`: answer the next turn.
+  `label=L` and `root=PAGEID` (repeatable or comma-separated) narrow the questions further
+  to pages with one of the labels and to the trees under the root pages (`bot.link_scope`).
+- `POST /api/ask` `{"question", "conversation", "space"?, "page"?, "label"?, "root"?}`: answer
+  the next turn (`label` and `root`: the page's, as text or lists).
 - `POST /api/ask/stream` (the same body): the same answer as server-sent events, `sources`
   first (the pages searched, as soon as they are known), then `text` as the answer arrives
   (each checked sentence of a model's answer), then `turn` (what `/api/ask` returns; the
@@ -48,7 +51,8 @@ import logging
 import re
 import secrets
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
+from functools import partial
 from pathlib import Path
 from string import Template
 from typing import Any
@@ -71,6 +75,7 @@ from starlette.staticfiles import StaticFiles
 from bot.auth import WebAuth, request_reader
 from bot.guard import CSP, Guard, failure
 from bot.health import readiness
+from bot.link_scope import link_scope, scope_words
 from bot.request_checks import refused_request
 from core.access import Reader
 from core.answer import (
@@ -86,6 +91,7 @@ from core.bounds import MAX_ID, ascii_int
 from core.conversation import TurnRecord
 from core.excerpt import Excerpt
 from core.excerpt import excerpt as page_excerpt
+from core.pages import Page
 from core.present import (
     Shown,
     labels,
@@ -100,6 +106,7 @@ from core.present import (
 )
 from core.redact import web_link
 from core.retrieve import ScoredEvidence
+from core.scope import QueryScope
 from core.spelling import describe
 
 log = logging.getLogger(__name__)
@@ -465,6 +472,8 @@ class Scope:
     page_title: str = ""
     page_url: str = ""
     known_space: bool = True
+    within: QueryScope = QueryScope()
+    roots: tuple[Page, ...] = ()
 
 
 class WebApp:
@@ -573,6 +582,14 @@ class WebApp:
             known_space=known,
         )
 
+    def _within(self, data: Any) -> tuple[QueryScope, list[Page]]:
+        """The labels and roots a request's link narrows it to (`bot.link_scope`)."""
+        get = data.getlist if hasattr(data, "getlist") else data.get
+        try:
+            return link_scope(get("label"), get("root"), self.assistant.index)
+        except ValueError as exc:
+            raise BadRequest(str(exc)) from None
+
     def _owned_turn(self, data: dict | Any, turn_id: Any, reader: Reader) -> TurnRecord:
         """The turn `turn_id` if it belongs to the web conversation the request names and
         was asked by the same `reader` (its sources are what that reader may read)."""
@@ -592,6 +609,8 @@ class WebApp:
         page = parse_page(request.query_params.get("page"))
         question = prepared_question(request.query_params.get("q"))
         scope = await run_in_threadpool(self._scope, space, page)
+        within, roots = await run_in_threadpool(self._within, request.query_params)
+        scope = replace(scope, within=within, roots=tuple(roots))
         return HTMLResponse(self.render(scope, question=question), headers=SECURITY_HEADERS)
 
     def render(self, scope: Scope, conversation: str | None = None, question: str = "") -> str:
@@ -604,6 +623,8 @@ class WebApp:
         else:
             where = "Answers from every indexed space"
             label = "the wiki"
+        if narrowed := scope_words(scope.within, list(scope.roots)):
+            where += f", {esc(narrowed)}"
         if scope.page_title and web_link(scope.page_url):
             link = f'<a href="{esc(scope.page_url)}" rel="noopener">{esc(scope.page_title)}</a>'
             where += f" · opened from {link}"
@@ -619,6 +640,8 @@ class WebApp:
             scope=where,
             space=esc(scope.space or ""),
             page=esc(scope.page or ""),
+            label=esc(",".join(sorted(scope.within.labels))),
+            root=esc(",".join(sorted(scope.within.roots))),
             conversation=esc(conversation or secrets.token_urlsafe(16)),
             placeholder=esc(f"Ask a question about {label}"),
             question=esc(question),
@@ -631,9 +654,12 @@ class WebApp:
         question = parse_question(data.get("question"))
         key = await run_in_threadpool(self._key, data)
         spaces = [key.workspace] if key.workspace else None
+        within, _ = await run_in_threadpool(self._within, data)
         # Suggestions are left out of the answer's path: the page asks for them next.
         readers = [request_reader(request)]
-        turn = await run_in_threadpool(self.assistant.ask, key, question, spaces, False, readers)
+        turn = await run_in_threadpool(
+            partial(self.assistant.ask, within=within), key, question, spaces, False, readers
+        )
         return JSONResponse(turn_json(turn))
 
     async def api_ask_stream(self, request: Request) -> Response:
@@ -644,6 +670,7 @@ class WebApp:
         question = parse_question(data.get("question"))
         key = await run_in_threadpool(self._key, data)
         spaces = [key.workspace] if key.workspace else None
+        within, _ = await run_in_threadpool(self._within, data)
         loop = asyncio.get_running_loop()
         events: asyncio.Queue = asyncio.Queue()
 
@@ -657,6 +684,7 @@ class WebApp:
                     question,
                     spaces,
                     False,
+                    within=within,
                     on_sources=lambda found: send("sources", {"sources": searched_json(found)}),
                     on_text=lambda text: send("text", {"text": text}),
                 )

@@ -40,6 +40,7 @@ from core.llm import LLM
 from core.metrics import observe_feedback, observe_turn
 from core.rephrase import Completer, Exchange
 from core.retrieve import Retriever, ScoredEvidence
+from core.scope import QueryScope
 from core.selfcheck import SelfCheck, self_check
 from core.settings import Settings
 from core.smalltalk import SmallTalk, help_text, small_talk
@@ -169,13 +170,14 @@ class _Scoped:
     """A retriever that searches within one permission scope, for the code that searches
     on an answer's behalf without knowing who asked (`core.suggest`)."""
 
-    def __init__(self, retriever: Retriever, scope: Scope):
+    def __init__(self, retriever: Retriever, scope: Scope, within: QueryScope | None = None):
         self.retriever = retriever
         self.scope = scope
+        self.within = within
 
     def search(self, query, k=None, spaces=None, retrievers=("lexical", "dense")):
         return self.retriever.search(
-            query, k=k, spaces=spaces, retrievers=retrievers, scope=self.scope
+            query, k=k, spaces=spaces, retrievers=retrievers, scope=self.scope, within=self.within
         )
 
 
@@ -260,12 +262,14 @@ class Assistant:
         suggest: bool = True,
         readers: Sequence[Reader] = (),
         *,
+        within: QueryScope | None = None,
         on_sources: Callable[[list[ScoredEvidence]], None] | None = None,
         on_text: Callable[[str], None] | None = None,
     ) -> Turn:
         """Answer `text` as the next turn of the conversation at `key`, searching only
-        `spaces` when given and only what every one of `readers` may read (none: what
-        anonymous access reads), and store the turn.
+        `spaces` when given, within the question's scope `within` (the spaces, labels and
+        page trees of a link-out or a Slack channel, `core.scope`), and only what every one
+        of `readers` may read (none: what anonymous access reads), and store the turn.
 
         With `suggest=False` the follow-up suggestions are left out of the answer's path
         (they cost up to `core.suggest.MAX_CHECKS` searches): a surface shows the answer
@@ -279,7 +283,9 @@ class Assistant:
             raise ValueError("the question is empty")
         holder = self._lock_for(key)
         with holder.lock:
-            return self._ask(key, question, spaces, suggest, list(readers), on_sources, on_text)
+            return self._ask(
+                key, question, spaces, suggest, list(readers), within, on_sources, on_text
+            )
 
     def _ask(
         self,
@@ -288,6 +294,7 @@ class Assistant:
         spaces: Collection[str] | None,
         suggest: bool,
         readers: list[Reader],
+        within: QueryScope | None = None,
         on_sources: Callable[[list[ScoredEvidence]], None] | None = None,
         on_text: Callable[[str], None] | None = None,
     ) -> Turn:
@@ -310,7 +317,7 @@ class Assistant:
 
         def search(query: str):
             return self.retriever.search(
-                query, k=COMPLETER_RESULTS, spaces=spaces, scope=scope
+                query, k=COMPLETER_RESULTS, spaces=spaces, scope=scope, within=within
             ).results
 
         correction = self._correct_spelling(question)
@@ -320,7 +327,9 @@ class Assistant:
         if completion.clarification:
             return self._clarify(key, question, completion, timings, started, mark)
 
-        retrieval = self.retriever.search(completion.query, spaces=spaces, scope=scope)
+        retrieval = self.retriever.search(
+            completion.query, spaces=spaces, scope=scope, within=within
+        )
         mark = lap("retrieve", mark)
         timings.update({f"retrieve.{k}": v for k, v in retrieval.timings.items()})
 
@@ -344,7 +353,7 @@ class Assistant:
         elif suggest:
             earlier = [question, *asked_and_suggested(records)]
             suggestions = self._suggest(
-                completion.question, answer.suggestions, page_id, spaces, earlier, scope
+                completion.question, answer.suggestions, page_id, spaces, earlier, scope, within
             )
             mark = lap("suggest", mark)
 
@@ -367,6 +376,7 @@ class Assistant:
                 "suggestions": suggestions,
                 "proposed_suggestions": answer.suggestions,
                 "spaces": sorted(spaces) if spaces is not None else None,
+                "within": within.to_json() if within else None,
                 "readers": [r.to_json() for r in readers],
                 "spelling": correction.changes,
                 "spelled": correction.text if correction.changes else None,
@@ -523,6 +533,7 @@ class Assistant:
             spaces,
             [record.question, *asked_and_suggested(before)],
             self.access.table().scope(readers_of(record)),
+            QueryScope.from_json(messages.get("within")),
         )
         return self.store.set_suggestions(turn_id, suggestions)
 
@@ -534,6 +545,7 @@ class Assistant:
         spaces: Collection[str] | None,
         earlier: list[str],
         scope: Scope,
+        within: QueryScope | None = None,
     ) -> list[str]:
         """Follow-ups the model proposed with the answer, else from the first cited page
         `page_id` (`core.suggest.follow_ups`), none about what the `earlier` questions and
@@ -543,7 +555,7 @@ class Assistant:
             "en": self.settings.answer_min_support,
             "de": self.settings.answer_min_support_de,
         }
-        retriever = _Scoped(self.retriever, scope)
+        retriever = _Scoped(self.retriever, scope, within)
         return follow_ups(
             question, proposed, page_id, self.index, retriever, thresholds, spaces, earlier
         )

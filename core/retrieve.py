@@ -15,7 +15,10 @@ top k are cut, leaving out evidences that repeat a better-ranked one of their pa
 Permissions (`core.access.Scope`) apply before all of that: the spaces the asker may not
 read are left out of both searches, and evidences of pages they may not read are dropped
 from each retriever's list as it comes back (`_readable`), so fusion, page ranking, the
-trace and everything after them only ever see readable evidence.
+trace and everything after them only ever see readable evidence. A question's own scope
+(`core.scope.QueryScope`: the spaces, labels and page trees of a link-out or a Slack
+channel) narrows the searches the same way, its out-of-scope pages dropped with the
+unreadable ones but not counted as withheld.
 """
 
 from __future__ import annotations
@@ -37,6 +40,7 @@ from core.page_ranking import PageWeights, TitleField, rank_pages
 from core.pages import Evidence
 from core.redundancy import NoveltyFilter
 from core.refresh import Refreshed
+from core.scope import QueryScope
 from core.settings import Settings, SettingsError
 
 log = logging.getLogger(__name__)
@@ -60,17 +64,23 @@ def _readable(
     pages: Collection[str],
     withheld: set[str] | None = None,
     within: int = 0,
+    outside: Collection[str] = (),
 ) -> list[tuple[str, float]]:
-    """The best `k` of `search(n)` (a retriever's top n) whose page is not in `pages`,
-    asking for more while fewer than half are left and the retriever had more to give.
-    `withheld`, when given, gets the pages in `pages` among the first `within` of the
-    first list: those the reader would have had near the top without the permissions."""
+    """The best `k` of `search(n)` (a retriever's top n) whose page is neither in `pages`
+    nor `outside` (the question's scope), asking for more while fewer than half are left
+    and the retriever had more to give. `withheld`, when given, gets the pages in `pages`
+    among the first `within` of the first list: those the reader would have had near the
+    top without the permissions."""
     asked = k
     for round_ in range(OVERFETCH_ROUNDS + 1):
         found = search(asked)
-        if not pages:
+        if not pages and not outside:
             return found
-        kept = [(i, score) for i, score in found if page_of(i) not in pages]
+        kept = [
+            (i, score)
+            for i, score in found
+            if page_of(i) not in pages and page_of(i) not in outside
+        ]
         if round_ == 0 and withheld is not None and len(kept) < len(found):
             withheld.update(page_of(i) for i, _ in found[:within] if page_of(i) in pages)
         if 2 * len(kept) >= k or len(found) < asked or round_ == OVERFETCH_ROUNDS:
@@ -225,10 +235,12 @@ class Retriever:
         spaces: Collection[str] | None = None,
         retrievers: Sequence[str] = ("lexical", "dense"),
         scope: Scope | None = None,
+        within: QueryScope | None = None,
     ) -> Retrieval:
-        """The `k` best evidences for `query`, restricted to `spaces` when given, of the
-        pages `scope` (the asker's permissions) allows."""
-        return self.rank(self.candidates(query, spaces, retrievers, scope), k)
+        """The `k` best evidences for `query`, restricted to `spaces` when given and to
+        the question's scope `within`, of the pages `scope` (the asker's permissions)
+        allows."""
+        return self.rank(self.candidates(query, spaces, retrievers, scope, within), k)
 
     def candidates(
         self,
@@ -236,10 +248,15 @@ class Retriever:
         spaces: Collection[str] | None = None,
         retrievers: Sequence[str] = ("lexical", "dense"),
         scope: Scope | None = None,
+        within: QueryScope | None = None,
     ) -> Candidates:
         """Each retriever's top `candidates_k` for `query` (the costly half of `search`),
-        of the spaces and pages `scope` allows."""
+        of the spaces and pages `scope` allows, within the question's scope `within`."""
         s = self.settings
+        outside: Collection[str] = ()
+        if within:
+            spaces = within.searchable(spaces)
+            outside = within.outside(self.index.page_catalog())
         denied: frozenset[str] = frozenset()
         if scope is not None:
             if scope.spaces:
@@ -260,6 +277,7 @@ class Retriever:
                 denied,
                 withheld,
                 s.top_k,
+                outside,
             )
             tokens = self.index.query_tokens(query, language)
             timings["lexical_ms"] = (time.perf_counter() - start) * 1000
@@ -274,6 +292,7 @@ class Retriever:
                 denied,
                 withheld,
                 s.top_k,
+                outside,
             )
             timings["dense_ms"] = (time.perf_counter() - start) * 1000
         return Candidates(query, language, scored, timings, tokens, scope, frozenset(withheld))

@@ -499,6 +499,12 @@ class Settings:
         "Confluence spaces each Slack channel may search: C123=ENG,HR;C456=OPS (* matches every"
         " channel and DM not listed); empty: every synced space everywhere.",
     )
+    slack_channel_scopes: dict[str, str] = setting(
+        {},
+        "Labels (any of), page trees and spaces each Slack channel's questions search:"
+        " C123=label:runbook,root:12345,space:ENG;C456=... (* for every channel not listed);"
+        " within slack_channel_spaces.",
+    )
     slack_explain_reaction: str = setting(
         "explain", "Emoji name whose reaction on an answer posts its explanation, like Explain."
     )

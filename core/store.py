@@ -204,6 +204,8 @@ class PageEntry:
     space: str
     url: str
     signature: tuple[int, ...]
+    labels: tuple[str, ...] = ()
+    ancestors: tuple[str, ...] = ()
 
 
 @dataclasses.dataclass(frozen=True)
@@ -239,7 +241,13 @@ def page_record(page: Page, signature: Sequence[int] = ()) -> str:
 def _page_entry(page_id: str, record: str) -> PageEntry:
     data = json.loads(record)
     return PageEntry(
-        page_id, data["title"], data["space"], data["url"], tuple(data.get("signature", ()))
+        page_id,
+        data["title"],
+        data["space"],
+        data["url"],
+        tuple(data.get("signature", ())),
+        tuple(data.get("labels", ())),
+        tuple(data.get("ancestors", ())),
     )
 
 
@@ -738,8 +746,8 @@ class EvidenceStore:
 
     @read_again_if_dropped
     def page_entries(self) -> dict[str, PageEntry]:
-        """Page id to title, space, URL and duplicate signature of every indexed page, in a
-        new dict (not to be changed: the next call starts from it).
+        """Page id to title, space, URL, duplicate signature, labels and ancestors of every
+        indexed page, in a new dict (not to be changed: the next call starts from it).
 
         Only the records written since the last call are read: every write stamps its pages
         with its generation. A deletion records its generation on the collection, and when

@@ -21,12 +21,14 @@ from slack_sdk.signature import SignatureVerifier
 from sqlalchemy import inspect
 
 from bot.blocks import EXPLAIN_ACTION, FEEDBACK_DOWN_ACTION, FEEDBACK_UP_ACTION, SUGGEST_ACTION
+from bot.setting_checks import setting_errors
 from bot.slack import ALREADY_EXPLAINED, EXPLAIN_FAILED, TURN_GONE, build_app
-from bot.slack_requests import ANSWER_FAILED, LLM_FAILED, channel_spaces
+from bot.slack_requests import ANSWER_FAILED, LLM_FAILED, channel_scope, channel_spaces
 from bot.slack_state import TABLES, Base, SlackStore
 from core.assistant import Assistant, ConversationKey
 from core.db import engine_for, upgrade
 from core.llm import OpenAILLM
+from core.scope import QueryScope
 from core.settings import Settings
 from tests.fakes.openai_server import FakeOpenAI, Reply
 from tests.fakes.slack_api_server import BOT_ID, BOT_USER_ID, TEAM_ID, FakeSlack
@@ -540,6 +542,49 @@ def test_a_channel_never_sees_a_forbidden_space(wiki, tmp_path, slack):
 def test_channel_spaces(table, channel, expected):
     settings = Settings.load(environ={"CONFBOT_SLACK_CHANNEL_SPACES": table})
     assert channel_spaces(settings, channel) == expected
+
+
+def test_a_channel_scope_narrows_its_answers_to_a_page_tree(wiki, tmp_path, slack):
+    bot = make_bot(wiki, tmp_path, slack, slack_channel_scopes="C1=root:102,space:TEST")
+    question = "What does BATS stand for?"
+    bot.deliver(mention("1700000000.000100", question, channel="C1"), "Ev1")
+    bot.deliver(mention("1700000000.000200", question, channel="COPEN"), "Ev2")
+    answers = {a["channel"]: a for a in bot.answers(2)}
+    bot.finish()
+
+    assert "/pages/101/" not in json.dumps(answers["C1"]["blocks"])
+    (turn_id,) = turn_ids(bot, "C1", "1700000000.000100")
+    record = bot.assistant.turn_record(turn_id)
+    assert record.evidences and {e["page_id"] for e in record.evidences} == {"102"}
+    assert "Bash Automated Testing System" in section_texts(answers["COPEN"]["blocks"])
+
+
+@pytest.mark.parametrize(
+    ("table", "channel", "expected"),
+    [
+        ("", "C1", None),
+        ("C1=label:Runbook,root:12", "C1", QueryScope.of(labels=["runbook"], roots=["12"])),
+        ("C1=label:a;*=space:ENG", "D1", QueryScope.of(spaces=["ENG"])),
+        ("C1=label:a", "C9", None),
+        ("C1=", "C1", None),
+    ],
+)
+def test_channel_scope(table, channel, expected):
+    settings = Settings.load(environ={"CONFBOT_SLACK_CHANNEL_SCOPES": table})
+    assert channel_scope(settings, channel) == expected
+
+
+@pytest.mark.parametrize(
+    ("table", "message"),
+    [
+        ("C1=runbook", "C1=runbook: 'runbook' is not space:KEY, label:NAME or root:PAGEID"),
+        ("C2=label:a;*=root:1 2", "*=root:1 2: root '1 2' is not valid"),
+    ],
+)
+def test_a_bad_channel_scope_names_the_variable_and_the_channel(table, message):
+    settings = Settings.load(environ={"CONFBOT_SLACK_CHANNEL_SCOPES": table})
+    (error,) = [str(e) for e in setting_errors(settings)]
+    assert error.startswith(f"CONFBOT_SLACK_CHANNEL_SCOPES: {message}")
 
 
 def test_page_and_llm_text_cannot_inject_mentions_or_formatting(wiki, tmp_path, slack):

@@ -31,7 +31,7 @@ from bot.blocks import (
     split_rendered,
 )
 from bot.slack_auto import looks_like_question
-from bot.slack_home import Asked, home_view
+from bot.slack_home import Asked, home_view, settings_lines
 from core.answer import Citation
 from core.assistant import ConversationKey, Turn
 from core.attribution import ClusterShare, Explanation
@@ -40,6 +40,7 @@ from core.index import PageEntry
 from core.pages import Evidence, Page
 from core.present import named_sources
 from core.retrieve import ScoredEvidence
+from core.settings import Settings
 
 Z = ZWSP
 
@@ -497,6 +498,15 @@ def test_home_view_lists_spaces_questions_and_settings():
     assert "• What is &lt;!here&gt; BATS? _(2026-11-26)_" in text
     assert "• Who won? _(2026-11-25, not found in the wiki)_" in text
     assert "*Auto-answers*: off" in text
+
+
+def test_the_home_settings_name_each_channels_scope():
+    settings = Settings.load(
+        environ={"CONFBOT_SLACK_CHANNEL_SCOPES": "C0123=label:runbook;*=root:<!here>"}
+    )
+    text = "\n".join(settings_lines(settings))
+    assert "*Labels and page trees searched* per channel: <#C0123>: label:runbook," in text
+    assert "every other channel: root:&lt;!here&gt;." in text
 
 
 def test_home_view_of_an_empty_index():

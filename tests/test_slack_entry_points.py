@@ -209,6 +209,16 @@ def test_slash_command_through_the_web_apps_slack_endpoint(bot, slack):
     assert "Bash Automated Testing System" in section_texts(private.params["blocks"])
 
 
+def test_slash_command_searches_within_the_channels_scope(wiki, tmp_path, slack):
+    bot = make_bot(wiki, tmp_path, slack, slack_channel_scopes="C1=root:102")
+    run_command(bot, QUESTION)
+    (private,) = slack.wait_for("response_url")
+    bot.finish()
+    (record,) = private_turns(bot)
+    assert record.evidences and {e["page_id"] for e in record.evidences} == {"102"}
+    assert "Bash Automated Testing System" not in section_texts(private.params["blocks"])
+
+
 def test_empty_slash_command_gets_the_help_in_its_acknowledgement(bot, slack):
     response = run_command(bot, "   ")
     assert response.body == COMMAND_HELP  # Slack shows a plain-text acknowledgement privately

@@ -14,6 +14,8 @@
     conversation: app.dataset.conversation,
     space: app.dataset.space || null,
     page: app.dataset.page || null,
+    label: app.dataset.label || null,
+    root: app.dataset.root || null,
   };
 
   // ------------------------------------------------------------------ DOM helpers
@@ -80,7 +82,10 @@
   }
 
   function scoped(extra) {
-    return Object.assign({ conversation: scope.conversation, space: scope.space, page: scope.page }, extra);
+    return Object.assign(
+      { conversation: scope.conversation, space: scope.space, page: scope.page, label: scope.label, root: scope.root },
+      extra,
+    );
   }
 
   // A query string of `params` with the page's space and page, when it has them.

@@ -671,6 +671,7 @@ class WebApp:
         key = await run_in_threadpool(self._key, data)
         spaces = [key.workspace] if key.workspace else None
         within, _ = await run_in_threadpool(self._within, data)
+        readers = [request_reader(request)]  # the asker's permissions, as for /api/ask
         loop = asyncio.get_running_loop()
         events: asyncio.Queue = asyncio.Queue()
 
@@ -684,6 +685,7 @@ class WebApp:
                     question,
                     spaces,
                     False,
+                    readers,
                     within=within,
                     on_sources=lambda found: send("sources", {"sources": searched_json(found)}),
                     on_text=lambda text: send("text", {"text": text}),

@@ -91,3 +91,15 @@ async def test_a_failing_model_ends_the_stream_with_an_error_event(wiki, tmp_pat
 async def test_a_bad_question_is_refused_before_streaming(assistant_offline):
     response, events = await stream(assistant_offline, "   ")
     assert response.status_code == 400 and "error" in response.json()
+
+
+@pytest.mark.anyio
+async def test_a_streamed_turn_is_answered_for_its_asker(assistant_offline):
+    """As `/api/ask` does, the stream searches with the asker's permissions and records them
+    with the turn (a turn with no readers would be answered from public pages only and
+    shown to anyone with its link)."""
+    from core.assistant import readers_of
+
+    _, events = await stream(assistant_offline)
+    record = assistant_offline.turn_record(events[-1][1]["turn"])
+    assert readers_of(record) != []

@@ -109,7 +109,7 @@ class SpaceLeases:
                 except IntegrityError:  # another holder has it
                     db.rollback()
                     return None
-        log.info(
+        log.debug(  # `confbot -v`: the lease log (tests/test_many_writers.py reads it)
             "lease on space %s taken by %s (generation %d) at %s",
             space,
             self.holder,
@@ -271,7 +271,7 @@ class Lease:
         """Give the lease back unless it was lost (logged, not raised, when that fails)."""
         if self._lost is None:
             self.leases.release(self.space, self.token)
-            log.info(
+            log.debug(
                 "lease on space %s given back by %s (generation %d) at %s",
                 self.space,
                 self.holder,

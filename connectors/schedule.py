@@ -246,7 +246,7 @@ class Worker:
         self._schedule(wanted)
         self.scheduler.resume()
         for job in self.scheduler.get_jobs():
-            log.info("%s: %s, next run %s", job.name, job.trigger, job.next_run_time)
+            log.debug("%s: %s, next run %s", job.name, job.trigger, job.next_run_time)
 
     def refresh(self) -> None:
         """Read the space list again and schedule what changed (the discovery job); a space
@@ -262,7 +262,7 @@ class Worker:
                 log.warning("the space list cannot be read (%s); the jobs stay as they are", exc)
                 return
             for job in self._schedule(wanted):
-                log.info("%s: %s, next run %s", job.name, job.trigger, job.next_run_time)
+                log.debug("%s: %s, next run %s", job.name, job.trigger, job.next_run_time)
 
     def _schedule(self, wanted: Sequence[Job]) -> list:
         """Make the scheduler's jobs `wanted`: remove the others, add new or changed ones

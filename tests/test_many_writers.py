@@ -131,7 +131,10 @@ def test_two_workers_with_edits_and_a_kill_end_as_a_clean_build(tmp_path, postgr
         index = EvidenceIndex(settings, make_embedder(settings))
 
         def worker(n: int) -> Confbot:
-            return Confbot(["worker"], {**environ, "CONFBOT_DATA_DIR": str(tmp_path / f"w{n}")})
+            # -v: the lease log (taken, given back) is at debug level
+            return Confbot(
+                ["-v", "worker"], {**environ, "CONFBOT_DATA_DIR": str(tmp_path / f"w{n}")}
+            )
 
         workers = [worker(1), worker(2)]
         logs: list[str] = []

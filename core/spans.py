@@ -985,9 +985,14 @@ TYPE_MISS = 0.6
 def answers_type(profile: QuestionProfile, span: Span) -> bool:
     """Whether a span's answer holds a value of the kind the question asks for (always, for
     questions that ask for no particular kind)."""
-    if profile.qtype not in TYPED_VALUES or span.kind == "byline":
-        return True
     text = " ".join([span.answer, *(value for _, value in span.parts)])
+    return _holds_asked_kind(profile, text, span.kind)
+
+
+def _holds_asked_kind(profile: QuestionProfile, text: str, kind: str) -> bool:
+    """Whether `text` (of a unit or span of `kind`) holds a value of the asked kind."""
+    if profile.qtype not in TYPED_VALUES or kind == "byline":
+        return True
     return bool(typed_values(profile.qtype, text, profile))
 
 
@@ -1114,10 +1119,10 @@ def counted_terms(profile: QuestionProfile) -> set[str]:
 
 
 def _typed_unit_support(profile: QuestionProfile, candidate: Scored) -> float:
-    """A unit's support, `TYPE_MISS` of it when it holds no value of the asked kind."""
-    if profile.qtype not in TYPED_VALUES or candidate.unit.kind == "byline":
-        return candidate.support
-    typed = typed_values(profile.qtype, candidate.unit.text, profile)
+    """A unit's support, `TYPE_MISS` of it when it holds no value of the asked kind (as
+    `typed_support` weighs a span)."""
+    unit = candidate.unit
+    typed = _holds_asked_kind(profile, unit.text, unit.kind)
     return candidate.support if typed else TYPE_MISS * candidate.support
 
 

@@ -28,7 +28,8 @@ test: lint
 docs: $(STAMP)
 	$(BIN)/python -m bot.docs README.md
 
-# Rewrite the README's picture of an answer (docs/images) with the browser test.
+# Rewrite the README's pictures of an answer, in Slack and on /ask (docs/images), with the
+# browser tests (the Slack one needs an emoji font: Debian's fonts-noto-color-emoji).
 screenshots: $(STAMP)
 	$(BIN)/pip install --quiet -e ".[browser]"
 	CONFBOT_TEST_SCREENSHOTS=write CONFBOT_TEST_BROWSER=required $(BIN)/pytest -q tests/test_browser.py -k readme

@@ -16,13 +16,17 @@ from pathlib import Path
 
 import pytest
 
+from bot.blocks import EXPLAIN_ACTION
 from bot.serve import BackgroundServer
 from bot.web import create_app
 from core.combine import CheckedLLM
 from core.extractive import ExtractiveLLM
 from core.llm import OpenAILLM
+from tests.blockkit_html import Message, thread_page
 from tests.fakes.openai_server import FakeOpenAI
+from tests.fakes.slack_api_server import BOT_USER_ID, FakeSlack
 from tests.fakes.tiny_wiki import build_wiki, make_assistant
+from tests.test_slack import USER, make_bot, mention, section_texts, turn_ids
 
 CHROMIUM_FLAGS = [
     "--headless",
@@ -237,3 +241,74 @@ def test_the_readme_picture_of_an_answer(tmp_path):
     if os.environ.get("CONFBOT_TEST_SCREENSHOTS") == "write":
         README_IMAGES.mkdir(parents=True, exist_ok=True)
         shutil.copyfile(shot, README_IMAGES / "answer-web.png")
+
+
+def test_the_readme_picture_of_an_answer_in_slack(tmp_path):
+    """The README's picture of the same answer in Slack. No Slack workspace is reachable,
+    so the real slack-bolt App answers a mention against the fake Slack Web API, the Explain
+    button is pressed, and the exact Block Kit messages it posted (the answer as last edited
+    by `chat.update`, then the explanation) are rendered as Slack's thread pane shows them
+    (tests/blockkit_html.py) and screenshotted. Copied into docs/images only when
+    CONFBOT_TEST_SCREENSHOTS=write."""
+    executable = chromium_or_skip()
+    from playwright.sync_api import expect, sync_playwright
+
+    from bot.serve import SAMPLE_PAGES
+    from connectors.files import FilesSource
+
+    pages = list(FilesSource(SAMPLE_PAGES).pages.values())
+    wiki = build_wiki(tmp_path / "wiki", pages)
+    question = "Who is the secondary on-call for the Payments team in week 2?"
+    thread = "1799999970.000100"  # half a minute before the fake's first reply
+    with FakeSlack() as slack:
+        bot = make_bot(wiki, tmp_path, slack)
+        try:
+            bot.deliver(mention(thread, question), "Ev1")
+            (answer,) = bot.answers(1)
+            slack.wait_for("chat.update")  # the suggested follow-ups, added once computed
+            (turn_id,) = turn_ids(bot, "C1", thread)
+            bot.click(EXPLAIN_ACTION, turn_id, answer)
+            explanation = bot.answers(2)[1]
+        finally:
+            bot.finish()
+            bot.assistant.close()
+        edits = [c.params for c in slack.calls_to("chat.update") if c.params["ts"] == answer["ts"]]
+    answer_shown = edits[-1]["blocks"] if edits else answer["blocks"]
+    assert "Sophie Brandt" in section_texts(answer_shown)
+    buttons = [e for b in answer_shown if b["type"] == "actions" for e in b["elements"]]
+    assert EXPLAIN_ACTION in [b["action_id"] for b in buttons]
+    assert "%" in section_texts(explanation["blocks"])
+
+    users = {USER: "alice", BOT_USER_ID: "confbot"}
+    thread_html = thread_page(
+        "on-call",
+        [
+            Message("alice", thread, text=f"<@{BOT_USER_ID}> {question}"),
+            Message("confbot", answer["ts"], blocks=answer_shown, bot=True),
+            Message("confbot", explanation["ts"], blocks=explanation["blocks"], bot=True),
+        ],
+        users,
+    )
+    shot = tmp_path / "answer-slack.png"
+    with sync_playwright() as p:
+        browser = p.chromium.launch(executable_path=executable, args=CHROMIUM_FLAGS)
+        try:
+            page = browser.new_page(viewport={"width": 680, "height": 600})
+            page.set_default_timeout(TIMEOUT_MS)
+            page.set_content(thread_html)
+            replies = page.locator(".message")
+            expect(replies).to_have_count(3)
+            expect(replies.nth(0)).to_contain_text(f"@confbot {question}")
+            expect(replies.nth(1).locator(".section").first).to_contain_text("Sophie Brandt")
+            expect(
+                replies.nth(1).locator(f'button[data-action="{EXPLAIN_ACTION}"]')
+            ).to_be_visible()
+            expect(replies.nth(1).locator("a").first).to_have_attribute("href", re.compile("^http"))
+            expect(replies.nth(2)).to_contain_text("Why this answer")
+            page.locator(".pane").screenshot(path=str(shot))
+        finally:
+            browser.close()
+    assert shot.stat().st_size > 10_000
+    if os.environ.get("CONFBOT_TEST_SCREENSHOTS") == "write":
+        README_IMAGES.mkdir(parents=True, exist_ok=True)
+        shutil.copyfile(shot, README_IMAGES / "answer-slack.png")

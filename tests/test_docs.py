@@ -37,13 +37,15 @@ def test_readme_starts_with_the_two_commands():
 
 
 def test_readme_opens_with_a_picture_of_an_answer():
-    """Right after the two commands (the README's first lines): the picture the browser
-    test makes (docs/images)."""
+    """Right after the two commands (the README's first lines): the pictures the browser
+    tests make (docs/images), in Slack and on the web page, each under 150 KB."""
     after_commands = README.split("```", 2)[2].split("\n## ", 1)[0]
     pictures = re.findall(r"!\[[^\]]+\]\(([^)]+)\)", after_commands)
-    assert pictures == ["docs/images/answer-web.png"]
-    assert (ROOT / pictures[0]).stat().st_size > 10_000
-    assert "answer-web.png" in (ROOT / "tests" / "test_browser.py").read_text(encoding="utf-8")
+    assert pictures == ["docs/images/answer-slack.png", "docs/images/answer-web.png"]
+    browser_test = (ROOT / "tests" / "test_browser.py").read_text(encoding="utf-8")
+    for picture in pictures:
+        assert 10_000 < (ROOT / picture).stat().st_size < 150_000
+        assert f'"{picture.rsplit("/", 1)[1]}"' in browser_test
 
 
 @pytest.mark.parametrize(("name", "env", "default", "help_text"), describe())

@@ -2,11 +2,12 @@
 display while it runs, one summary line per space and a total at the end.
 
 Progress: on a terminal, tqdm bars, one for the space being synced and one for all of them,
-each with pages done, the total and a time estimate. The total is known up front where the
-source lists it (a files source: the pages of each space in the folder); Confluence says a
-space's total with its first search response, and the overall bar grows by it then. Off a
-terminal (a pipe, a log file, CI) the same counts come as a log line every
-`LOG_EVERY_SECONDS` instead of bars that would fill the log with carriage returns.
+each with pages done, the total and a time estimate. The totals are known before the first
+page is read (`SpaceSync.pending`: a files source counts the pages of each space in the
+folder; Confluence is asked with one CQL count per space), and the bars move page by page as
+each is embedded (`EvidenceIndex.index_pages`), not per search response. Off a terminal (a
+pipe, a log file, CI) the same counts come as a log line every `LOG_EVERY_SECONDS` instead
+of bars that would fill the log with carriage returns.
 """
 
 from __future__ import annotations
@@ -201,18 +202,6 @@ def check_spaces(source, spaces: Sequence[str]) -> None:
             )
 
 
-def page_totals(source, spaces: Sequence[str]) -> dict[str, int | None]:
-    """Pages per space, where the source knows them before syncing (a files source)."""
-    pages = getattr(source, "pages", None)
-    if not isinstance(pages, dict):
-        return dict.fromkeys(spaces)
-    counts: dict[str, int | None] = dict.fromkeys(spaces, 0)
-    for page in pages.values():
-        if page.space in counts:
-            counts[page.space] += 1
-    return counts
-
-
 def run(args, settings: Settings, out: TextIO | None = None, err: TextIO | None = None) -> int:
     """`confbot sync`: 0 when every space synced, 1 when one stopped early. The summary
     goes to `out` (stdout), the progress display to `err` (stderr)."""
@@ -228,7 +217,8 @@ def run(args, settings: Settings, out: TextIO | None = None, err: TextIO | None 
     upgrade(settings.sqlalchemy_url)
     index = EvidenceIndex(settings, make_embedder(settings))
     sync = SpaceSync(settings, index, source)
-    progress = SyncProgress(page_totals(source, spaces), err, bars=err.isatty())
+    totals = {space: sync.pending(space, args.full) for space in spaces}
+    progress = SyncProgress(totals, err, bars=err.isatty())
     reports = []
     try:
         for space in spaces:

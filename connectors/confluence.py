@@ -12,6 +12,8 @@ REST v1 endpoints used (same paths on Cloud under `/wiki` and on Data Center):
 - `GET rest/api/content/search?cql=...&expand=...`: changed pages and the space listing
   (CQL search has no v2 equivalent, so it stays on v1 on Cloud too); blog posts are pages
   of their space (`type in (page, blogpost)`) unless `sync_blog_posts` is off;
+- `GET rest/api/search?cql=...&limit=1`: how many pages a sync will read (`totalSize`), for
+  the progress display of `confbot sync`;
 - `GET rest/api/content/{id}?expand=...`: one page (retries, repairs, deletion checks), on
   Data Center only;
 - `GET rest/api/content/{id}/restriction/byOperation/read`: read restrictions of an
@@ -301,6 +303,14 @@ class ConfluenceClient:
                 start += len(results)
                 params = {"cql": cql, "expand": expand, "limit": limit, "start": start}
 
+    def count(self, cql: str) -> int | None:
+        """How many results a CQL search has (`totalSize` of `GET rest/api/search`, which
+        Cloud and Data Center both return; content search does not on Cloud), or None when
+        the server does not say."""
+        data = self.get_json("rest/api/search", {"cql": cql, "limit": 1})
+        total = (data or {}).get("totalSize")
+        return total if isinstance(total, int) and total >= 0 else None
+
     def _relative(self, link: str, context: str) -> str:
         """A `_links.next` link as a path relative to our base URL (never another host)."""
         parsed = urlparse(link)
@@ -396,6 +406,18 @@ class ConfluenceSource:
                     continue
                 batch.pages.append(fetched)
             yield batch
+
+    def count(self, space: str, since: datetime | None) -> int | None:
+        """How many pages `changes(space, since)` will yield, asked before it starts (one
+        search request), so a progress display has its total up front; None when the
+        server does not say or cannot be asked (the changes' own responses may say later)."""
+        since = since - self.overlap if since is not None else None
+        cql = changes_cql(space, since, self.types, scope_cql(self.settings, space))
+        try:
+            return self.client.count(cql)
+        except ConfluenceError as exc:
+            log.info("could not count the pages of space %s to sync: %s", space, exc)
+            return None
 
     def fetch(self, page_id: str) -> Fetched | None:
         """One page with its body; None when it is gone, trashed, archived or out of its

@@ -209,6 +209,11 @@ class FilesSource:
         for start in range(0, len(pages), BATCH_PAGES):
             yield Batch(pages=pages[start : start + BATCH_PAGES], total=len(pages))
 
+    def count(self, space: str, since: datetime | None) -> int | None:
+        """How many pages `changes` will yield: every page of `space` the folder held when
+        it was last read."""
+        return sum(1 for p in self.pages.values() if p.space == space)
+
     def fetch(self, page_id: str) -> Fetched | None:
         """One page by id, read again from its file; None when no file holds it now."""
         path = self._paths.get(page_id)

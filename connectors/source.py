@@ -62,6 +62,11 @@ class PageSource(Protocol):
         """Pages of `space` modified at or after `since` (all when None), oldest first."""
         ...
 
+    def count(self, space: str, since: datetime | None) -> int | None:
+        """How many pages `changes(space, since)` will yield, before it starts (for a
+        progress display's total); None when the source cannot tell."""
+        ...
+
     def fetch(self, page_id: str) -> Fetched | None:
         """One page by id, or None when it no longer exists."""
         ...

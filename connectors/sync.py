@@ -44,11 +44,12 @@ import json
 import logging
 import threading
 import time
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
-from datetime import UTC
+from datetime import UTC, datetime
 
 from sqlalchemy import select
+from sqlalchemy.orm import Session
 
 from connectors.attachments import AttachmentCounts, attachment_sync, is_attachment_key
 from connectors.comments import comment_reader
@@ -140,6 +141,32 @@ class _Progress:
     def close(self) -> None:
         if self._bar is not None:
             self._bar.close()
+
+
+class _Ticks:
+    """Moves a progress display one page at a time and counts the pages it moved."""
+
+    def __init__(self, bar: _Progress):
+        self.bar = bar
+        self.count = 0
+
+    def __call__(self) -> None:
+        self.count += 1
+        self.bar.update(1)
+
+
+@dataclass(frozen=True)
+class _Plan:
+    """What a run of a space reads: every page (`full`) or the changes `since` the cursor,
+    after the pages that failed before (`retry`); `reformatted`: a full run forced because
+    the space was indexed with another index format, embedder or context options."""
+
+    full: bool
+    since: datetime | None
+    retry: list[str]
+    reformatted: bool
+    fingerprint: str
+    """The index's fingerprint now (recorded once a full run has listed the space)."""
 
 
 class SpaceSync:
@@ -265,6 +292,29 @@ class SpaceSync:
         if self.includes is not None:
             self.includes.clear()
 
+    def pending(self, space: str, full: bool = False) -> int | None:
+        """How many pages a run of `space` (`full` as for `run`) will read from the source:
+        the pages that failed before and the changes since the cursor (every page on a
+        full run), asked before it starts so a progress display has its total; None when
+        the source cannot count them."""
+        with self.sessions() as db:
+            plan = self._plan(db, space, full)
+        changes = self.source.count(space, plan.since)
+        return None if changes is None else changes + len(plan.retry)
+
+    def _plan(self, db: Session, space: str, full: bool) -> _Plan:
+        """What a run of `space` reads, from its recorded state."""
+        state = db.get(SyncSpace, space)
+        cursor = state.cursor if state is not None else None
+        fingerprint = self.index.fingerprint(self.options)
+        reformatted = (state is None or state.fingerprint != fingerprint) and not full
+        full = full or reformatted
+        retry = db.scalars(
+            select(SyncPage.page_id).where(SyncPage.space == space, SyncPage.error.is_not(None))
+        )
+        since = None if full else parse_time(cursor)
+        return _Plan(full, since, list(retry), reformatted and cursor is not None, fingerprint)
+
     def _run(self, space: str, full: bool, report: SyncReport, bar: _Progress) -> None:
         self._begin()
         with self.sessions() as db:
@@ -273,37 +323,30 @@ class SpaceSync:
                 state = SyncSpace(space=space)
                 db.add(state)
                 db.commit()
-            cursor, listed_at = state.cursor, state.listed_at
-            fingerprint = self.index.fingerprint(self.options)
-            if state.fingerprint != fingerprint and not full:
-                if state.cursor is not None:
-                    log.info(
-                        "space %s was indexed with another index format, embedder or context"
-                        " options; re-indexing every page",
-                        space,
-                    )
-                full = True
-            retry = list(
-                db.scalars(
-                    select(SyncPage.page_id).where(
-                        SyncPage.space == space, SyncPage.error.is_not(None)
-                    )
-                )
+            listed_at = state.listed_at
+            plan = self._plan(db, space, full)
+        if plan.reformatted:
+            log.info(
+                "space %s was indexed with another index format, embedder or context"
+                " options; re-indexing every page",
+                space,
             )
+        full, since, retry = plan.full, plan.since, plan.retry
         indexed = {i for i in self.index.page_ids(space) if not is_attachment_key(i)}
         if retry:
             log.info("space %s: retrying %d page(s) that failed before", space, len(retry))
             self._refetch(space, retry, report, indexed, full)
             bar.update(len(retry))
 
-        since = None if full else parse_time(cursor)
         for batch in self.source.changes(space, since):
             if self.stop.is_set():
                 report.error = "stopped"
                 return
-            self._apply(space, batch.pages, batch.failures, report, indexed, full, cursor=True)
             total = batch.total + len(retry) if batch.total is not None else None
-            bar.update(len(batch.pages) + len(batch.failures), total)
+            bar.update(0, total)
+            ticks = _Ticks(bar)  # page by page as each is embedded
+            self._apply(space, batch.pages, batch.failures, report, indexed, full, True, ticks)
+            bar.update(max(0, len(batch.pages) + len(batch.failures) - ticks.count))
         if self._including and not self.stop.is_set():
             self._refetch(
                 space, sorted((self._including & indexed) - self._seen), report, indexed, full
@@ -328,7 +371,7 @@ class SpaceSync:
         if full and report.listed and report.error is None:
             self.index.remove_orphans(space, self.fence)
             with self.sessions() as db:
-                db.get(SyncSpace, space).fingerprint = fingerprint
+                db.get(SyncSpace, space).fingerprint = plan.fingerprint
                 db.commit()
 
     def _apply(
@@ -340,8 +383,12 @@ class SpaceSync:
         indexed: set[str],
         full: bool,
         cursor: bool = False,
+        tick: Callable[[], None] | None = None,
     ) -> None:
-        """Index one batch, then record its pages (and the cursor) in one transaction."""
+        """Index one batch, then record its pages (and the cursor) in one transaction.
+        `tick` is called once per page of `fetched` as its work is done (unchanged,
+        skipped, or embedded for the index), for a progress display."""
+        tick = tick or (lambda: None)
         self.fence.check()  # raises LeaseLost, which stops the run, if it lapsed
         if self.comments is not None:
             fetched, unread = self.comments.with_comments(fetched)
@@ -377,6 +424,7 @@ class SpaceSync:
                         indexed.discard(page.id)
                     _record(row, page, digest=None, restricted=True)
                     report.skipped += 1
+                    tick()
                     continue
                 digest = content_digest(page)
                 if not full and row.error is None and row.digest == digest and page.id in indexed:
@@ -390,11 +438,12 @@ class SpaceSync:
                     else:
                         report.unchanged += 1
                     _record(row, page, digest=digest)
+                    tick()
                     continue
                 to_index.append((page, digest))
 
             result = (
-                self.index.index_pages([p for p, _ in to_index], self.options, self.fence)
+                self.index.index_pages([p for p, _ in to_index], self.options, self.fence, tick)
                 if to_index
                 else IndexReport()
             )

@@ -71,6 +71,11 @@ WRITE_BATCH = 256
 """Evidences per write (one Chroma upsert, one store transaction) while searches are running:
 a write holds the store's writer lock and, in embedded Chroma, the interpreter's."""
 
+EMBED_GROUP = 64
+"""Evidences embedded in one call while indexing (about one to three pages): a full batch of
+the USE and OpenAI embedders, and small enough that progress moves nearly page by page."""
+
+
 BULK_WRITE_BATCH = 16384
 """Evidences per write when no search is running. The postings of one batch land all over
 the postings B-tree (one leaf per term and impact), and in SQLite a commit writes every
@@ -79,6 +84,16 @@ page it touched to the WAL and a checkpoint writes it again: a batch of 4,096 ev
 them fewer times per evidence: 2,000 pages' store writes at 20,000 pages took 44.8 s in
 batches of 4,096 and 30.7 s in batches of 16,384 (docs/benchmarks.md, "Build time: the
 postings tree"). One batch's tokens and records stay bounded (about 800 pages)."""
+
+
+@dataclass(frozen=True)
+class _Embedded:
+    """A page ready to write: its evidences and their dense vectors, in order."""
+
+    page: Page
+    evidences: list[Evidence]
+    vectors: np.ndarray
+
 
 FOREGROUND_CHUNK = 32
 """Vectors per Chroma write while searches are running (about 50 ms each in embedded Chroma
@@ -363,35 +378,81 @@ class EvidenceIndex:
         pages: Iterable[Page],
         options: ContextOptions | None = None,
         fence: WriteFence | None = None,
+        on_page: Callable[[], None] | None = None,
     ) -> IndexReport:
         """Extract, contextualize and upsert pages. A page that fails anywhere (extraction,
         contextualization, embedding, index write; MemoryError included) is reported in
         `failed` with its reason and the others are indexed; a lost `fence` (LeaseLost)
         stops the whole call.
 
-        `options` default to the index's own (from the settings it was made with)."""
+        Pages are embedded a few at a time (`EMBED_GROUP` evidences) as they are extracted
+        and written in larger batches; `on_page` is called once per page as soon as it is
+        embedded (and written, when that completed a batch) or has failed, so a progress
+        display moves with the work, which is mostly embedding. `options` default to the
+        index's own (from the settings it was made with)."""
         options = options or self.options
         report = IndexReport()
-        batch: list[tuple[Page, list[Evidence]]] = []
+        extracted: list[tuple[Page, list[Evidence]]] = []
+        embedded: list[_Embedded] = []
         began = time.monotonic()
+        tick = on_page or (lambda: None)
+
+        def embed_extracted() -> None:
+            """Embed the pages extracted so far, then queue them for writing, a batch
+            written whenever it reaches the limit (as searches allow)."""
+            nonlocal began
+            ready = self._embed_pages(extracted, report)
+            for _ in range(len(extracted) - len(ready)):
+                tick()  # failed at embedding (reported)
+            extracted.clear()
+            for item in ready:
+                embedded.append(item)
+                limit = WRITE_BATCH if self._searched_recently() else BULK_WRITE_BATCH
+                if sum(len(e.evidences) for e in embedded) >= limit:
+                    self._write_batch(embedded, report, fence)
+                    embedded.clear()
+                    self._give_way(time.monotonic() - began)
+                    began = time.monotonic()
+                tick()
+
         for page in pages:
             try:
                 evidences, warnings = page_evidences(page, options)
             except Exception as exc:  # a malformed page never stops indexing
                 self._failed(page, exc, report)
+                tick()
                 continue
             if warnings:
                 log.warning("page %s (%.80s): %s", page.id, page.title, "; ".join(warnings))
             report.warnings += len(warnings)
-            batch.append((page, evidences))
-            limit = WRITE_BATCH if self._searched_recently() else BULK_WRITE_BATCH
-            if sum(len(e) for _, e in batch) >= limit:
-                self._write_batch(batch, report, fence)
-                batch = []
-                self._give_way(time.monotonic() - began)
-                began = time.monotonic()
-        self._write_batch(batch, report, fence)
+            extracted.append((page, evidences))
+            if sum(len(e) for _, e in extracted) >= EMBED_GROUP:
+                embed_extracted()
+        embed_extracted()
+        self._write_batch(embedded, report, fence)
         return report
+
+    def _embed_pages(
+        self, items: Sequence[tuple[Page, list[Evidence]]], report: IndexReport
+    ) -> list[_Embedded]:
+        """The pages with the dense vectors of their evidences, in one embedder call; when
+        that fails, page by page, so one page's failure (reported) costs only that page."""
+        if not items:
+            return []
+        try:
+            vectors = self.embedder.embed(
+                [dense_text(e, self.options) for _, evidences in items for e in evidences]
+            )
+        except Exception as exc:
+            if len(items) == 1:
+                self._failed(items[0][0], exc, report)
+                return []
+            return [done for item in items for done in self._embed_pages([item], report)]
+        out, start = [], 0
+        for page, evidences in items:
+            out.append(_Embedded(page, evidences, vectors[start : start + len(evidences)]))
+            start += len(evidences)
+        return out
 
     def _give_way(self, spent: float) -> None:
         """After a write batch that took `spent` seconds, pause as long when searches are
@@ -403,7 +464,7 @@ class EvidenceIndex:
 
     def _write_batch(
         self,
-        batch: list[tuple[Page, list[Evidence]]],
+        batch: Sequence[_Embedded],
         report: IndexReport,
         fence: WriteFence | None = None,
     ) -> None:
@@ -412,26 +473,30 @@ class EvidenceIndex:
         if not batch:
             return
         try:
-            self.upsert_pages(batch, fence=fence)
-            written = batch
+            self._upsert_embedded(batch, fence)
+            written = list(batch)
         except LeaseLost:
             raise
         except Exception as exc:
             if len(batch) == 1:
-                self._failed(batch[0][0], exc, report, repair=True, fence=fence)
+                self._failed(batch[0].page, exc, report, repair=True, fence=fence)
                 return
             log.warning("writing %d pages failed (%r); writing them one by one", len(batch), exc)
             written = []
             for item in batch:
                 try:
-                    self.upsert_pages([item], fence=fence)
+                    self._upsert_embedded([item], fence)
                     written.append(item)
                 except LeaseLost:
                     raise
                 except Exception as exc:
-                    self._failed(item[0], exc, report, repair=True, fence=fence)
+                    self._failed(item.page, exc, report, repair=True, fence=fence)
         report.pages += len(written)
-        report.evidences += sum(len(evidences) for _, evidences in written)
+        report.evidences += sum(len(item.evidences) for item in written)
+
+    def _upsert_embedded(self, items: Sequence[_Embedded], fence: WriteFence | None) -> None:
+        vectors = np.concatenate([item.vectors for item in items])
+        self.upsert_pages([(item.page, item.evidences) for item in items], vectors, fence)
 
     def _failed(
         self,

@@ -96,26 +96,54 @@ def test_an_unreadable_file_is_warned_once(environ, capsys, caplog):
     assert "1 unreadable file skipped: broken.json" in capsys.readouterr().out
 
 
-def test_the_files_source_moves_the_bar_with_a_total(environ, capsys, monkeypatch):
-    """Every batch moves the display: a space of 25 pages is 10, 10 and 5, each with the
-    total; the overall total is known before the first page."""
+def recorded_progress(monkeypatch) -> list[tuple[str, int, int | None, int | None]]:
+    """Every `SyncProgress.update` of a `confbot sync` as (space, pages done, the space's
+    total, the overall total) at the time of the call."""
     seen = []
     original = SyncProgress.update
 
     def recording(self, done, total=None):
-        seen.append((self._space, done, total, self._known_total()))
         original(self, done, total)
+        seen.append((self._space, done, self._space_total, self._known_total()))
 
     monkeypatch.setattr(SyncProgress, "update", recording)
+    return seen
+
+
+def test_the_files_source_moves_the_bar_page_by_page_with_a_total(environ, monkeypatch):
+    """Both totals are known before the first page, and the bar moves a page at a time."""
+    seen = recorded_progress(monkeypatch)
     write_pages(environ / "docs", 25, "ENG")
     write_pages(environ / "docs", 3, "OPS")
     assert main(["sync", "--source", "files", "--path", str(environ / "docs")]) == 0
-    assert seen == [
-        ("ENG", 10, 25, 28),
-        ("ENG", 10, 25, 28),
-        ("ENG", 5, 25, 28),
-        ("OPS", 3, 3, 28),
-    ]
+    moves = [(space, done, total, overall) for space, done, total, overall in seen if done]
+    assert moves == [("ENG", 1, 25, 28)] * 25 + [("OPS", 1, 3, 28)] * 3
+
+
+def test_a_confluence_sync_moves_page_by_page_with_the_total_up_front(environ, monkeypatch):
+    """Confluence answers 20 pages per search response; the bar still moves a page at a
+    time (not 20, 20, 5), with the total counted before the first response (one
+    `rest/api/search` request), and a second run counts only the pages changed since."""
+    from tests.fakes.confluence_server import FakeConfluence, generated_pages
+
+    with FakeConfluence(generated_pages(45, space="ENG"), token="t0ken") as confluence:
+        for name, value in confluence.settings_environ().items():
+            monkeypatch.setenv(name, value)
+        monkeypatch.setenv("CONFBOT_CONFLUENCE_PAGE_SIZE", "20")
+        seen = recorded_progress(monkeypatch)
+        assert main(["sync", "--space", "ENG"]) == 0
+        assert len(confluence.searches()) >= 3  # 20, 20 and 5 pages
+        (count,) = [r for r in confluence.requests if r.path.endswith("/rest/api/search")]
+        assert count.params["limit"] == "1"
+        assert seen[0][2:] == (45, 45)  # both totals before the first page
+        assert [done for _, done, _, _ in seen if done] == [1] * 45
+
+        seen.clear()
+        confluence.edit("100044", body="<p>Edited once.</p>")
+        assert main(["sync", "--space", "ENG"]) == 0
+        (total,) = {total for _, _, total, _ in seen}
+        assert 1 <= total < 45  # the changes since the last run, not the whole space
+        assert sum(done for _, done, _, _ in seen) == total
 
 
 def test_progress_off_a_terminal_is_periodic_log_lines(caplog):

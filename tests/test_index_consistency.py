@@ -53,6 +53,27 @@ def test_a_page_failing_to_extract_is_reported_and_the_rest_indexed(settings):
     assert index.page_ids() == {"1", "2"}
 
 
+def test_progress_is_told_of_each_page_as_it_is_embedded(settings, monkeypatch):
+    """`on_page` is called once per page, failed ones included, and pages are embedded a
+    group at a time as they come, not all at once before the first write."""
+    import core.index
+
+    monkeypatch.setattr(core.index, "EMBED_GROUP", 10)
+    embedder = PoisonEmbedder()
+    calls = []
+    embed = embedder.embed
+    embedder.embed = lambda texts: (calls.append(len(texts)), embed(texts))[1]
+    index = EvidenceIndex(settings, embedder)
+    bad = Page(id="9", space="S", title="t", url="u", body="<p>x</p>", body_format="wiki")
+    pages = [page(1), bad, page(2, "POISON here"), *[page(n) for n in range(3, 9)]]
+    done = []
+    report = index.index_pages(pages, on_page=lambda: done.append(len(calls)))
+    assert len(done) == len(pages) and sorted(i for i, _ in report.failed) == ["2", "9"]
+    assert len([n for n in calls if n]) > 2 and done == sorted(done) and done[0] < done[-1]
+    assert index.page_ids() == {"1", *map(str, range(3, 9))}
+    assert_in_step(index)
+
+
 def test_a_failed_rewrite_keeps_the_old_version_in_step(settings):
     index = EvidenceIndex(settings, PoisonEmbedder())
     index.index_pages([page(1), page(2)])

@@ -6,6 +6,8 @@ confbot's connector uses, for tests and benchmarks.
   user's time zone, `user_tz`) and `order by lastmodified|created asc|desc`. Cloud pages
   with an opaque `cursor` behind `_links.next`; Server with `start`/`limit` (no next link,
   like older Server versions). `limit` is capped like the real servers (fewer with bodies).
+- `GET {context}/rest/api/search?cql=...&limit=...`: the same CQL as search hits with
+  `totalSize` (the count `confbot sync` asks for its progress total).
 - `GET {context}/rest/api/content/{id}?expand=...`: one page, only the asked expansions.
 - `GET {context}/rest/api/content/{id}/restriction/byOperation/read`.
 - Permissions: Cloud `GET {context}/rest/api/space/{key}?expand=permissions` and
@@ -599,6 +601,8 @@ class FakeConfluence(LocalServer):
             return self._v2(path[len("/api/v2") :], params)
         if path == "/rest/api/content/search":
             return self._search(params)
+        if path == "/rest/api/search":
+            return self._search_hits(params)
         if path == "/rest/api/user/current":
             if self.cloud:
                 return 200, {"type": "known", "accountId": "5b10ac8d", "displayName": "Bot"}
@@ -812,6 +816,17 @@ class FakeConfluence(LocalServer):
             "cqlQuery": cql,
             "_links": links,
         }
+
+    def _search_hits(self, params: dict[str, str]) -> tuple[int, dict]:
+        """`GET rest/api/search`: the same CQL, each result in a search hit's envelope
+        (`content`, `title`, `entityType`), with `totalSize` as both servers send it."""
+        status, data = self._search({**params, "expand": ""})
+        if status == 200:
+            data["results"] = [
+                {"content": item, "title": item.get("title", ""), "entityType": "content"}
+                for item in data["results"]
+            ]
+        return status, data
 
     def content(self, page: FakePage, expand: set[str]) -> dict:
         """The JSON of a page with the asked expansions."""

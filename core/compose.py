@@ -40,6 +40,7 @@ from core.spans import (
     TYPED_VALUES,
     _cell_verdict,
     best_spans,
+    clip_words,
     row_pairs,
     typed_values,
     units,
@@ -66,6 +67,8 @@ _CATCH_ALL = re.compile(
 _PEOPLE = frozenset(
     terms("people persons participants attendees members personen leute teilnehmer", STOPWORDS)
 )
+# Words that say a name is a group's ("from the AIS team"): the name selects, not the word.
+_GROUPS = frozenset(terms("team teams group company firm firma gruppe unternehmen", STOPWORDS))
 # Words of the wording that asks for a composition, not conditions on rows or items.
 _WORDING = frozenset(
     terms(
@@ -265,7 +268,23 @@ def read_lists(sources: Sequence[tuple[int, str, str]]) -> list[ItemList]:
                 if len(text.split()) + longest <= MAX_EVIDENCE_WORDS:
                     out.append(ItemList(header, intro, tuple(dict.fromkeys(items)), number))
             items = []
+        out.extend(_line_list(number, header, lines))
     return out
+
+
+# The most words of a line of a section that lists one entry a line ("Phil White - AIS").
+ENTRY_WORDS = 8
+
+
+def _line_list(number: int, header: str, lines: Sequence[str]) -> list[ItemList]:
+    """A section that lists one short entry a line without list marks (an attendee list
+    pasted as lines): at least `MIN_ROWS` lines, each at most `ENTRY_WORDS` words, none a
+    sentence or a table row; the list's intro is empty."""
+    if len(lines) < MIN_ROWS or any(_ROW.match(line) or _ITEM.match(line) for line in lines):
+        return []
+    if any(len(line.split()) > ENTRY_WORDS or line[-1] in ".:?!" for line in lines):
+        return []
+    return [ItemList(header, "", tuple(dict.fromkeys(lines)), number)]
 
 
 # --------------------------------------------------------------------------- matching
@@ -273,9 +292,14 @@ class Asked:
     """The question's terms, and which of them a text holds (directly, through a
     translation, or as a stem that starts the other: `PREFIX_MATCH`)."""
 
-    def __init__(self, profile: QuestionProfile):
+    def __init__(self, profile: QuestionProfile, texts: Sequence[str] = ()):
         self.profile = profile
         self.terms = frozenset(profile.terms)
+        # A German question's terms that no given evidence holds in any form: words the
+        # translation missed ("Bürgertelefonat"), which cannot tell rows or items apart.
+        self.unseen: frozenset[str] = frozenset()
+        if profile.language == "de" and texts:
+            self.unseen = frozenset(self.terms - self.found(" ".join(texts)))
 
     def found(self, text: str) -> set[str]:
         stems = frozenset(terms(text))
@@ -399,7 +423,7 @@ def compose(
     profile = profile_question(question, translations)
     if profile.qtype in _NOT_COMPOSED or _REASON.search(profile.text):
         return None
-    asked = Asked(profile)
+    asked = Asked(profile, [f"{h} {t}" for _, h, t in sources])
     tables = read_tables(sources)
     if profile.qtype == "yesno":
         return compare_rows(profile, asked, tables)
@@ -431,7 +455,9 @@ def _content(profile: QuestionProfile, asked: Asked, noun: str) -> set[str]:
     the number and currency of a threshold."""
     numbers = {m.group("number") for m in _THRESHOLD.finditer(profile.text)}
     skip = asked.found(noun) | _WORDING | numbers
-    skip |= {t for t in asked.terms if _currency(t)}
+    skip |= {t for t in asked.terms if _currency(t)} | _GROUPS | asked.unseen
+    # a compound whose parts are terms too ("AIS-Team": ais, team) is asked by its parts
+    skip |= {t for t in asked.terms if "-" in t and set(terms(t.replace("-", " "))) <= asked.terms}
     return set(asked.terms) - skip
 
 
@@ -629,9 +655,20 @@ def count_items(
             chosen = list(dict.fromkeys(n for item in chosen for n in _NAME.findall(item)))
         if not chosen or (len(chosen) == 1 and any(c.isdigit() for c in chosen[0])):
             continue  # one item that holds a number states the count itself
-        text = f"{len(chosen)} {noun}: {_joined(chosen, _language(profile))}"
+        text = f"{len(chosen)} {_counted(noun, len(chosen))}: {_joined(chosen, _language(profile))}"
         return _composed(text, [found.source])
     return None
+
+
+# The singular of the plural nouns a count of people is asked with.
+_ONE_PERSON = {"people": "person", "persons": "person", "personen": "Person", "leute": "Person"}
+
+
+def _counted(noun: str, count: int) -> str:
+    """The counted noun as a count of `count` reads: "1 person", "7 people"."""
+    if count != 1 or " " in noun:
+        return noun
+    return _ONE_PERSON.get(noun.lower(), noun)
 
 
 def _label_of(found: ItemList) -> str:
@@ -925,3 +962,123 @@ def _plain(text: str) -> str:
 def _composed(text: str, numbers: Sequence[int]) -> Composed:
     used = tuple(sorted(set(numbers)))
     return Composed(f"{text} {_cites(used)}".strip(), used)
+
+
+# --------------------------------------------------------------------------- nested lists
+# The most items of a list shown under its intro, and the words each keeps (set by design:
+# a reply in Slack stays readable).
+MAX_LISTED = 8
+LISTED_WORDS = 40
+# Question forms that ask for one value: a list under the best line does not answer them.
+_ONE_VALUE = frozenset(("yesno", "count"))
+# A question that asks for several things: "What are ...", "Which ... were", "Welche sind".
+_SEVERAL = re.compile(r"\b(are|were|sind|waren|list|all|alle)\b", re.I)
+
+
+@dataclass(frozen=True)
+class _Line:
+    """One line of an evidence: its indentation, whether it is a list item, and its text
+    without the list marker."""
+
+    indent: int
+    item: bool
+    text: str
+
+
+def _lines(text: str) -> list[_Line]:
+    out = []
+    for raw in text.split("\n"):
+        if not raw.strip():
+            continue
+        indent = len(raw) - len(raw.lstrip())
+        item = bool(_ITEM.match(raw)) and not _ROW.match(raw.strip())
+        body = _ITEM.sub("", raw, count=1) if item else raw
+        out.append(_Line(indent, item, " ".join(body.split())))
+    return out
+
+
+def _children(lines: Sequence[_Line], at: int) -> list[str]:
+    """The items directly under line `at`: the items indented deeper that follow it (or,
+    for a line that is no item and ends with ":", the items that follow it), up to the
+    next line at its level."""
+    head = lines[at]
+    out: list[str] = []
+    level = None
+    for line in lines[at + 1 :]:
+        deeper = line.indent > head.indent or (not head.item and line.item)
+        if not deeper or not line.item:
+            break
+        level = line.indent if level is None else level
+        if line.indent == level:
+            out.append(line.text)
+    return out
+
+
+def _last_sentence(text: str) -> str:
+    return re.split(r"(?<=[.!?])\s+(?=[A-Z0-9\"'(\[])", text.strip())[-1]
+
+
+def listed_under(
+    question: str,
+    sources: Sequence[tuple[int, str, str]],
+    number: int,
+    answer: str,
+    whole: str,
+    translations: Translations = (),
+) -> Composed | None:
+    """The items a list intro announces, when the best span (`answer`, cut from the line
+    `whole` of source `number`) is that intro or one of its items: "Some PRs can get
+    rejected right up front. These are ones that ...:" answers with the reasons listed
+    under it; the first of "The basic approaches are:" sub-items answers "What are the
+    basic approaches ...?" with all of them. An item answers alone when the question asks
+    for one value (yes/no, a count), when the span is a value cut from its line, or when
+    the intro holds no asked term the item lacks (or the question asks for one thing: "is",
+    "was"); and a list none of whose items holds an asked term is no answer. An intro that
+    ends with ":" is shown from its last sentence. "Intro: (1) a; (2) b [n]"."""
+    profile = profile_question(question, translations)
+    if profile.qtype in _ONE_VALUE or not whole:
+        return None
+    if len(answer.rstrip(" …").split()) < 0.8 * len(whole.split()):
+        return None  # a value cut from its line answers by itself
+    text = next((t for n, _, t in sources if n == number), "")
+    lines = _lines(text)
+    wanted = " ".join(whole.split())
+    at = next((i for i, line in enumerate(lines) if wanted and wanted in line.text), None)
+    if at is None:
+        return None
+    asked = Asked(profile)
+    intro, items = lines[at].text, _children(lines, at)
+    if len(items) < 2:
+        parent = _parent(lines, at)
+        if parent is None or not _SEVERAL.search(profile.text):
+            return None
+        intro, items = lines[parent].text, _children(lines, parent)
+        if not asked.found(_last_sentence(intro)) - asked.found(lines[at].text):
+            return None  # the intro adds nothing the question asks for: the item answers
+    if len(items) < 2 or not asked.found(" ".join(items)) - _WORDING:
+        return None
+    if intro.endswith(":"):
+        intro = _last_sentence(intro)
+    listed = "; ".join(
+        f"({i}) {clip_words(item, LISTED_WORDS).rstrip('.;')}"
+        for i, item in enumerate(items[:MAX_LISTED], start=1)
+    )
+    more = len(items) - MAX_LISTED
+    if more > 0:
+        listed += f"; (+{more})"
+    return _composed(f"{intro.rstrip(' .:;')}: {listed}.", [number])
+
+
+def _parent(lines: Sequence[_Line], at: int) -> int | None:
+    """The line an item is listed under: the nearest line before it that is indented less
+    (or, for an item at the left margin, a line that is no item and ends with ":")."""
+    line = lines[at]
+    if not line.item:
+        return None
+    for index in range(at - 1, -1, -1):
+        before = lines[index]
+        if before.indent < line.indent or (not before.item and before.text.endswith(":")):
+            return index
+        if not before.item:
+            return None
+    return None

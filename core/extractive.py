@@ -48,7 +48,7 @@ from collections.abc import Callable, Collection, Mapping, Sequence
 from dataclasses import replace
 
 from core.answer import OUT_OF_SCOPE, RELATED, parse_prompt
-from core.compose import compose
+from core.compose import compose, listed_under
 from core.glossary import glossary_words
 from core.lexical import GERMAN_STOPWORDS
 from core.phrasing import labelled, statement, verdict
@@ -182,6 +182,13 @@ class ExtractiveLLM:
             return [f"{spelled[1]} [{spelled[0]}]"] * n
         if self.lacks_topic(question, spans) or wrong_kind(question, spans[0][1]):
             return [OUT_OF_SCOPE] * n
+        top, best = spans[0]
+        if best.kind in ("item", "sentence"):
+            listed = listed_under(
+                question, given, top, best.answer, best.whole or best.unit, translations
+            )
+            if listed is not None:
+                return [listed.text] * n
         if temperature <= 0:
             return [render(question, spans, 0)] * n
         with self._lock:

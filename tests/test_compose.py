@@ -434,3 +434,111 @@ def test_sample_wiki_questions_answered_by_composition(sample_assistant, questio
     turn = sample_assistant.ask(key, question, suggest=False)
     assert turn.answer.startswith(expected)
     assert "[" in turn.answer.split("\n")[0]
+
+
+# An attendee list pasted as lines, without list marks.
+LINES_HEADER = "Community Call - July 23 2015 — Attendees"
+ATTENDEE_LINES = "Phil White - AIS\nKyle Temkin - AIS\nEarl Wong - BAH\nKevin Pearson - AFRL"
+
+
+@pytest.mark.parametrize(
+    ("question", "expected"),
+    [
+        (
+            "How many people attended the community call?",
+            "4 people: Phil White, Kyle Temkin, Earl Wong and Kevin Pearson [3]",
+        ),
+        ("How many people from the AIS team attended the call?", "2 people: Phil White and"),
+        ("How many people from the BAH team attended the call?", "1 person: Earl Wong [3]"),
+        # "Bürgertelefonat" is in no evidence: it cannot tell lines apart; AIS-Team is AIS
+        ("Wie viele Personen aus dem AIS-Team nahmen am Bürgertelefonat 2015 teil?", "2 Personen:"),
+        ("Wie viele Personen aus dem BAH-Team nahmen am Call teil?", "1 Person: Earl Wong"),
+    ],
+)
+def test_people_counted_on_a_list_of_lines(question, expected):
+    text = answer(question, [(3, LINES_HEADER, ATTENDEE_LINES)], GERMAN)
+    assert text.startswith(expected) and text.endswith("[3]")
+
+
+def test_lines_that_are_sentences_make_no_list():
+    lines = "Phil White joined late.\nKyle Temkin chaired.\nEarl Wong took notes."
+    assert (
+        answer("How many people attended the community call?", [(3, LINES_HEADER, lines)]) is None
+    )
+
+
+PR_PROCESS = "Process — Pull Request Process"
+PR_STEPS = (
+    "- Monitor all new and existing PRs.\n"
+    "- Some PRs can get rejected right up front. These are ones with obvious issues.\n"
+    "  - The PR is a large feature change and should have had an RFC first.\n"
+    "  - The PR does not have a ticket; all PRs need one.\n"
+    "- Determine how to test the PR. The basic approaches are:\n"
+    "  - A full build on the build server with the PR changes in it.\n"
+    "  - A partial build of the changed modules in an existing build.\n"
+    "- Merge the PR."
+)
+
+
+def listed(question: str, whole: str, answer_text: str = "") -> str | None:
+    from core.compose import listed_under
+
+    found = listed_under(question, [(4, PR_PROCESS, PR_STEPS)], 4, answer_text or whole, whole)
+    return found.text if found else None
+
+
+@pytest.mark.parametrize(
+    ("question", "whole", "expected"),
+    [
+        # the best line has items under it: they are the answer
+        (
+            "When can PRs get rejected right up front?",
+            "Some PRs can get rejected right up front. These are ones with obvious issues.",
+            "Some PRs can get rejected right up front. These are ones with obvious issues:"
+            " (1) The PR is a large feature change and should have had an RFC first;"
+            " (2) The PR does not have a ticket; all PRs need one. [4]",
+        ),
+        # the best line is one item of a list whose intro names what is asked
+        (
+            "What are the basic approaches to test a PR?",
+            "A full build on the build server with the PR changes in it.",
+            "The basic approaches are: (1) A full build on the build server with the PR"
+            " changes in it; (2) A partial build of the changed modules in an existing"
+            " build. [4]",
+        ),
+        (
+            "Was sind die grundlegenden Ansätze, um einen PR zu testen?",
+            "Determine how to test the PR. The basic approaches are:",
+            "The basic approaches are: (1) A full build",
+        ),
+    ],
+)
+def test_the_items_under_a_list_intro(question, whole, expected):
+    assert listed(question, whole).startswith(expected)
+
+
+@pytest.mark.parametrize(
+    ("question", "whole", "answer_text"),
+    [
+        # one item answers: a singular ask, a yes/no, a value cut from the line
+        (
+            "What is a full build on the build server?",
+            "A full build on the build server with the PR changes in it.",
+            "",
+        ),
+        (
+            "Can PRs get rejected right up front?",
+            "Some PRs can get rejected right up front. These are ones with obvious issues.",
+            "",
+        ),
+        (
+            "Where is the full build done?",
+            "A full build on the build server with the PR changes in it.",
+            "the build server",
+        ),
+        # an item without items under it
+        ("What is monitored?", "Monitor all new and existing PRs.", ""),
+    ],
+)
+def test_an_item_that_answers_alone_is_not_expanded(question, whole, answer_text):
+    assert listed(question, whole, answer_text) is None

@@ -51,7 +51,7 @@ from core.answer import OUT_OF_SCOPE, RELATED, parse_prompt
 from core.compose import compose, listed_under
 from core.glossary import glossary_words
 from core.lexical import GERMAN_STOPWORDS
-from core.phrasing import labelled, statement, verdict
+from core.phrasing import labelled, row_line, statement, verdict
 from core.questions import (
     CONTEXT,
     QUESTION_WORDS,
@@ -401,6 +401,9 @@ def headline(question: str, number: int, span: Span) -> str:
         clause = deciding_sentence(profile, span.whole or span.unit)
         if span.kind == "row":
             clause = f"{span.label} ({span.row_key})" if span.row_key else span.label
+            said = "" if clause else row_line(profile, span.unit, language, span.answer == "Yes")
+            if said:
+                return f"{said} [{number}]"
             clause = clause or clip_words(span.unit.replace("; ", ", "), 16)
         return f"{verdict(span.answer == 'Yes', clip_words(clause, 30), language)} [{number}]"
     cited = _cited(values)
@@ -412,6 +415,10 @@ def headline(question: str, number: int, span: Span) -> str:
     if span.kind == "row" and span.label and not span.parts:
         label = "" if span.answer.startswith(f"{span.label}: ") else span.label
         return f"{labelled(span.answer, label, span.row_key, language)} [{number}]"
+    if span.kind == "row" and not span.parts and len(span.answer.split("; ")) >= ROW_DUMP:
+        said = row_line(profile, span.unit, language)  # a row dump: say what names it
+        if said:
+            return f"{said} [{number}]"
     if span.kind not in ("sentence", "item") or span.parts:
         return cited
     if span.answer.endswith("…") and _plain(span.answer) in _plain(span.whole):
@@ -435,6 +442,8 @@ def deciding_sentence(profile, unit: str) -> str:
 
 
 SENTENCE_WORDS = 35
+# An answer of this many cells of a row is a dump of it, said by `core.phrasing.row_line`.
+ROW_DUMP = 4
 # The longest sentence shown whole as an answer (a longer one is cut there).
 LONG_WORDS = 60
 # A statement ("The X is value.") reads as certain: it is made only when the span covers

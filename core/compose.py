@@ -901,7 +901,8 @@ def two_asks(
 ) -> Composed | None:
     """ "What is the Slack channel of Payments and who leads it?": each ask answered on its
     own (composed, or the best span), the second from the row that answered the first when
-    that row answers it, else from the same page section; "X [n], and Y [m]"."""
+    that row answers it, else from the same page section; "X [n], and Y [m]", a cell named
+    by its column and the row named by its key ("Dell 7040: BIOS: 1.14.0, and Build: 6671")."""
     match = _TWO_ASKS.match(question.strip())
     first_ask, second_ask = match.group("first") + "?", match.group("second") + "?"
     first = _part(first_ask, sources, translations)
@@ -928,7 +929,13 @@ def two_asks(
     if numbers == more:
         text = text[: -len(_cites(numbers))].rstrip()
     joiner = "und" if question_language(question) == "de" else "and"
-    return Composed(f"{text}, {joiner} {other}", tuple(sorted({*numbers, *more})))
+    said = f"{text}, {joiner} {other}"
+    if top is not None and top[1].row_key and not _plain(text).startswith(_plain(top[1].answer)):
+        # bare numbers were labelled with their columns: say which row they are of
+        key = [k for k in top[1].row_key.split(", ") if _plain(k) not in _plain(said)]
+        if key:
+            said = f"{'Für' if joiner == 'und' else 'For'} {', '.join(key)}: {said}"
+    return Composed(said, tuple(sorted({*numbers, *more})))
 
 
 def _part(
@@ -951,7 +958,10 @@ def _part(
     profile = profile_question(ask, translations)
     if profile.qtype in TYPED_VALUES and not typed_values(profile.qtype, span.answer, profile):
         return None  # "which version" answered without a version
-    return f"{span.answer} [{number}]", (number,), spans[0]
+    value = span.answer
+    if span.kind == "row" and span.label and not re.search(r"[^\W\d]{2}", value):
+        value = f"{span.label} {value}"  # "BIOS 1.14.0", not a bare "1.14.0"
+    return f"{value} [{number}]", (number,), spans[0]
 
 
 def _plain(text: str) -> str:

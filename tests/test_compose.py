@@ -313,7 +313,8 @@ def test_nothing_composed(question, sources):
         (
             "Which cities have a hotel limit above 170 euros, and what are the meals per day"
             " in Munich?",
-            "Munich (€180); in another currency, not compared: London (£220), and €28 [1]",
+            "Munich (€180); in another currency, not compared: London (£220), and Meals per day €28"
+            " [1]",
         ),
     ],
 )
@@ -542,3 +543,21 @@ def test_the_items_under_a_list_intro(question, whole, expected):
 )
 def test_an_item_that_answers_alone_is_not_expanded(question, whole, answer_text):
     assert listed(question, whole, answer_text) is None
+
+
+@pytest.mark.parametrize(
+    ("question", "expected"),
+    [
+        (
+            "What was the BIOS version of the Dell Optiplex 7050 and what was the EFI result?",
+            "For Dell Optiplex 7050: BIOS 1.12.2, and Pass [2]",
+        ),
+        (
+            "Welche BIOS Version hatte der Dell Optiplex 7040 und welches Legacy Ergebnis?",
+            "Für Dell Optiplex 7040: BIOS 1.14.0, und Pass [2]",
+        ),
+    ],
+)
+def test_two_asks_name_a_bare_number_by_its_column_and_row(question, expected):
+    # "1.12.2, and Pass" would not say which of the two is the BIOS, nor of which machine
+    assert answer(question, [(2, MACHINES, MACHINE_TABLE)]) == expected

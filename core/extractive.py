@@ -51,7 +51,14 @@ from core.answer import OUT_OF_SCOPE, RELATED, parse_prompt
 from core.compose import compose, listed_under
 from core.glossary import glossary_words
 from core.lexical import GERMAN_STOPWORDS
-from core.phrasing import labelled, row_line, statement, verdict
+from core.phrasing import (
+    issue_list_only,
+    issue_list_reply,
+    labelled,
+    row_line,
+    statement,
+    verdict,
+)
 from core.questions import (
     CONTEXT,
     QUESTION_WORDS,
@@ -182,6 +189,10 @@ class ExtractiveLLM:
             return [f"{spelled[1]} [{spelled[0]}]"] * n
         if self.lacks_topic(question, spans) or wrong_kind(question, spans[0][1]):
             return [OUT_OF_SCOPE] * n
+        query = issue_list_only(spans[0][1].unit)
+        if query:  # the issues asked about are not in the wiki's text: say so
+            said = issue_list_reply(query, question_language(question))
+            return [f"{said} [{spans[0][0]}]"] * n
         top, best = spans[0]
         if best.kind in ("item", "sentence"):
             listed = listed_under(

@@ -165,3 +165,39 @@ def row_line(profile: QuestionProfile, row: str, language: str, yes: bool | None
         return cell_verdict(value) is not None
 
     return row_summary(cells, asked, decides, language, yes)
+
+
+# A Jira issue-list macro as the page text holds it (`core.extract`): "Jira issues: <JQL>".
+_ISSUE_LIST = re.compile(r"^\W*Jira issues: \S")
+
+
+_QUERY_WORDS = 8
+
+
+def issue_list_only(text: str) -> str:
+    """For a unit that is a Jira issue-list macro and nothing else, what the wiki can say
+    about it (in the question's `language`, see `issue_list_reply`): its query; "" for any
+    other unit. The page stores the query, not the issues (Jira lists them when the page is
+    viewed), so no answer can be said from it, and the query alone is a fragment no reader
+    can use as an answer."""
+    match = _ISSUE_LIST.match(text)
+    if not match:
+        return ""
+    query = text[match.end() - 1 :].split(" (columns:")[0].strip()
+    words = query.split()
+    return " ".join(words[:_QUERY_WORDS]) + (" …" if len(words) > _QUERY_WORDS else "")
+
+
+def issue_list_reply(query: str, language: str) -> str:
+    """The reply when the best evidence is a Jira issue list: the wiki holds only its query,
+    not the issues, said as such, so the reader sees that the wiki does not answer and
+    where the issues are listed."""
+    if language == "de":
+        return (
+            f"Die Seite zeigt diese Jira-Vorgänge nur als Abfrage ({query}); die Vorgänge"
+            " selbst stehen nicht im Wiki-Text."
+        )
+    return (
+        f"The page shows these Jira issues only as a query ({query}); the issues themselves"
+        " are not in the wiki's text."
+    )

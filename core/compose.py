@@ -440,6 +440,8 @@ def compose(
         return filter_rows(profile, asked, tables) or passed_columns(profile, asked, tables)
     if _STEPS.search(profile.text):
         return list_steps(profile, asked, read_lists(sources))
+    if _ACTIONS.search(profile.text):
+        return action_items(profile, asked, sources)
     return None
 
 
@@ -1092,3 +1094,69 @@ def _parent(lines: Sequence[_Line], at: int) -> int | None:
         if not before.item:
             return None
     return None
+
+
+# --------------------------------------------------------------------------- action items
+_ACTIONS = re.compile(
+    r"\b(action items?|action points?|actions|to-?dos?|next steps|aktionspunkte\w*"
+    r"|aufgaben|maßnahmen|nächsten schritte)\b",
+    re.I,
+)
+# A minutes line that records an action ("ACTION: Rich to document it", "TODO: ...").
+_ACTION_LINE = re.compile(
+    r"^\s*(?:(?:[-*•]\s*)?(?:action(?: item)?|todo|to-do|aufgabe)\s*:|[-*•]\s*action\s)"
+    r"\s*(\S.*)$",
+    re.I,
+)
+# Who an action is for: its words before "to", "will", "should" or a colon, at most six.
+_ACTION_SUBJECT = re.compile(
+    r"^(?P<who>(?:\S+\s+){0,5}?\S+?)\s+(?:to|will|should|soll|wird)\b", re.I
+)
+
+
+def action_items(
+    profile: QuestionProfile, asked: Asked, sources: Sequence[tuple[int, str, str]]
+) -> Composed | None:
+    """ "What were the action items for Rich in the call on 15 December?": the lines of one
+    page that record an action ("ACTION: ...", "TODO: ...") or the items under an "Action
+    items" heading, of the page whose title holds most asked terms; those whose subject
+    (the words before "to": "Rich", "Ross and James") holds an asked name when any does,
+    else all, or none when the question names a person (a name outside the page title);
+    "Action items: (1) a [n]; (2) b [m]"."""
+    found: dict[str, list[tuple[str, int]]] = {}
+    for number, header, text in sources:
+        title, _, heading = header.partition(" — ")
+        under_heading = bool(_ACTIONS.fullmatch(heading.split(" > ")[-1].strip()))
+        for line in text.split("\n"):
+            match = _ACTION_LINE.match(line)
+            item = _ITEM.match(line) and not _ROW.match(line.strip())
+            if match:
+                action = match.group(1).strip()
+            elif under_heading and item:
+                action = _ITEM.sub("", line, count=1).strip()
+            else:
+                continue
+            if action and action not in [a for a, _ in found.get(title, [])]:
+                found.setdefault(title, []).append((action, number))
+    if not found:
+        return None
+    title = max(found, key=lambda t: len(asked.found(t)))  # first of the best, in order
+    if not asked.found(title) - _WORDING:
+        return None
+    actions = found[title]
+    subjects = [_ACTION_SUBJECT.match(a) for a, _ in actions]
+    named = [
+        pair
+        for pair, subject in zip(actions, subjects, strict=True)
+        if subject and asked.found(subject.group("who")) - asked.found(title)
+    ]
+    people = [n for n in _NAME.findall(profile.text) if asked.found(n) - asked.found(title)]
+    if people and not named:
+        return None  # the actions found are not the asked person's
+    chosen = named or actions
+    listed = "; ".join(
+        f"({i}) {clip_words(a, LISTED_WORDS).rstrip('.')} [{n}]"
+        for i, (a, n) in enumerate(chosen[:MAX_LISTED], start=1)
+    )
+    frame = "Aktionspunkte" if _language(profile) == "de" else "Action items"
+    return Composed(f"{frame}: {listed}", tuple(sorted({n for _, n in chosen})))

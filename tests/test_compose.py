@@ -561,3 +561,47 @@ def test_an_item_that_answers_alone_is_not_expanded(question, whole, answer_text
 def test_two_asks_name_a_bare_number_by_its_column_and_row(question, expected):
     # "1.12.2, and Pass" would not say which of the two is the BIOS, nor of which machine
     assert answer(question, [(2, MACHINES, MACHINE_TABLE)]) == expected
+
+
+CALL = "Community Call - 15th December 2016"
+MINUTES = [
+    (1, f"{CALL} — icbinn", "Provides a filesystem over a socket.\nACTION: Rich to document it."),
+    (2, f"{CALL} — tboot", "Ross: think so.\nACTION: Ross and James to write a doc for Rich."),
+    (3, f"{CALL} — Xen", "ACTION: Rich to talk to upstream Xen.\nJames: TPM 2.0 specs are hard."),
+]
+
+
+@pytest.mark.parametrize(
+    ("question", "expected"),
+    [
+        (
+            "What were the action items for Rich Persaud in the call on 15th December 2016?",
+            "Action items: (1) Rich to document it [1]; (2) Rich to talk to upstream Xen [3]",
+        ),
+        (
+            "Was waren die Aktionspunkte für Rich Persaud im Call am 15. Dezember 2016?",
+            "Aktionspunkte: (1) Rich to document it [1]; (2) Rich to talk to upstream Xen [3]",
+        ),
+        (
+            # no person asked: every action of the call
+            "What were the action items of the community call in December 2016?",
+            "Action items: (1) Rich to document it [1]; (2) Ross and James to write a doc for"
+            " Rich [2]; (3) Rich to talk to upstream Xen [3]",
+        ),
+    ],
+)
+def test_action_items_of_minutes_for_the_asked_person(question, expected):
+    assert answer(question, MINUTES) == expected
+
+
+def test_action_items_under_their_heading():
+    sources = [(4, f"{CALL} — Action items", "- [ ] Eric to rebase the PR\n- [ ] Jed to test")]
+    assert answer("What are the action items from the call on 15th December 2016?", sources) == (
+        "Action items: (1) Eric to rebase the PR [4]; (2) Jed to test [4]"
+    )
+
+
+def test_no_action_items_of_another_person():
+    # the question names Kevin: Rich's actions do not answer it
+    question = "What were the action items for Kevin Pearson in the call on 15th December 2016?"
+    assert answer(question, MINUTES) is None

@@ -1160,3 +1160,41 @@ def action_items(
     )
     frame = "Aktionspunkte" if _language(profile) == "de" else "Action items"
     return Composed(f"{frame}: {listed}", tuple(sorted({n for _, n in chosen})))
+
+
+# --------------------------------------------------------------------------- sections
+# A question that asks what a section says rather than for one fact.
+_ABOUT = re.compile(
+    r"\b(tell (?:me|us) (?:\w+ ){0,3}about|background|overview|(?:what|which) information"
+    r"|describe|summari[sz]e|erzähl\w*|hintergrund\w*|überblick|welche informationen"
+    r"|beschreib\w*|zusammen\w*)\b",
+    re.I,
+)
+# The most words of a paragraph shown for such a question (set by design: a Slack reply).
+PARAGRAPH_WORDS = 90
+
+
+def about_section(
+    question: str,
+    sources: Sequence[tuple[int, str, str]],
+    number: int,
+    whole: str,
+    translations: Translations = (),
+) -> Composed | None:
+    """ "Tell me about the background of X", "What information is there on derivative
+    works?": the paragraph the best sentence (`whole`, in source `number`) stands in, when
+    the paragraph says more than that sentence and the source's heading names what is
+    asked (the section is about it); cut to `PARAGRAPH_WORDS`."""
+    if not _ABOUT.search(question):
+        return None
+    profile = profile_question(question, translations)
+    asked = Asked(profile)
+    header, text = next(((h, t) for n, h, t in sources if n == number), ("", ""))
+    heading = header.partition(" — ")[2].split(" > ")[-1]
+    wanted = " ".join(whole.split())
+    line = next(
+        (" ".join(raw.split()) for raw in text.split("\n") if wanted in " ".join(raw.split())), ""
+    )
+    if not wanted or len(line.split()) <= len(wanted.split()) or not asked.found(heading):
+        return None
+    return _composed(clip_words(line, PARAGRAPH_WORDS), [number])

@@ -48,7 +48,7 @@ from collections.abc import Callable, Collection, Mapping, Sequence
 from dataclasses import replace
 
 from core.answer import OUT_OF_SCOPE, RELATED, parse_prompt
-from core.compose import compose, listed_under
+from core.compose import about_section, compose, listed_under
 from core.glossary import glossary_words
 from core.lexical import GERMAN_STOPWORDS
 from core.phrasing import (
@@ -200,6 +200,10 @@ class ExtractiveLLM:
             )
             if listed is not None:
                 return [listed.text] * n
+        if best.kind == "sentence":
+            section = about_section(question, given, top, best.whole or best.unit, translations)
+            if section is not None:
+                return [section.text] * n
         if temperature <= 0:
             return [render(question, spans, 0)] * n
         with self._lock:

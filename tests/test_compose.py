@@ -605,3 +605,47 @@ def test_no_action_items_of_another_person():
     # the question names Kevin: Rich's actions do not answer it
     question = "What were the action items for Kevin Pearson in the call on 15th December 2016?"
     assert answer(question, MINUTES) is None
+
+
+RFC = "Customization RFC — Background"
+RFC_TEXT = (
+    "OpenXT has served as an open-source base. The build supports modular components."
+    " Derivative projects often fork the repositories.\n"
+    "Another line."
+)
+
+
+@pytest.mark.parametrize(
+    "question",
+    [
+        "Could you tell me a bit about the background of the customization RFC?",
+        "Könnten Sie mir etwas über den Hintergrund des Customization RFC erzählen?",
+    ],
+)
+def test_a_question_about_a_section_gets_its_paragraph(question):
+    from core.compose import about_section
+
+    found = about_section(
+        question,
+        [(1, RFC, RFC_TEXT)],
+        1,
+        "OpenXT has served as an open-source base.",
+        (("hintergrund", ("background",)),),
+    )
+    assert found == Composed(RFC_TEXT.split("\n")[0] + " [1]", (1,))
+
+
+@pytest.mark.parametrize(
+    ("question", "header"),
+    [
+        # a question for one fact
+        ("What has OpenXT served as?", RFC),
+        # the section is not about what is asked
+        ("Tell me about the background of the RFC", "Customization RFC — Proposal"),
+    ],
+)
+def test_one_fact_or_another_section_keeps_the_sentence(question, header):
+    from core.compose import about_section
+
+    whole = "OpenXT has served as an open-source base."
+    assert about_section(question, [(1, header, RFC_TEXT)], 1, whole) is None

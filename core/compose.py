@@ -437,7 +437,11 @@ def compose(
         return extreme_row(profile, asked, tables)
     filters = (_PASS_WORDS, _FAIL_WORDS, _BOTH)
     if _threshold(profile) or any(words.search(profile.text) for words in filters):
-        return filter_rows(profile, asked, tables) or passed_columns(profile, asked, tables)
+        return (
+            in_both_tables(profile, asked, tables)
+            or filter_rows(profile, asked, tables)
+            or passed_columns(profile, asked, tables)
+        )
     if _STEPS.search(profile.text):
         return list_steps(profile, asked, read_lists(sources))
     if _ACTIONS.search(profile.text):
@@ -1198,3 +1202,59 @@ def about_section(
     if not wanted or len(line.split()) <= len(wanted.split()) or not asked.found(heading):
         return None
     return _composed(clip_words(line, PARAGRAPH_WORDS), [number])
+
+
+# --------------------------------------------------------------------------- intersections
+# "both A and B", "sowohl (in Bezug auf) A als auch (auf) B": the two things asked for.
+_BOTH_PAIR = re.compile(
+    r"\bboth\s+(?:(?:with|in|on|for|under)\s+)?(?P<a>[\w.-]+),?\s+and\s+"
+    r"(?:(?:with|in|on|for|under)\s+)?(?P<b>[\w.-]+)"
+    r"|\bsowohl\s+(?:(?:in bezug auf|bezüglich|für|mit|auf|im|in|unter)\s+)?(?P<c>[\w.-]+),?"
+    r"\s+als auch\s+(?:(?:für|mit|auf|im|in|unter)\s+)?(?P<d>[\w.-]+)",
+    re.I,
+)
+
+
+def in_both_tables(
+    profile: QuestionProfile, asked: Asked, tables: Sequence[Table]
+) -> Composed | None:
+    """ "Which machines were tested with both legacy and EFI for 9.0.2?" over a page whose
+    results are one table per kind under one heading ("... > OpenXT 9.0.2 > Legacy:" and
+    "... > OpenXT 9.0.2 > EFI:"): the rows named in both tables (by the column the
+    question's noun names), of the pair of tables whose shared heading holds most asked
+    terms; each table readable (`Table.readable`)."""
+    match = _BOTH_PAIR.search(profile.text)
+    if not match:
+        return None
+    kinds = [
+        set(terms(w))
+        for w in (match.group("a") or match.group("c"), match.group("b") or match.group("d"))
+    ]
+    if not all(kinds):
+        return None
+    by_prefix: dict[str, list[Table | None]] = {}
+    for table in tables:
+        prefix, _, last = table.header.rpartition(" > ")
+        last_terms = set(terms(last))
+        for index, kind in enumerate(kinds):
+            if kind <= last_terms and table.readable:
+                pair = by_prefix.setdefault(prefix, [None, None])
+                pair[index] = pair[index] or table
+    pairs = [(p, t) for p, t in by_prefix.items() if all(t)]
+    if not pairs:
+        return None
+    prefix, (first, second) = max(pairs, key=lambda pair: len(asked.found(pair[0])))
+    noun = " ".join(profile.focus)
+    label_a, label_b = _label_column(asked, first, noun), _label_column(asked, second, noun)
+    names_b = {_label(row, label_b).lower(): row for row in second.ordered}
+    both = [
+        (row, names_b[_label(row, label_a).lower()])
+        for row in first.ordered
+        if _label(row, label_a).lower() in names_b
+    ]
+    if not both:
+        return None
+    language = _language(profile)
+    names = _joined([_label(row, label_a) for row, _ in both], language)
+    seen = first.seen(language) if not first.complete else second.seen(language)
+    return _composed(names + seen, [r.source for pair in both for r in pair])

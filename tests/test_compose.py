@@ -649,3 +649,49 @@ def test_one_fact_or_another_section_keeps_the_sentence(question, header):
 
     whole = "OpenXT has served as an open-source base."
     assert about_section(question, [(1, header, RFC_TEXT)], 1, whole) is None
+
+
+def split_tables(version: str, kind: str, table: int, platforms: list[str]) -> tuple[str, str]:
+    """One results table of a kind (Legacy, EFI) under a version's heading."""
+    header = f"Measurement Test — Test table > OpenXT {version} > {kind}:"
+    rows = [
+        f"Row {n} in Table {table}: Platform is {p}, TPM is 2.0, and Install is Pass"
+        for n, p in enumerate(platforms, start=1)
+    ]
+    return header, f"Table {table}: Platform, TPM, Install\n" + "\n".join(rows)
+
+
+SPLIT = [
+    (n, *split_tables(*args))
+    for n, args in enumerate(
+        [
+            ("9.0.2", "Legacy", 4, ["Dell Optiplex 9010", "Dell Latitude 7470", "Dell 7050"]),
+            ("9.0.2", "EFI", 5, ["Dell Optiplex 7060", "Dell 7050", "Dell Latitude 7470"]),
+            ("9.0.1", "EFI", 3, ["Dell Optiplex 9010", "Dell Latitude 7450", "Dell 7060"]),
+        ],
+        start=1,
+    )
+]
+
+
+@pytest.mark.parametrize(
+    ("question", "expected"),
+    [
+        (
+            "Which machines were tested with both legacy and EFI for OpenXT 9.0.2?",
+            "Dell Latitude 7470 and Dell 7050 [1][2]",
+        ),
+        (
+            "Welche Maschinen wurden für OpenXT 9.0.2 sowohl in Bezug auf legacy, als auch auf"
+            " EFI getestet?",
+            "Dell Latitude 7470 und Dell 7050 [1][2]",
+        ),
+    ],
+)
+def test_rows_named_in_both_tables_of_a_heading(question, expected):
+    assert answer(question, SPLIT, GERMAN) == expected
+
+
+def test_both_needs_a_table_of_each_kind():
+    question = "Which machines were tested with both legacy and EFI for OpenXT 9.0.1?"
+    assert answer(question, SPLIT[2:]) is None

@@ -295,11 +295,19 @@ class Asked:
     def __init__(self, profile: QuestionProfile, texts: Sequence[str] = ()):
         self.profile = profile
         self.terms = frozenset(profile.terms)
-        # A German question's terms that no given evidence holds in any form: words the
-        # translation missed ("Bürgertelefonat"), which cannot tell rows or items apart.
-        self.unseen: frozenset[str] = frozenset()
-        if profile.language == "de" and texts:
-            self.unseen = frozenset(self.terms - self.found(" ".join(texts)))
+        self._texts = texts
+        self._unseen: frozenset[str] | None = None
+
+    @property
+    def unseen(self) -> frozenset[str]:
+        """A German question's terms that no given evidence holds in any form: words the
+        translation missed ("Bürgertelefonat"), which cannot tell rows or items apart
+        (computed when a composer first asks: most questions compose nothing)."""
+        if self._unseen is None:
+            self._unseen = frozenset()
+            if self.profile.language == "de" and self._texts:
+                self._unseen = frozenset(self.terms - self.found(" ".join(self._texts)))
+        return self._unseen
 
     def found(self, text: str) -> set[str]:
         stems = frozenset(terms(text))

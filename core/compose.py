@@ -40,6 +40,7 @@ from core.spans import (
     TYPED_VALUES,
     _cell_verdict,
     best_spans,
+    clip_words,
     row_pairs,
     typed_values,
     units,
@@ -66,6 +67,8 @@ _CATCH_ALL = re.compile(
 _PEOPLE = frozenset(
     terms("people persons participants attendees members personen leute teilnehmer", STOPWORDS)
 )
+# Words that say a name is a group's ("from the AIS team"): the name selects, not the word.
+_GROUPS = frozenset(terms("team teams group company firm firma gruppe unternehmen", STOPWORDS))
 # Words of the wording that asks for a composition, not conditions on rows or items.
 _WORDING = frozenset(
     terms(
@@ -265,7 +268,23 @@ def read_lists(sources: Sequence[tuple[int, str, str]]) -> list[ItemList]:
                 if len(text.split()) + longest <= MAX_EVIDENCE_WORDS:
                     out.append(ItemList(header, intro, tuple(dict.fromkeys(items)), number))
             items = []
+        out.extend(_line_list(number, header, lines))
     return out
+
+
+# The most words of a line of a section that lists one entry a line ("Phil White - AIS").
+ENTRY_WORDS = 8
+
+
+def _line_list(number: int, header: str, lines: Sequence[str]) -> list[ItemList]:
+    """A section that lists one short entry a line without list marks (an attendee list
+    pasted as lines): at least `MIN_ROWS` lines, each at most `ENTRY_WORDS` words, none a
+    sentence or a table row; the list's intro is empty."""
+    if len(lines) < MIN_ROWS or any(_ROW.match(line) or _ITEM.match(line) for line in lines):
+        return []
+    if any(len(line.split()) > ENTRY_WORDS or line[-1] in ".:?!" for line in lines):
+        return []
+    return [ItemList(header, "", tuple(dict.fromkeys(lines)), number)]
 
 
 # --------------------------------------------------------------------------- matching
@@ -273,9 +292,22 @@ class Asked:
     """The question's terms, and which of them a text holds (directly, through a
     translation, or as a stem that starts the other: `PREFIX_MATCH`)."""
 
-    def __init__(self, profile: QuestionProfile):
+    def __init__(self, profile: QuestionProfile, texts: Sequence[str] = ()):
         self.profile = profile
         self.terms = frozenset(profile.terms)
+        self._texts = texts
+        self._unseen: frozenset[str] | None = None
+
+    @property
+    def unseen(self) -> frozenset[str]:
+        """A German question's terms that no given evidence holds in any form: words the
+        translation missed ("Bürgertelefonat"), which cannot tell rows or items apart
+        (computed when a composer first asks: most questions compose nothing)."""
+        if self._unseen is None:
+            self._unseen = frozenset()
+            if self.profile.language == "de" and self._texts:
+                self._unseen = frozenset(self.terms - self.found(" ".join(self._texts)))
+        return self._unseen
 
     def found(self, text: str) -> set[str]:
         stems = frozenset(terms(text))
@@ -399,7 +431,7 @@ def compose(
     profile = profile_question(question, translations)
     if profile.qtype in _NOT_COMPOSED or _REASON.search(profile.text):
         return None
-    asked = Asked(profile)
+    asked = Asked(profile, [f"{h} {t}" for _, h, t in sources])
     tables = read_tables(sources)
     if profile.qtype == "yesno":
         return compare_rows(profile, asked, tables)
@@ -413,9 +445,15 @@ def compose(
         return extreme_row(profile, asked, tables)
     filters = (_PASS_WORDS, _FAIL_WORDS, _BOTH)
     if _threshold(profile) or any(words.search(profile.text) for words in filters):
-        return filter_rows(profile, asked, tables) or passed_columns(profile, asked, tables)
+        return (
+            in_both_tables(profile, asked, tables)
+            or filter_rows(profile, asked, tables)
+            or passed_columns(profile, asked, tables)
+        )
     if _STEPS.search(profile.text):
         return list_steps(profile, asked, read_lists(sources))
+    if _ACTIONS.search(profile.text):
+        return action_items(profile, asked, sources)
     return None
 
 
@@ -431,7 +469,9 @@ def _content(profile: QuestionProfile, asked: Asked, noun: str) -> set[str]:
     the number and currency of a threshold."""
     numbers = {m.group("number") for m in _THRESHOLD.finditer(profile.text)}
     skip = asked.found(noun) | _WORDING | numbers
-    skip |= {t for t in asked.terms if _currency(t)}
+    skip |= {t for t in asked.terms if _currency(t)} | _GROUPS | asked.unseen
+    # a compound whose parts are terms too ("AIS-Team": ais, team) is asked by its parts
+    skip |= {t for t in asked.terms if "-" in t and set(terms(t.replace("-", " "))) <= asked.terms}
     return set(asked.terms) - skip
 
 
@@ -629,9 +669,20 @@ def count_items(
             chosen = list(dict.fromkeys(n for item in chosen for n in _NAME.findall(item)))
         if not chosen or (len(chosen) == 1 and any(c.isdigit() for c in chosen[0])):
             continue  # one item that holds a number states the count itself
-        text = f"{len(chosen)} {noun}: {_joined(chosen, _language(profile))}"
+        text = f"{len(chosen)} {_counted(noun, len(chosen))}: {_joined(chosen, _language(profile))}"
         return _composed(text, [found.source])
     return None
+
+
+# The singular of the plural nouns a count of people is asked with.
+_ONE_PERSON = {"people": "person", "persons": "person", "personen": "Person", "leute": "Person"}
+
+
+def _counted(noun: str, count: int) -> str:
+    """The counted noun as a count of `count` reads: "1 person", "7 people"."""
+    if count != 1 or " " in noun:
+        return noun
+    return _ONE_PERSON.get(noun.lower(), noun)
 
 
 def _label_of(found: ItemList) -> str:
@@ -864,7 +915,8 @@ def two_asks(
 ) -> Composed | None:
     """ "What is the Slack channel of Payments and who leads it?": each ask answered on its
     own (composed, or the best span), the second from the row that answered the first when
-    that row answers it, else from the same page section; "X [n], and Y [m]"."""
+    that row answers it, else from the same page section; "X [n], and Y [m]", a cell named
+    by its column and the row named by its key ("Dell 7040: BIOS: 1.14.0, and Build: 6671")."""
     match = _TWO_ASKS.match(question.strip())
     first_ask, second_ask = match.group("first") + "?", match.group("second") + "?"
     first = _part(first_ask, sources, translations)
@@ -891,7 +943,13 @@ def two_asks(
     if numbers == more:
         text = text[: -len(_cites(numbers))].rstrip()
     joiner = "und" if question_language(question) == "de" else "and"
-    return Composed(f"{text}, {joiner} {other}", tuple(sorted({*numbers, *more})))
+    said = f"{text}, {joiner} {other}"
+    if top is not None and top[1].row_key and not _plain(text).startswith(_plain(top[1].answer)):
+        # bare numbers were labelled with their columns: say which row they are of
+        key = [k for k in top[1].row_key.split(", ") if _plain(k) not in _plain(said)]
+        if key:
+            said = f"{'Für' if joiner == 'und' else 'For'} {', '.join(key)}: {said}"
+    return Composed(said, tuple(sorted({*numbers, *more})))
 
 
 def _part(
@@ -914,7 +972,10 @@ def _part(
     profile = profile_question(ask, translations)
     if profile.qtype in TYPED_VALUES and not typed_values(profile.qtype, span.answer, profile):
         return None  # "which version" answered without a version
-    return f"{span.answer} [{number}]", (number,), spans[0]
+    value = span.answer
+    if span.kind == "row" and span.label and not re.search(r"[^\W\d]{2}", value):
+        value = f"{span.label} {value}"  # "BIOS 1.14.0", not a bare "1.14.0"
+    return f"{value} [{number}]", (number,), spans[0]
 
 
 def _plain(text: str) -> str:
@@ -925,3 +986,283 @@ def _plain(text: str) -> str:
 def _composed(text: str, numbers: Sequence[int]) -> Composed:
     used = tuple(sorted(set(numbers)))
     return Composed(f"{text} {_cites(used)}".strip(), used)
+
+
+# --------------------------------------------------------------------------- nested lists
+# The most items of a list shown under its intro, and the words each keeps (set by design:
+# a reply in Slack stays readable).
+MAX_LISTED = 8
+LISTED_WORDS = 40
+# Question forms that ask for one value: a list under the best line does not answer them.
+_ONE_VALUE = frozenset(("yesno", "count"))
+# A question that asks for several things: "What are ...", "Which ... were", "Welche sind".
+_SEVERAL = re.compile(r"\b(are|were|sind|waren|list|all|alle)\b", re.I)
+
+
+@dataclass(frozen=True)
+class _Line:
+    """One line of an evidence: its indentation, whether it is a list item, and its text
+    without the list marker."""
+
+    indent: int
+    item: bool
+    text: str
+
+
+def _lines(text: str) -> list[_Line]:
+    out = []
+    for raw in text.split("\n"):
+        if not raw.strip():
+            continue
+        indent = len(raw) - len(raw.lstrip())
+        item = bool(_ITEM.match(raw)) and not _ROW.match(raw.strip())
+        body = _ITEM.sub("", raw, count=1) if item else raw
+        out.append(_Line(indent, item, " ".join(body.split())))
+    return out
+
+
+def _children(lines: Sequence[_Line], at: int) -> list[str]:
+    """The items directly under line `at`: the items indented deeper that follow it (or,
+    for a line that is no item and ends with ":", the items that follow it), up to the
+    next line at its level."""
+    head = lines[at]
+    out: list[str] = []
+    level = None
+    for line in lines[at + 1 :]:
+        deeper = line.indent > head.indent or (not head.item and line.item)
+        if not deeper or not line.item:
+            break
+        level = line.indent if level is None else level
+        if line.indent == level:
+            out.append(line.text)
+    return out
+
+
+def _last_sentence(text: str) -> str:
+    return re.split(r"(?<=[.!?])\s+(?=[A-Z0-9\"'(\[])", text.strip())[-1]
+
+
+def listed_under(
+    question: str,
+    sources: Sequence[tuple[int, str, str]],
+    number: int,
+    answer: str,
+    whole: str,
+    translations: Translations = (),
+) -> Composed | None:
+    """The items a list intro announces, when the best span (`answer`, cut from the line
+    `whole` of source `number`) is that intro or one of its items: "Some PRs can get
+    rejected right up front. These are ones that ...:" answers with the reasons listed
+    under it; the first of "The basic approaches are:" sub-items answers "What are the
+    basic approaches ...?" with all of them. An item answers alone when the question asks
+    for one value (yes/no, a count), when the span is a value cut from its line, or when
+    the intro holds no asked term the item lacks (or the question asks for one thing: "is",
+    "was"); and a list none of whose items holds an asked term is no answer. An intro that
+    ends with ":" is shown from its last sentence. "Intro: (1) a; (2) b [n]"."""
+    profile = profile_question(question, translations)
+    if profile.qtype in _ONE_VALUE or not whole:
+        return None
+    if len(answer.rstrip(" …").split()) < 0.8 * len(whole.split()):
+        return None  # a value cut from its line answers by itself
+    text = next((t for n, _, t in sources if n == number), "")
+    lines = _lines(text)
+    wanted = " ".join(whole.split())
+    at = next((i for i, line in enumerate(lines) if wanted and wanted in line.text), None)
+    if at is None:
+        return None
+    asked = Asked(profile)
+    intro, items = lines[at].text, _children(lines, at)
+    if len(items) < 2:
+        parent = _parent(lines, at)
+        if parent is None or not _SEVERAL.search(profile.text):
+            return None
+        intro, items = lines[parent].text, _children(lines, parent)
+        if not asked.found(_last_sentence(intro)) - asked.found(lines[at].text):
+            return None  # the intro adds nothing the question asks for: the item answers
+    if len(items) < 2 or not asked.found(" ".join(items)) - _WORDING:
+        return None
+    if intro.endswith(":"):
+        intro = _last_sentence(intro)
+    listed = "; ".join(
+        f"({i}) {clip_words(item, LISTED_WORDS).rstrip('.;')}"
+        for i, item in enumerate(items[:MAX_LISTED], start=1)
+    )
+    more = len(items) - MAX_LISTED
+    if more > 0:
+        listed += f"; (+{more})"
+    return _composed(f"{intro.rstrip(' .:;')}: {listed}.", [number])
+
+
+def _parent(lines: Sequence[_Line], at: int) -> int | None:
+    """The line an item is listed under: the nearest line before it that is indented less
+    (or, for an item at the left margin, a line that is no item and ends with ":")."""
+    line = lines[at]
+    if not line.item:
+        return None
+    for index in range(at - 1, -1, -1):
+        before = lines[index]
+        if before.indent < line.indent or (not before.item and before.text.endswith(":")):
+            return index
+        if not before.item:
+            return None
+    return None
+
+
+# --------------------------------------------------------------------------- action items
+_ACTIONS = re.compile(
+    r"\b(action items?|action points?|actions|to-?dos?|next steps|aktionspunkte\w*"
+    r"|aufgaben|maßnahmen|nächsten schritte)\b",
+    re.I,
+)
+# A minutes line that records an action ("ACTION: Rich to document it", "TODO: ...").
+_ACTION_LINE = re.compile(
+    r"^\s*(?:(?:[-*•]\s*)?(?:action(?: item)?|todo|to-do|aufgabe)\s*:|[-*•]\s*action\s)"
+    r"\s*(\S.*)$",
+    re.I,
+)
+# Who an action is for: its words before "to", "will", "should" or a colon, at most six.
+_ACTION_SUBJECT = re.compile(
+    r"^(?P<who>(?:\S+\s+){0,5}?\S+?)\s+(?:to|will|should|soll|wird)\b", re.I
+)
+
+
+def action_items(
+    profile: QuestionProfile, asked: Asked, sources: Sequence[tuple[int, str, str]]
+) -> Composed | None:
+    """ "What were the action items for Rich in the call on 15 December?": the lines of one
+    page that record an action ("ACTION: ...", "TODO: ...") or the items under an "Action
+    items" heading, of the page whose title holds most asked terms; those whose subject
+    (the words before "to": "Rich", "Ross and James") holds an asked name when any does,
+    else all, or none when the question names a person (a name outside the page title);
+    "Action items: (1) a [n]; (2) b [m]"."""
+    found: dict[str, list[tuple[str, int]]] = {}
+    for number, header, text in sources:
+        title, _, heading = header.partition(" — ")
+        under_heading = bool(_ACTIONS.fullmatch(heading.split(" > ")[-1].strip()))
+        for line in text.split("\n"):
+            match = _ACTION_LINE.match(line)
+            item = _ITEM.match(line) and not _ROW.match(line.strip())
+            if match:
+                action = match.group(1).strip()
+            elif under_heading and item:
+                action = _ITEM.sub("", line, count=1).strip()
+            else:
+                continue
+            if action and action not in [a for a, _ in found.get(title, [])]:
+                found.setdefault(title, []).append((action, number))
+    if not found:
+        return None
+    title = max(found, key=lambda t: len(asked.found(t)))  # first of the best, in order
+    if not asked.found(title) - _WORDING:
+        return None
+    actions = found[title]
+    subjects = [_ACTION_SUBJECT.match(a) for a, _ in actions]
+    named = [
+        pair
+        for pair, subject in zip(actions, subjects, strict=True)
+        if subject and asked.found(subject.group("who")) - asked.found(title)
+    ]
+    people = [n for n in _NAME.findall(profile.text) if asked.found(n) - asked.found(title)]
+    if people and not named:
+        return None  # the actions found are not the asked person's
+    chosen = named or actions
+    listed = "; ".join(
+        f"({i}) {clip_words(a, LISTED_WORDS).rstrip('.')} [{n}]"
+        for i, (a, n) in enumerate(chosen[:MAX_LISTED], start=1)
+    )
+    frame = "Aktionspunkte" if _language(profile) == "de" else "Action items"
+    return Composed(f"{frame}: {listed}", tuple(sorted({n for _, n in chosen})))
+
+
+# --------------------------------------------------------------------------- sections
+# A question that asks what a section says rather than for one fact.
+_ABOUT = re.compile(
+    r"\b(tell (?:me|us) (?:\w+ ){0,3}about|background|overview|(?:what|which) information"
+    r"|describe|summari[sz]e|erzähl\w*|hintergrund\w*|überblick|welche informationen"
+    r"|beschreib\w*|zusammen\w*)\b",
+    re.I,
+)
+# The most words of a paragraph shown for such a question (set by design: a Slack reply).
+PARAGRAPH_WORDS = 90
+
+
+def about_section(
+    question: str,
+    sources: Sequence[tuple[int, str, str]],
+    number: int,
+    whole: str,
+    translations: Translations = (),
+) -> Composed | None:
+    """ "Tell me about the background of X", "What information is there on derivative
+    works?": the paragraph the best sentence (`whole`, in source `number`) stands in, when
+    the paragraph says more than that sentence and the source's heading names what is
+    asked (the section is about it); cut to `PARAGRAPH_WORDS`."""
+    if not _ABOUT.search(question):
+        return None
+    profile = profile_question(question, translations)
+    asked = Asked(profile)
+    header, text = next(((h, t) for n, h, t in sources if n == number), ("", ""))
+    heading = header.partition(" — ")[2].split(" > ")[-1]
+    wanted = " ".join(whole.split())
+    line = next(
+        (" ".join(raw.split()) for raw in text.split("\n") if wanted in " ".join(raw.split())), ""
+    )
+    if not wanted or len(line.split()) <= len(wanted.split()) or not asked.found(heading):
+        return None
+    return _composed(clip_words(line, PARAGRAPH_WORDS), [number])
+
+
+# --------------------------------------------------------------------------- intersections
+# "both A and B", "sowohl (in Bezug auf) A als auch (auf) B": the two things asked for.
+_BOTH_PAIR = re.compile(
+    r"\bboth\s+(?:(?:with|in|on|for|under)\s+)?(?P<a>[\w.-]+),?\s+and\s+"
+    r"(?:(?:with|in|on|for|under)\s+)?(?P<b>[\w.-]+)"
+    r"|\bsowohl\s+(?:(?:in bezug auf|bezüglich|für|mit|auf|im|in|unter)\s+)?(?P<c>[\w.-]+),?"
+    r"\s+als auch\s+(?:(?:für|mit|auf|im|in|unter)\s+)?(?P<d>[\w.-]+)",
+    re.I,
+)
+
+
+def in_both_tables(
+    profile: QuestionProfile, asked: Asked, tables: Sequence[Table]
+) -> Composed | None:
+    """ "Which machines were tested with both legacy and EFI for 9.0.2?" over a page whose
+    results are one table per kind under one heading ("... > OpenXT 9.0.2 > Legacy:" and
+    "... > OpenXT 9.0.2 > EFI:"): the rows named in both tables (by the column the
+    question's noun names), of the pair of tables whose shared heading holds most asked
+    terms; each table readable (`Table.readable`)."""
+    match = _BOTH_PAIR.search(profile.text)
+    if not match:
+        return None
+    kinds = [
+        set(terms(w))
+        for w in (match.group("a") or match.group("c"), match.group("b") or match.group("d"))
+    ]
+    if not all(kinds):
+        return None
+    by_prefix: dict[str, list[Table | None]] = {}
+    for table in tables:
+        prefix, _, last = table.header.rpartition(" > ")
+        last_terms = set(terms(last))
+        for index, kind in enumerate(kinds):
+            if kind <= last_terms and table.readable:
+                pair = by_prefix.setdefault(prefix, [None, None])
+                pair[index] = pair[index] or table
+    pairs = [(p, t) for p, t in by_prefix.items() if all(t)]
+    if not pairs:
+        return None
+    prefix, (first, second) = max(pairs, key=lambda pair: len(asked.found(pair[0])))
+    noun = " ".join(profile.focus)
+    label_a, label_b = _label_column(asked, first, noun), _label_column(asked, second, noun)
+    names_b = {_label(row, label_b).lower(): row for row in second.ordered}
+    both = [
+        (row, names_b[_label(row, label_a).lower()])
+        for row in first.ordered
+        if _label(row, label_a).lower() in names_b
+    ]
+    if not both:
+        return None
+    language = _language(profile)
+    names = _joined([_label(row, label_a) for row, _ in both], language)
+    seen = first.seen(language) if not first.complete else second.seen(language)
+    return _composed(names + seen, [r.source for pair in both for r in pair])

@@ -48,10 +48,17 @@ from collections.abc import Callable, Collection, Mapping, Sequence
 from dataclasses import replace
 
 from core.answer import OUT_OF_SCOPE, RELATED, parse_prompt
-from core.compose import compose
+from core.compose import about_section, compose, listed_under
 from core.glossary import glossary_words
 from core.lexical import GERMAN_STOPWORDS
-from core.phrasing import labelled, statement, verdict
+from core.phrasing import (
+    issue_list_only,
+    issue_list_reply,
+    labelled,
+    row_line,
+    statement,
+    verdict,
+)
 from core.questions import (
     CONTEXT,
     QUESTION_WORDS,
@@ -182,6 +189,21 @@ class ExtractiveLLM:
             return [f"{spelled[1]} [{spelled[0]}]"] * n
         if self.lacks_topic(question, spans) or wrong_kind(question, spans[0][1]):
             return [OUT_OF_SCOPE] * n
+        query = issue_list_only(spans[0][1].unit)
+        if query:  # the issues asked about are not in the wiki's text: say so
+            said = issue_list_reply(query, question_language(question))
+            return [f"{said} [{spans[0][0]}]"] * n
+        top, best = spans[0]
+        if best.kind in ("item", "sentence"):
+            listed = listed_under(
+                question, given, top, best.answer, best.whole or best.unit, translations
+            )
+            if listed is not None:
+                return [listed.text] * n
+        if best.kind == "sentence":
+            section = about_section(question, given, top, best.whole or best.unit, translations)
+            if section is not None:
+                return [section.text] * n
         if temperature <= 0:
             return [render(question, spans, 0)] * n
         with self._lock:
@@ -394,6 +416,9 @@ def headline(question: str, number: int, span: Span) -> str:
         clause = deciding_sentence(profile, span.whole or span.unit)
         if span.kind == "row":
             clause = f"{span.label} ({span.row_key})" if span.row_key else span.label
+            said = "" if clause else row_line(profile, span.unit, language, span.answer == "Yes")
+            if said:
+                return f"{said} [{number}]"
             clause = clause or clip_words(span.unit.replace("; ", ", "), 16)
         return f"{verdict(span.answer == 'Yes', clip_words(clause, 30), language)} [{number}]"
     cited = _cited(values)
@@ -405,6 +430,10 @@ def headline(question: str, number: int, span: Span) -> str:
     if span.kind == "row" and span.label and not span.parts:
         label = "" if span.answer.startswith(f"{span.label}: ") else span.label
         return f"{labelled(span.answer, label, span.row_key, language)} [{number}]"
+    if span.kind == "row" and not span.parts and len(span.answer.split("; ")) >= ROW_DUMP:
+        said = row_line(profile, span.unit, language)  # a row dump: say what names it
+        if said:
+            return f"{said} [{number}]"
     if span.kind not in ("sentence", "item") or span.parts:
         return cited
     if span.answer.endswith("…") and _plain(span.answer) in _plain(span.whole):
@@ -428,6 +457,8 @@ def deciding_sentence(profile, unit: str) -> str:
 
 
 SENTENCE_WORDS = 35
+# An answer of this many cells of a row is a dump of it, said by `core.phrasing.row_line`.
+ROW_DUMP = 4
 # The longest sentence shown whole as an answer (a longer one is cut there).
 LONG_WORDS = 60
 # A statement ("The X is value.") reads as certain: it is made only when the span covers

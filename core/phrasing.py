@@ -14,6 +14,10 @@ from. Pure functions of strings.
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
+
+from core.questions import QuestionProfile, terms
+from core.spans import _cell_verdict as cell_verdict
 
 # "Who is the X?", "What are our X?", "How much is the X?", "When was the X?": the verb and X.
 _STATEMENT_EN = re.compile(
@@ -82,3 +86,118 @@ def verdict(yes: bool, clause: str, language: str) -> str:
     word = (YES if yes else NO).get(language, YES["en"] if yes else NO["en"])
     clause = clause.strip()
     return f"{word}: {clause}" if clause else f"{word}."
+
+
+# A table row shown as its cells ("Vendor: Dell; Model: E7450; GEN: BDW; ..."): the cells
+# that name the row, and how many asked cells a summary keeps, each cut to some words (set
+# by design: one line in Slack).
+NAMING_CELLS = 2
+NAMING_WORDS = 6
+SHOWN_CELLS = 4
+CELL_WORDS = 12
+# A value that can be part of a row's name: a capitalized word or a number ("E7450").
+_NAME_LIKE = re.compile(r"\b(?:[A-ZÄÖÜ]\w*|\w*\d\w*)")
+_CELL = re.compile(r"^(?P<name>[^:;]{1,40}?):\s+(?P<value>\S.*)$")
+
+
+def row_cells(row: str) -> list[tuple[str, str]]:
+    """The (column, value) cells of a row shown as "Column: value; Column: value", or []
+    when a part is not a cell."""
+    cells = []
+    for part in row.split("; "):
+        match = _CELL.match(part.strip())
+        if not match:
+            return []
+        cells.append((match.group("name").strip(), match.group("value").strip(" …")))
+    return cells
+
+
+def row_summary(
+    cells: list[tuple[str, str]],
+    asked: Callable[[str], bool],
+    decides: Callable[[str], bool],
+    language: str,
+    yes: bool | None = None,
+) -> str:
+    """A row said in one line instead of all its cells: the leading short cells that name
+    it ("Dell E7450"), then the cells the question asks about (`asked` of the column or the
+    value) and, for a yes/no answer, the cells that decide it (`decides`: pass/fail, Y/N),
+    at most `SHOWN_CELLS`: "HP EliteBook 850 G3 (Notes: OXT-704. Sleep issue ...)"; for
+    yes/no "Yes: Dell E7450, INST: Y, ML: Y". "" when no cell names the row."""
+    naming: list[tuple[str, str]] = []
+    for name, value in cells[:NAMING_CELLS]:
+        if len(value.split()) > NAMING_WORDS or decides(value):
+            break
+        if naming and not _NAME_LIKE.search(value):
+            break  # "w/", "yes", "L": a flag, not part of a name
+        naming.append((name, value))
+    if not naming:
+        return ""
+    rest = [cell for cell in cells if cell not in naming]
+    shown = [c for c in rest if asked(c[0]) or asked(c[1])]
+    if yes is not None:
+        shown += [c for c in rest if decides(c[1]) and c not in shown]
+    shown = shown[:SHOWN_CELLS]
+    name = " ".join(value for _, value in naming)
+    said = ", ".join(f"{column}: {_clip(value)}" for column, value in shown)
+    if yes is not None:
+        return verdict(yes, f"{name}, {said}" if said else name, language)
+    return f"{name} ({said})" if said else name
+
+
+def _clip(value: str) -> str:
+    words = value.split()
+    return value if len(words) <= CELL_WORDS else " ".join(words[:CELL_WORDS]) + " …"
+
+
+def row_line(profile: QuestionProfile, row: str, language: str, yes: bool | None = None) -> str:
+    """`row_summary` of a row shown as its cells, the question's terms (`profile`) saying
+    which cells it asks about and pass/fail-like cells deciding a yes/no; "" when the row
+    is not cells or no cell names it."""
+    cells = row_cells(row)
+    if len(cells) < 2:
+        return ""
+
+    def asked(text: str) -> bool:
+        return bool(profile.asked_in(frozenset(terms(text))))
+
+    def decides(value: str) -> bool:
+        return cell_verdict(value) is not None
+
+    return row_summary(cells, asked, decides, language, yes)
+
+
+# A Jira issue-list macro as the page text holds it (`core.extract`): "Jira issues: <JQL>".
+_ISSUE_LIST = re.compile(r"^\W*Jira issues: \S")
+
+
+_QUERY_WORDS = 8
+
+
+def issue_list_only(text: str) -> str:
+    """For a unit that is a Jira issue-list macro and nothing else, what the wiki can say
+    about it (in the question's `language`, see `issue_list_reply`): its query; "" for any
+    other unit. The page stores the query, not the issues (Jira lists them when the page is
+    viewed), so no answer can be said from it, and the query alone is a fragment no reader
+    can use as an answer."""
+    match = _ISSUE_LIST.match(text)
+    if not match:
+        return ""
+    query = text[match.end() - 1 :].split(" (columns:")[0].strip()
+    words = query.split()
+    return " ".join(words[:_QUERY_WORDS]) + (" …" if len(words) > _QUERY_WORDS else "")
+
+
+def issue_list_reply(query: str, language: str) -> str:
+    """The reply when the best evidence is a Jira issue list: the wiki holds only its query,
+    not the issues, said as such, so the reader sees that the wiki does not answer and
+    where the issues are listed."""
+    if language == "de":
+        return (
+            f"Die Seite zeigt diese Jira-Vorgänge nur als Abfrage ({query}); die Vorgänge"
+            " selbst stehen nicht im Wiki-Text."
+        )
+    return (
+        f"The page shows these Jira issues only as a query ({query}); the issues themselves"
+        " are not in the wiki's text."
+    )

@@ -313,7 +313,8 @@ def test_nothing_composed(question, sources):
         (
             "Which cities have a hotel limit above 170 euros, and what are the meals per day"
             " in Munich?",
-            "Munich (€180); in another currency, not compared: London (£220), and €28 [1]",
+            "Munich (€180); in another currency, not compared: London (£220), and Meals per day €28"
+            " [1]",
         ),
     ],
 )
@@ -434,3 +435,263 @@ def test_sample_wiki_questions_answered_by_composition(sample_assistant, questio
     turn = sample_assistant.ask(key, question, suggest=False)
     assert turn.answer.startswith(expected)
     assert "[" in turn.answer.split("\n")[0]
+
+
+# An attendee list pasted as lines, without list marks.
+LINES_HEADER = "Community Call - July 23 2015 — Attendees"
+ATTENDEE_LINES = "Phil White - AIS\nKyle Temkin - AIS\nEarl Wong - BAH\nKevin Pearson - AFRL"
+
+
+@pytest.mark.parametrize(
+    ("question", "expected"),
+    [
+        (
+            "How many people attended the community call?",
+            "4 people: Phil White, Kyle Temkin, Earl Wong and Kevin Pearson [3]",
+        ),
+        ("How many people from the AIS team attended the call?", "2 people: Phil White and"),
+        ("How many people from the BAH team attended the call?", "1 person: Earl Wong [3]"),
+        # "Bürgertelefonat" is in no evidence: it cannot tell lines apart; AIS-Team is AIS
+        ("Wie viele Personen aus dem AIS-Team nahmen am Bürgertelefonat 2015 teil?", "2 Personen:"),
+        ("Wie viele Personen aus dem BAH-Team nahmen am Call teil?", "1 Person: Earl Wong"),
+    ],
+)
+def test_people_counted_on_a_list_of_lines(question, expected):
+    text = answer(question, [(3, LINES_HEADER, ATTENDEE_LINES)], GERMAN)
+    assert text.startswith(expected) and text.endswith("[3]")
+
+
+def test_lines_that_are_sentences_make_no_list():
+    lines = "Phil White joined late.\nKyle Temkin chaired.\nEarl Wong took notes."
+    assert (
+        answer("How many people attended the community call?", [(3, LINES_HEADER, lines)]) is None
+    )
+
+
+PR_PROCESS = "Process — Pull Request Process"
+PR_STEPS = (
+    "- Monitor all new and existing PRs.\n"
+    "- Some PRs can get rejected right up front. These are ones with obvious issues.\n"
+    "  - The PR is a large feature change and should have had an RFC first.\n"
+    "  - The PR does not have a ticket; all PRs need one.\n"
+    "- Determine how to test the PR. The basic approaches are:\n"
+    "  - A full build on the build server with the PR changes in it.\n"
+    "  - A partial build of the changed modules in an existing build.\n"
+    "- Merge the PR."
+)
+
+
+def listed(question: str, whole: str, answer_text: str = "") -> str | None:
+    from core.compose import listed_under
+
+    found = listed_under(question, [(4, PR_PROCESS, PR_STEPS)], 4, answer_text or whole, whole)
+    return found.text if found else None
+
+
+@pytest.mark.parametrize(
+    ("question", "whole", "expected"),
+    [
+        # the best line has items under it: they are the answer
+        (
+            "When can PRs get rejected right up front?",
+            "Some PRs can get rejected right up front. These are ones with obvious issues.",
+            "Some PRs can get rejected right up front. These are ones with obvious issues:"
+            " (1) The PR is a large feature change and should have had an RFC first;"
+            " (2) The PR does not have a ticket; all PRs need one. [4]",
+        ),
+        # the best line is one item of a list whose intro names what is asked
+        (
+            "What are the basic approaches to test a PR?",
+            "A full build on the build server with the PR changes in it.",
+            "The basic approaches are: (1) A full build on the build server with the PR"
+            " changes in it; (2) A partial build of the changed modules in an existing"
+            " build. [4]",
+        ),
+        (
+            "Was sind die grundlegenden Ansätze, um einen PR zu testen?",
+            "Determine how to test the PR. The basic approaches are:",
+            "The basic approaches are: (1) A full build",
+        ),
+    ],
+)
+def test_the_items_under_a_list_intro(question, whole, expected):
+    assert listed(question, whole).startswith(expected)
+
+
+@pytest.mark.parametrize(
+    ("question", "whole", "answer_text"),
+    [
+        # one item answers: a singular ask, a yes/no, a value cut from the line
+        (
+            "What is a full build on the build server?",
+            "A full build on the build server with the PR changes in it.",
+            "",
+        ),
+        (
+            "Can PRs get rejected right up front?",
+            "Some PRs can get rejected right up front. These are ones with obvious issues.",
+            "",
+        ),
+        (
+            "Where is the full build done?",
+            "A full build on the build server with the PR changes in it.",
+            "the build server",
+        ),
+        # an item without items under it
+        ("What is monitored?", "Monitor all new and existing PRs.", ""),
+    ],
+)
+def test_an_item_that_answers_alone_is_not_expanded(question, whole, answer_text):
+    assert listed(question, whole, answer_text) is None
+
+
+@pytest.mark.parametrize(
+    ("question", "expected"),
+    [
+        (
+            "What was the BIOS version of the Dell Optiplex 7050 and what was the EFI result?",
+            "For Dell Optiplex 7050: BIOS 1.12.2, and Pass [2]",
+        ),
+        (
+            "Welche BIOS Version hatte der Dell Optiplex 7040 und welches Legacy Ergebnis?",
+            "Für Dell Optiplex 7040: BIOS 1.14.0, und Pass [2]",
+        ),
+    ],
+)
+def test_two_asks_name_a_bare_number_by_its_column_and_row(question, expected):
+    # "1.12.2, and Pass" would not say which of the two is the BIOS, nor of which machine
+    assert answer(question, [(2, MACHINES, MACHINE_TABLE)]) == expected
+
+
+CALL = "Community Call - 15th December 2016"
+MINUTES = [
+    (1, f"{CALL} — icbinn", "Provides a filesystem over a socket.\nACTION: Rich to document it."),
+    (2, f"{CALL} — tboot", "Ross: think so.\nACTION: Ross and James to write a doc for Rich."),
+    (3, f"{CALL} — Xen", "ACTION: Rich to talk to upstream Xen.\nJames: TPM 2.0 specs are hard."),
+]
+
+
+@pytest.mark.parametrize(
+    ("question", "expected"),
+    [
+        (
+            "What were the action items for Rich Persaud in the call on 15th December 2016?",
+            "Action items: (1) Rich to document it [1]; (2) Rich to talk to upstream Xen [3]",
+        ),
+        (
+            "Was waren die Aktionspunkte für Rich Persaud im Call am 15. Dezember 2016?",
+            "Aktionspunkte: (1) Rich to document it [1]; (2) Rich to talk to upstream Xen [3]",
+        ),
+        (
+            # no person asked: every action of the call
+            "What were the action items of the community call in December 2016?",
+            "Action items: (1) Rich to document it [1]; (2) Ross and James to write a doc for"
+            " Rich [2]; (3) Rich to talk to upstream Xen [3]",
+        ),
+    ],
+)
+def test_action_items_of_minutes_for_the_asked_person(question, expected):
+    assert answer(question, MINUTES) == expected
+
+
+def test_action_items_under_their_heading():
+    sources = [(4, f"{CALL} — Action items", "- [ ] Eric to rebase the PR\n- [ ] Jed to test")]
+    assert answer("What are the action items from the call on 15th December 2016?", sources) == (
+        "Action items: (1) Eric to rebase the PR [4]; (2) Jed to test [4]"
+    )
+
+
+def test_no_action_items_of_another_person():
+    # the question names Kevin: Rich's actions do not answer it
+    question = "What were the action items for Kevin Pearson in the call on 15th December 2016?"
+    assert answer(question, MINUTES) is None
+
+
+RFC = "Customization RFC — Background"
+RFC_TEXT = (
+    "OpenXT has served as an open-source base. The build supports modular components."
+    " Derivative projects often fork the repositories.\n"
+    "Another line."
+)
+
+
+@pytest.mark.parametrize(
+    "question",
+    [
+        "Could you tell me a bit about the background of the customization RFC?",
+        "Könnten Sie mir etwas über den Hintergrund des Customization RFC erzählen?",
+    ],
+)
+def test_a_question_about_a_section_gets_its_paragraph(question):
+    from core.compose import about_section
+
+    found = about_section(
+        question,
+        [(1, RFC, RFC_TEXT)],
+        1,
+        "OpenXT has served as an open-source base.",
+        (("hintergrund", ("background",)),),
+    )
+    assert found == Composed(RFC_TEXT.split("\n")[0] + " [1]", (1,))
+
+
+@pytest.mark.parametrize(
+    ("question", "header"),
+    [
+        # a question for one fact
+        ("What has OpenXT served as?", RFC),
+        # the section is not about what is asked
+        ("Tell me about the background of the RFC", "Customization RFC — Proposal"),
+    ],
+)
+def test_one_fact_or_another_section_keeps_the_sentence(question, header):
+    from core.compose import about_section
+
+    whole = "OpenXT has served as an open-source base."
+    assert about_section(question, [(1, header, RFC_TEXT)], 1, whole) is None
+
+
+def split_tables(version: str, kind: str, table: int, platforms: list[str]) -> tuple[str, str]:
+    """One results table of a kind (Legacy, EFI) under a version's heading."""
+    header = f"Measurement Test — Test table > OpenXT {version} > {kind}:"
+    rows = [
+        f"Row {n} in Table {table}: Platform is {p}, TPM is 2.0, and Install is Pass"
+        for n, p in enumerate(platforms, start=1)
+    ]
+    return header, f"Table {table}: Platform, TPM, Install\n" + "\n".join(rows)
+
+
+SPLIT = [
+    (n, *split_tables(*args))
+    for n, args in enumerate(
+        [
+            ("9.0.2", "Legacy", 4, ["Dell Optiplex 9010", "Dell Latitude 7470", "Dell 7050"]),
+            ("9.0.2", "EFI", 5, ["Dell Optiplex 7060", "Dell 7050", "Dell Latitude 7470"]),
+            ("9.0.1", "EFI", 3, ["Dell Optiplex 9010", "Dell Latitude 7450", "Dell 7060"]),
+        ],
+        start=1,
+    )
+]
+
+
+@pytest.mark.parametrize(
+    ("question", "expected"),
+    [
+        (
+            "Which machines were tested with both legacy and EFI for OpenXT 9.0.2?",
+            "Dell Latitude 7470 and Dell 7050 [1][2]",
+        ),
+        (
+            "Welche Maschinen wurden für OpenXT 9.0.2 sowohl in Bezug auf legacy, als auch auf"
+            " EFI getestet?",
+            "Dell Latitude 7470 und Dell 7050 [1][2]",
+        ),
+    ],
+)
+def test_rows_named_in_both_tables_of_a_heading(question, expected):
+    assert answer(question, SPLIT, GERMAN) == expected
+
+
+def test_both_needs_a_table_of_each_kind():
+    question = "Which machines were tested with both legacy and EFI for OpenXT 9.0.1?"
+    assert answer(question, SPLIT[2:]) is None

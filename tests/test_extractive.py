@@ -3,6 +3,8 @@ declining under the support threshold, determinism, sampling, and how it is chos
 
 from __future__ import annotations
 
+import pytest
+
 from core.answer import OUT_OF_SCOPE, build_messages, generate, split_answer
 from core.assistant import make_llm
 from core.combine import CheckedLLM
@@ -291,3 +293,36 @@ def test_german_noun_the_wiki_lacks_declines():
     assert translated.unknown_words("Gibt es einen Parkplatzzuschuss für das Labor?") == []
     # The first word of a sentence and product names in camel case are not judged.
     assert llm.unknown_words("Kantine? Und der FirePro?") == []
+
+
+@pytest.mark.parametrize(
+    ("question", "expected"),
+    [
+        (
+            "How many measured launch JIRA issues were marked Done?",
+            "The page shows these Jira issues only as a query (filter=12901); the issues"
+            " themselves are not in the wiki's text. [1]",
+        ),
+        (
+            "Wie viele Measured Launch JIRA Issues sind erledigt?",
+            "Die Seite zeigt diese Jira-Vorgänge nur als Abfrage (filter=12901); die Vorgänge"
+            " selbst stehen nicht im Wiki-Text. [1]",
+        ),
+    ],
+)
+def test_a_jira_issue_list_is_said_to_hold_only_its_query(question, expected):
+    # the page stores the macro's query, not its issues: "Jira issues: filter=12901"
+    issues = [ev(1, "Jira issues: filter=12901 (columns: key, status)", "Measured Launch")]
+    assert ask(question, evidences=issues) == expected
+
+
+def test_a_yes_no_on_a_table_row_says_the_row_and_the_deciding_cells():
+    row = ev(
+        1,
+        "Row 1 in Table 1: Vendor is Dell, Model is E7450, GEN is BDW, FF is L, INST is Y,"
+        " and ML is Y",
+        "Release 6.0 hardware testing",
+    )
+    assert ask("Did the system with Dell E7450 work?", evidences=[row]) == (
+        "Yes: Dell E7450, INST: Y, ML: Y [1]"
+    )

@@ -1,11 +1,13 @@
 """The headline as a sentence: copular questions turned into statements, values labelled,
-Yes/No with its clause, in English and German."""
+Yes/No with its clause, a table row said by its name and the asked cells, in English and
+German."""
 
 from __future__ import annotations
 
 import pytest
 
-from core.phrasing import labelled, statement, verdict
+from core.phrasing import labelled, row_line, statement, verdict
+from core.questions import profile_question
 
 
 @pytest.mark.parametrize(
@@ -82,3 +84,47 @@ def test_labelled(value, label, key, language, expected):
 )
 def test_verdict(yes, clause, language, expected):
     assert verdict(yes, clause, language) == expected
+
+
+HARDWARE_ROW = (
+    "Vendor: Dell; Model: E7450; GEN: BDW; FF: L; FW: A13; VER: RC1; INST: Y; ML: Y;"
+    " Notes: OXT-704. Sleep issue happens after resume"
+)
+
+
+@pytest.mark.parametrize(
+    ("question", "yes", "expected"),
+    [
+        # a yes/no on a row: the cells that name it and those that decide
+        ("Did the system with Dell E7450 work well?", True, "Yes: Dell E7450, INST: Y, ML: Y"),
+        ("Funktionierte das System mit Dell E7450 gut?", True, "Ja: Dell E7450, INST: Y, ML: Y"),
+        # a row dump: its name and the cells the question asks about
+        (
+            "Which case involved a sleep issue?",
+            None,
+            "Dell E7450 (Notes: OXT-704. Sleep issue happens after resume)",
+        ),
+        ("Which system was tested?", None, "Dell E7450"),
+    ],
+)
+def test_a_row_said_by_its_name_and_the_asked_cells(question, yes, expected):
+    language = "de" if yes and question.startswith("Funk") else "en"
+    assert row_line(profile_question(question), HARDWARE_ROW, language, yes) == expected
+
+
+@pytest.mark.parametrize(
+    "row",
+    [
+        "OS: Debian jessie x64 from PXE and a long name; Stubdom: w/; Tools: installation OK",
+        "Result: Pass; Notes: none",
+        "a sentence, not cells; Notes: x",
+    ],
+)
+def test_a_row_without_a_short_naming_cell_is_not_summarised(row):
+    assert row_line(profile_question("Which test passed?"), row, "en") == ""
+
+
+def test_a_flag_does_not_join_the_name():
+    row = "OS: Debian jessie x64; Stubdom: w/; Tools: installation OK; Notes: none"
+    said = row_line(profile_question("Was the installation OK?"), row, "en")
+    assert said == "Debian jessie x64 (Tools: installation OK)"

@@ -251,6 +251,10 @@ schwierig, kompliziert = tricky difficult complicated hard
 einzeln, einzelne, einzig = single individual
 taste, tasten = key keys
 leistung = performance
+zweig, zweige = branch branches
+gekürzt, kürzen, abgeschnitten = cut shortened
+übernommen, übernehmen, übernimmt = adopted adopt taken
+gemäß, laut = per according
 # the workplace: people, leave, pay, travel, offices and on-call
 mitarbeiter, mitarbeitende, mitarbeiterin, angestellte, beschäftigte = employees employee staff
 kollege, kollegen, kollegin = colleague colleagues

@@ -45,7 +45,12 @@ _TYPE_PATTERNS: tuple[tuple[str, re.Pattern], ...] = tuple(
             r"|\b(what|which) (date|year|day|month|time)\b|\bwie bald\b"
             r"|\b(welche[mn]?|in welchem) (datum|jahr|tag|monat)\b",
         ),
-        ("why", r"^\W*(why|warum|wieso|weshalb|weswegen)\b"),
+        (
+            "why",
+            r"^\W*(why|warum|wieso|weshalb|weswegen|for what reason|aus welche[mn] gründen?)\b"
+            r"|^\W*(what|which) (was|is|were|are) the (main |primary )?reasons?\b"
+            r"|^\W*was (war|ist|waren|sind) (der|die) (haupt)?(grund|gründe)\b",
+        ),
         ("where", r"^\W*(where|wo|wohin|woher)\b"),
         (
             "howto",

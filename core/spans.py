@@ -789,7 +789,28 @@ def score_unit(
     found = own | header_only
     direct = found & ((unit.stems if unit.kind != "list" or counting else set()) | header_terms)
     credit = _weight(profile, direct) + TRANSLATION_CREDIT * _weight(profile, found - direct)
+    if names_only(profile, found):
+        credit *= NAMES_ONLY
     return score, credit / total if total else 0.0
+
+
+# The share of its support a unit keeps when it holds only the names of a question that also
+# asks with plain words (`names_only`).
+NAMES_ONLY = 0.8
+_UNTYPED = ("what", "howto", "why")
+
+
+def names_only(profile: QuestionProfile, found: set[str]) -> bool:
+    """Whether a unit (with its heading) holds only the names, dates and numbers of a what,
+    how or why question and none of the plain words that say what is asked about
+    them ("Christopher Clark, Rich Persaud" for "What were the action items for Rich
+    Persaud in the call on 15 December?"): it restates whom the question is about, not
+    what it asks. (A where question's plain words are mostly verbs of finding: "Wo ist das
+    XT Shield zu finden?" is answered by "At the bottom-right corner, the XT shield ...".)"""
+    if profile.qtype not in _UNTYPED:
+        return False
+    plain = {t for t, w in profile.terms.items() if w < ENTITY_WEIGHT}
+    return bool(plain) and bool(found) and not found & plain
 
 
 class Scored(NamedTuple):

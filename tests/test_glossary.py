@@ -26,6 +26,7 @@ from tests.fakes.evidence import make_evidence
         # compounds of two entries: customization layer, switch keys
         ("Anpassungsschicht", "customization"),
         ("Umschalttasten", "keys"),
+        ("übernommen", "adopted"),
     ],
 )
 def test_inflected_forms_find_their_entry(word, expected):

@@ -65,6 +65,9 @@ def answer(question: str, text: str, header: str = "Page") -> str:
         ("Wie lautet die Problemnummer für die Umschalttasten?", "what"),  # "Wie lautet" = what
         ("Wie heißt der Server?", "what"),
         ("Und welche Xen Versionen wurden genutzt?", "version"),
+        ("What was the reason that the Dell Optiplex failed the test?", "why"),
+        ("Was war der Grund dafür, dass der Dell Optiplex gefallen ist?", "why"),
+        ("Aus welchen Gründen können PRs abgelehnt werden?", "why"),
         # a question naming the version it is about asks for something else
         ("What capabilities were measured for version 7.x?", "what"),
         ("Welche Fähigkeiten wurden für die Version 7.x gemessen?", "what"),
@@ -594,3 +597,24 @@ def test_a_german_question_weighs_names_and_english_terms_as_the_english_one_doe
     assert terms["test"] == 1.0
     translated = profile_question("Wer prüft die Schreibtische?", (("schreibtische", ("desk",)),))
     assert translated.terms["schreibtisch"] == 1.0
+
+
+CALL = (
+    "Present:\n"
+    "Christopher Clark, Rich Persaud; BAE\n"
+    "ACTION: Rich to document icbinn to aid in presenting to other users."
+)
+
+
+@pytest.mark.parametrize(
+    "question",
+    [
+        "What were the action items for Rich Persaud in the Community Call on 15th December?",
+        "Was waren die Aktionspunkte für Rich Persaud im Community Call am 15. Dezember?",
+    ],
+)
+def test_a_line_holding_only_the_names_of_the_question_does_not_answer_it(question):
+    # The attendee line names Rich Persaud; what the question asks about him (action items)
+    # is on the ACTION line.
+    spans = best_spans(question, [(1, "Community Call", CALL)], glossary_translations(question))
+    assert "document icbinn" in spans[0][1].answer

@@ -789,13 +789,14 @@ def score_unit(
     found = own | header_only
     direct = found & ((unit.stems if unit.kind != "list" or counting else set()) | header_terms)
     credit = _weight(profile, direct) + TRANSLATION_CREDIT * _weight(profile, found - direct)
-    if names_only(profile, found):
+    if unit.kind in ("sentence", "item") and names_only(profile, found):
         credit *= NAMES_ONLY
     return score, credit / total if total else 0.0
 
 
-# The share of its support a unit keeps when it holds only the names of a question that also
-# asks with plain words (`names_only`).
+# The share of its support a sentence or list item keeps when it holds only the names of a
+# question that also asks with plain words (`names_only`; a table row's column names say what
+# its cells are, so a row is judged by its cells as before).
 NAMES_ONLY = 0.8
 _UNTYPED = ("what", "howto", "why")
 

@@ -291,3 +291,17 @@ def test_german_noun_the_wiki_lacks_declines():
     assert translated.unknown_words("Gibt es einen Parkplatzzuschuss für das Labor?") == []
     # The first word of a sentence and product names in camel case are not judged.
     assert llm.unknown_words("Kantine? Und der FirePro?") == []
+
+
+def test_a_row_answers_in_a_statement_though_its_column_is_capitalized_in_the_question():
+    # "Acknowledge" is capitalized as a name would be, and the row holds no other word of
+    # the question ("time"): a row's column says what its cell is, so the row is not a
+    # line that only restates the question's names, and the answer is a statement.
+    severity = ev(
+        1,
+        "Row 1 in Table 1: Severity is SEV1, Acknowledge within is 5 minutes\n"
+        "Row 2 in Table 1: Severity is SEV2, Acknowledge within is 15 minutes",
+        "Incident response",
+    )
+    text = ask("What is the Acknowledge time for a SEV2?", evidences=[severity])
+    assert text == "The Acknowledge time for a SEV2 is 15 minutes [1]."

@@ -254,7 +254,7 @@ leistung = performance
 zweig, zweige = branch branches
 gekürzt, kürzen, abgeschnitten = cut shortened
 übernommen, übernehmen, übernimmt = adopted adopt taken
-gemäß, laut = per according
+gemäß = per according
 # the workplace: people, leave, pay, travel, offices and on-call
 mitarbeiter, mitarbeitende, mitarbeiterin, angestellte, beschäftigte = employees employee staff
 kollege, kollegen, kollegin = colleague colleagues

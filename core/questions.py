@@ -389,7 +389,7 @@ def _weighted_terms(
     parts = [p for p in word.strip(".,;:!?\"'()[]„“”").split("-") if p]
     if language != "de" or len(parts) < 2:
         return [(stem, weight) for stem in terms(word, stopwords)]
-    named = [is_entity(p) for p in parts]
+    named = [is_entity(p) or any(c.isdigit() for c in p) for p in parts]
     whole = ENTITY_WEIGHT if any(named) else 1.0
     out = [(stem, whole) for stem in terms(word, stopwords) if "-" in stem]
     for part, name in zip(parts, named, strict=True):

@@ -564,6 +564,7 @@ def test_german_hyphenated_compounds_weigh_as_their_parts():
     assert terms["version"] == terms["checklist"] == 1.0
     terms = profile_question("Wie lautete die OpenXT-Problemnummer in den rc1-Tests?").terms
     assert terms["openxt"] == terms["rc1"] == 2.0
+    assert profile_question("Welche Tests in Stable-9?").terms["stable-9"] == 2.0
     assert terms["problemnumm"] == terms["test"] == 1.0
     assert "lautet" not in terms
     # English compounds keep their weight.

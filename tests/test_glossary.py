@@ -27,6 +27,7 @@ from tests.fakes.evidence import make_evidence
         ("Anpassungsschicht", "customization"),
         ("Umschalttasten", "keys"),
         ("übernommen", "adopted"),
+        ("bedeutet", "indicates"),
     ],
 )
 def test_inflected_forms_find_their_entry(word, expected):

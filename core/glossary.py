@@ -255,6 +255,10 @@ zweig, zweige = branch branches
 gekürzt, kürzen, abgeschnitten = cut shortened
 übernommen, übernehmen, übernimmt = adopted adopt taken
 gemäß = per according
+verifikation, verifizierung, verifiziert = verification verified verify
+checkliste = checklist
+ausrichtung = orientation alignment
+durchgang, durchreichung = passthrough pass through
 # the workplace: people, leave, pay, travel, offices and on-call
 mitarbeiter, mitarbeitende, mitarbeiterin, angestellte, beschäftigte = employees employee staff
 kollege, kollegen, kollegin = colleague colleagues

@@ -28,6 +28,7 @@ from tests.fakes.evidence import make_evidence
         ("Umschalttasten", "keys"),
         ("übernommen", "adopted"),
         ("bedeutet", "indicates"),
+        ("Freigabecheckliste", "checklist"),
     ],
 )
 def test_inflected_forms_find_their_entry(word, expected):

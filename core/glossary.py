@@ -259,6 +259,29 @@ verifikation, verifizierung, verifiziert = verification verified verify
 checkliste = checklist
 ausrichtung = orientation alignment
 durchgang, durchreichung = passthrough pass through
+# English nouns German uses as its own (capitalized like any German noun: common words, not
+# names, so a German question weighs them as the English one does)
+ticket, tickets = ticket tickets
+version, versionen = version versions
+build, builds = build builds
+status = status state
+team, teams = team teams
+server = server servers
+update, updates = update updates
+upgrade, upgrades = upgrade upgrades
+patch, patches = patch patches
+feature, features = feature features
+branch, branches = branch branches
+repository, repositories = repository repositories repo
+commit, commits = commit commits
+backup, backups = backup backups
+account, accounts = account accounts
+browser = browser
+laptop, laptops = laptop laptops
+software = software
+hardware = hardware
+firmware = firmware
+link, links = link links
 # the workplace: people, leave, pay, travel, offices and on-call
 mitarbeiter, mitarbeitende, mitarbeiterin, angestellte, beschäftigte = employees employee staff
 kollege, kollegen, kollegin = colleague colleagues

@@ -338,7 +338,7 @@ def profile_question(text: str, translations: Translations = ()) -> QuestionProf
         if language == "de":
             capitalized = capitalized and _foreign_name(word, translated)
         weight = ENTITY_WEIGHT if capitalized or is_entity(word) else 1.0
-        for stem, stem_weight in _weighted_terms(word, weight, language, stopwords):
+        for stem, stem_weight in _weighted_terms(word, weight, language, stopwords, translated):
             weights[stem] = max(weights.get(stem, 0.0), stem_weight)
     aliases: dict[str, str] = {}
     for word, neighbours in translations:
@@ -377,19 +377,22 @@ def _foreign_name(word: str, translated: frozenset[str]) -> bool:
 
 
 def _weighted_terms(
-    word: str, weight: float, language: str, stopwords: frozenset[str]
+    word: str, weight: float, language: str, stopwords: frozenset[str], translated: frozenset[str]
 ) -> list[tuple[str, float]]:
     """The terms of one question word with their weights: `weight` for each, except in a
     German hyphenated compound, whose parts weigh as names only when they are names
     ("Versions-Checkliste" is a checklist, not a name, though its hyphen marks English
-    compounds as one; "OpenXT-Problemnummer" keeps OpenXT's weight, "rc1-Tests" rc1's), as
-    the words of the English question would weigh. Measured on
-    ConfQuestions (dev, 20 conversations): German compounds weighted as names ranked rows
-    about a software "version" first for "Software-Dokumentation ... Versions-Checkliste"."""
+    compounds as one; "OpenXT-Problemnummer" keeps OpenXT's weight, "rc1-Tests" rc1's,
+    "Fedora-Gast-VM" Fedora's and VM's), as the words of the English question would weigh.
+    Measured on ConfQuestions (dev, 20 conversations): German compounds weighted as names
+    ranked rows about a software "version" first for "Software-Dokumentation ...
+    Versions-Checkliste"."""
     parts = [p for p in word.strip(".,;:!?\"'()[]„“”").split("-") if p]
     if language != "de" or len(parts) < 2:
         return [(stem, weight) for stem in terms(word, stopwords)]
-    named = [is_entity(p) or any(c.isdigit() for c in p) for p in parts]
+    named = [
+        is_entity(p) or any(c.isdigit() for c in p) or _foreign_name(p, translated) for p in parts
+    ]
     whole = ENTITY_WEIGHT if any(named) else 1.0
     out = [(stem, whole) for stem in terms(word, stopwords) if "-" in stem]
     for part, name in zip(parts, named, strict=True):

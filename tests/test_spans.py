@@ -598,6 +598,11 @@ def test_a_german_question_weighs_names_and_english_terms_as_the_english_one_doe
     assert terms["test"] == 1.0
     translated = profile_question("Wer prüft die Schreibtische?", (("schreibtische", ("desk",)),))
     assert translated.terms["schreibtisch"] == 1.0
+    # English nouns German uses as its own are common words, as in the English question;
+    # a name in a compound keeps its weight.
+    terms = profile_question("Welche Version hat das JIRA-Ticket der Fedora-Gast-VM?").terms
+    assert terms["version"] == terms["ticket"] == terms["gast"] == 1.0
+    assert terms["fedora"] == terms["jira"] == terms["vm"] == 2.0
 
 
 CALL = (

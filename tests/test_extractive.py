@@ -305,3 +305,13 @@ def test_a_row_answers_in_a_statement_though_its_column_is_capitalized_in_the_qu
     )
     text = ask("What is the Acknowledge time for a SEV2?", evidences=[severity])
     assert text == "The Acknowledge time for a SEV2 is 15 minutes [1]."
+
+
+def test_a_german_word_is_known_when_the_wiki_has_another_form_of_its_english_word():
+    # The glossary reads "Anpassung" as customized / customization: the wiki's
+    # "customization" is the same word, so the question names nothing the wiki lacks;
+    # "Elternzeit" (parental leave) stays unknown though the wiki has "leave".
+    vocabulary = {"single", "customization", "layer", "approach", "annual", "leave"}
+    llm = ExtractiveLLM(vocabulary=lambda: vocabulary, glossary=True)
+    assert "customized" not in llm.unknown_words("Was ist der Vorteil der Anpassung?")
+    assert llm.unknown_words("Wie lange ist die Elternzeit?") == ["parental"]

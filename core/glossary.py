@@ -254,7 +254,6 @@ leistung = performance
 zweig, zweige = branch branches
 gekürzt, kürzen, abgeschnitten = cut shortened
 übernommen, übernehmen, übernimmt = adopted adopt taken
-gemäß = per according
 verifikation, verifizierung, verifiziert = verification verified verify
 checkliste = checklist
 ausrichtung = orientation alignment

@@ -121,7 +121,8 @@ QUESTION_WORDS = frozenset(
     " wodurch woraus ab"
     # German verbs and fillers of asking ("Wie lautet ...", "Ich würde gerne mehr über ...
     # erfahren"), which no page says
-    " lautet lautete lauten lauteten heißt hieß gern gerne erfahren weiß eigentlich über".split()
+    " lautet lautete lauten lauteten heißt hieß gern gerne erfahren weiß eigentlich über gemäß"
+    " zufolge".split()
 )
 
 

@@ -249,9 +249,12 @@ class ExtractiveLLM:
         words = [w.lower() for w in _WORD.findall(asked)]
         if question_language(question) != "en":
             # A German word stands for the glossary's first English word for it, when the
-            # glossary has it ("Elternzeit" → parental); a German noun the glossary lacks
-            # counts as unknown when the wiki has neither it nor a word standing for it.
-            words = [found[0] for found in map(glossary_words, words) if found]
+            # glossary has it ("Elternzeit" → parental), and is known when the wiki has that
+            # word in any form the glossary lists ("Anpassung" → customized, customization);
+            # a German noun the glossary lacks counts as unknown when the wiki has neither
+            # it nor a word standing for it.
+            glossed = [found for found in map(glossary_words, words) if found]
+            words = [found[0] for found in glossed if not _known_form(found, known)]
             words += self._untranslated_nouns(question, asked, known)
         return [
             w
@@ -348,6 +351,15 @@ def _known_compound(word: str, known: Collection[str]) -> bool:
     narrowed, so the wiki may hold it under that word."""
     return any(
         word[cut:] in known or bool(glossary_words(word[cut:])) for cut in range(3, len(word) - 3)
+    )
+
+
+def _known_form(english: Sequence[str], known: Collection[str]) -> bool:
+    """Whether the wiki knows another form the glossary lists of its first English word for
+    a German word (same stem: customized → customization), in any simple inflection."""
+    head = terms(english[0])
+    return any(
+        terms(word) == head and any(f in known for f in _inflections(word)) for word in english[1:]
     )
 
 

@@ -13,6 +13,7 @@ import re
 from dataclasses import dataclass, field
 from functools import lru_cache
 
+from core.glossary import glossary_words
 from core.lexical import ENGLISH_STOPWORDS, GERMAN_STOPWORDS, detect_language, tokenize
 
 # Names, versions and other marked words say which evidence is meant and count double
@@ -32,7 +33,11 @@ _TYPE_PATTERNS: tuple[tuple[str, re.Pattern], ...] = tuple(
             r"|number of|wie (viele?|groß|hoch|lang|alt|weit|schwer|oft|schnell)"
             r"|wieviele?|anzahl)\b",
         ),
-        ("version", r"\b(which|what|welche[rsmn]?|was für)\b[^?]*\bversions?\b"),
+        # "versions 7.x" names the version the question is about, it does not ask for one
+        (
+            "version",
+            r"\b(which|what|welche[rsmn]?|was für)\b[^?]*\b(versions?|versionen)\b(?!\s+v?\d)",
+        ),
         ("who", r"^\W*(who|whom|whose|wer|wem|wen|wessen)\b"),
         (
             "when",
@@ -40,11 +45,17 @@ _TYPE_PATTERNS: tuple[tuple[str, re.Pattern], ...] = tuple(
             r"|\b(what|which) (date|year|day|month|time)\b|\bwie bald\b"
             r"|\b(welche[mn]?|in welchem) (datum|jahr|tag|monat)\b",
         ),
-        ("why", r"^\W*(why|warum|wieso|weshalb|weswegen)\b"),
+        (
+            "why",
+            r"^\W*(why|warum|wieso|weshalb|weswegen|for what reason|aus welche[mn] gründen?)\b"
+            r"|^\W*(what|which) (was|is|were|are) the (main |primary )?reasons?\b"
+            r"|^\W*was (war|ist|waren|sind) (der|die) (haupt)?(grund|gründe)\b",
+        ),
         ("where", r"^\W*(where|wo|wohin|woher)\b"),
         (
             "howto",
-            r"^\W*(how|wie)\b(?! (many|much|long|old|often|viele?|lange?|alt|hoch|oft)\b)",
+            r"^\W*(how|wie)\b(?! (many|much|long|old|often|viele?|lange?|alt|hoch|oft"
+            r"|lautet|lautete|lauten|lauteten|heißt|hieß|heisst)\b)",
         ),
         (
             "yesno",
@@ -107,7 +118,11 @@ _JOINER = re.compile(r"[.\-_/+]")
 # Question words that are no terms of a question: "how many", and German question adverbs.
 QUESTION_WORDS = frozenset(
     "many much viele viel wieviele wieviel worüber wofür womit wovon worauf woran wozu"
-    " wodurch woraus ab".split()
+    " wodurch woraus ab"
+    # German verbs and fillers of asking ("Wie lautet ...", "Ich würde gerne mehr über ...
+    # erfahren"), which no page says
+    " lautet lautete lauten lauteten heißt hieß gern gerne erfahren weiß eigentlich über gemäß"
+    " zufolge".split()
 )
 
 
@@ -316,13 +331,16 @@ def profile_question(text: str, translations: Translations = ()) -> QuestionProf
     language = question_language(text)
     stopwords = (STOPWORDS if language == "de" else ENGLISH_STOPWORDS) | QUESTION_WORDS
     asked_text = CONTEXT.sub(" ", text)
+    translated = frozenset(word for word, _ in translations)
     weights: dict[str, float] = {}
     for position, word in enumerate(asked_text.split()):
         # A capital inside an English question marks a name (German capitalizes nouns).
-        capitalized = language == "en" and position > 0 and word[:1].isupper()
+        capitalized = position > 0 and word[:1].isupper()
+        if language == "de":
+            capitalized = capitalized and _foreign_name(word, translated)
         weight = ENTITY_WEIGHT if capitalized or is_entity(word) else 1.0
-        for stem in terms(word, stopwords):
-            weights[stem] = max(weights.get(stem, 0.0), weight)
+        for stem, stem_weight in _weighted_terms(word, weight, language, stopwords, translated):
+            weights[stem] = max(weights.get(stem, 0.0), stem_weight)
     aliases: dict[str, str] = {}
     for word, neighbours in translations:
         own = [t for t in terms(word, stopwords) if t in weights]
@@ -347,6 +365,40 @@ def profile_question(text: str, translations: Translations = ()) -> QuestionProf
         page_fact(text),
         _defined(text, stopwords),
     )
+
+
+def _foreign_name(word: str, translated: frozenset[str]) -> bool:
+    """Whether a capitalized word of a German question is a name or an English term the
+    wiki uses as it is ("Ubuntu", "Xen", "Board"), which weighs as a name as it would in
+    the English question: no German word the glossary or the index translates."""
+    plain = word.strip(".,;:!?\"'()[]„“”")
+    if not plain.isalpha() or plain.lower() in translated or plain.lower() in STOPWORDS:
+        return False
+    return not glossary_words(plain)
+
+
+def _weighted_terms(
+    word: str, weight: float, language: str, stopwords: frozenset[str], translated: frozenset[str]
+) -> list[tuple[str, float]]:
+    """The terms of one question word with their weights: `weight` for each, except in a
+    German hyphenated compound, whose parts weigh as names only when they are names
+    ("Versions-Checkliste" is a checklist, not a name, though its hyphen marks English
+    compounds as one; "OpenXT-Problemnummer" keeps OpenXT's weight, "rc1-Tests" rc1's,
+    "Fedora-Gast-VM" Fedora's and VM's), as the words of the English question would weigh.
+    Measured on ConfQuestions (dev, 20 conversations): German compounds weighted as names
+    ranked rows about a software "version" first for "Software-Dokumentation ...
+    Versions-Checkliste"."""
+    parts = [p for p in word.strip(".,;:!?\"'()[]„“”").split("-") if p]
+    if language != "de" or len(parts) < 2:
+        return [(stem, weight) for stem in terms(word, stopwords)]
+    named = [
+        is_entity(p) or any(c.isdigit() for c in p) or _foreign_name(p, translated) for p in parts
+    ]
+    whole = ENTITY_WEIGHT if any(named) else 1.0
+    out = [(stem, whole) for stem in terms(word, stopwords) if "-" in stem]
+    for part, name in zip(parts, named, strict=True):
+        out += [(stem, ENTITY_WEIGHT if name else 1.0) for stem in terms(part, stopwords)]
+    return out
 
 
 def _defined(text: str, stopwords: frozenset[str]) -> frozenset[str]:

@@ -197,7 +197,9 @@ DEFAULT_WEIGHTS = SpanWeights()
 class Unit:
     """One answerable unit of an evidence: `kind` row (with its `pairs`), item, list (the
     items of a short list), sentence or byline; `stems` are its terms; `group` tells which
-    table of the page a row is in (its number) or which list of the evidence an item is in."""
+    table of the page a row is in (its number) or which list of the evidence an item is in;
+    `antecedent`, for a sentence that opens by referring back ("This variable is declared
+    in local.conf"), the terms of the sentence before it that it refers to."""
 
     kind: str
     text: str
@@ -205,6 +207,7 @@ class Unit:
     words: int
     pairs: tuple[tuple[str, str], ...] = ()
     group: int = 0
+    antecedent: frozenset[str] = frozenset()
 
 
 @dataclass(frozen=True)
@@ -356,9 +359,35 @@ def units(text: str) -> tuple[Unit, ...]:
             body = "; ".join(_cell(n, v) for n, v in pairs) or row.group(2)
             out.append(_unit("row", body, pairs, int(row.group(1))))
         else:
-            out.extend(_unit("sentence", s.strip()) for s in SENTENCE_END.split(line) if s.strip())
+            out.extend(_sentences(line))
     close_list()
     return tuple(out)
+
+
+# A sentence that opens by referring back to the one before it: "This variable ...", "It
+# ...", "These ...", "Dieser Wert ...", "Es ...".
+_ANAPHORA = re.compile(
+    r"^\W*(?:this|that|these|those|it|its|they|their|such|the latter|the former|dies"
+    r"|diese[rsmn]?|es|sie|deren|dessen)\b",
+    re.IGNORECASE,
+)
+
+
+def _sentences(line: str) -> list[Unit]:
+    """The sentence units of a line of prose; one that opens by referring back
+    (`_ANAPHORA`) carries the terms of the sentence before it (and of what that one referred
+    back to) as its `antecedent`: "This variable is declared in local.conf" after "Bats is
+    enabled using the DISTRO_FEATURE variable" is about DISTRO_FEATURE."""
+    out: list[Unit] = []
+    for sentence in (s.strip() for s in SENTENCE_END.split(line)):
+        if not sentence:
+            continue
+        unit = _unit("sentence", sentence)
+        if out and _ANAPHORA.match(sentence):
+            before = out[-1]
+            unit = replace(unit, antecedent=(before.stems | before.antecedent) - unit.stems)
+        out.append(unit)
+    return out
 
 
 @lru_cache(maxsize=8192)
@@ -456,6 +485,7 @@ def _row_cells(profile: QuestionProfile, unit: Unit) -> list[tuple[str, str]]:
     value_terms: set[str] = set()
     for _, value in unit.pairs:
         value_terms.update(terms(value))
+    focus_names = {t for t in profile.focus if profile.terms.get(t, 0.0) >= ENTITY_WEIGHT}
     scored = []
     for position, (name, value) in enumerate(unit.pairs):
         if not value:
@@ -481,13 +511,17 @@ def _row_cells(profile: QuestionProfile, unit: Unit) -> list[tuple[str, str]]:
             score += TYPE_BONUS
         if not _new(value, profile):
             score -= 1.0
-        scored.append((score, bool(named), -position, name, value))
+        # A cell naming a name of "which X" ("Which Ubuntu versions" → Notes: Ubuntu 3.11
+        # Kernel) is named more closely than one holding only its plain words (Xen Version).
+        naming = 2 if named & focus_names else int(bool(named))
+        scored.append((score, naming, -position, name, value))
     if not scored:
         return []
     # Once a cell is the one the question names, the others only say which row is meant;
     # a "why" question is answered by the cells that give a reason, when some do.
-    if any(named for _, named, *_ in scored):
-        scored = [cell for cell in scored if cell[1]]
+    closest = max(naming for _, naming, *_ in scored)
+    if closest:
+        scored = [cell for cell in scored if cell[1] == closest]
     if profile.qtype == "why" and any(_REASON.match(cell[4]) for cell in scored):
         return [(n, v) for _, _, _, n, v in sorted(scored, reverse=True) if _REASON.match(v)][:3]
     scored.sort(reverse=True)
@@ -735,6 +769,8 @@ def score_unit(
     # one of its items.
     counting = profile.qtype == "count" and _COUNTS_ITEMS.search(profile.text) is not None
     own = profile.asked_in(unit.stems) if unit.kind != "list" or counting else set()
+    # What a sentence refers back to reads as its heading does (`Unit.antecedent`).
+    header_terms = header_terms | unit.antecedent
     in_header = profile.asked_in(header_terms)
     score = (
         _weight(profile, own - in_header)
@@ -753,7 +789,29 @@ def score_unit(
     found = own | header_only
     direct = found & ((unit.stems if unit.kind != "list" or counting else set()) | header_terms)
     credit = _weight(profile, direct) + TRANSLATION_CREDIT * _weight(profile, found - direct)
+    if unit.kind in ("sentence", "item") and names_only(profile, found):
+        credit *= NAMES_ONLY
     return score, credit / total if total else 0.0
+
+
+# The share of its support a sentence or list item keeps when it holds only the names of a
+# question that also asks with plain words (`names_only`; a table row's column names say what
+# its cells are, so a row is judged by its cells as before).
+NAMES_ONLY = 0.8
+_UNTYPED = ("what", "howto", "why")
+
+
+def names_only(profile: QuestionProfile, found: set[str]) -> bool:
+    """Whether a unit (with its heading) holds only the names, dates and numbers of a what,
+    how or why question and none of the plain words that say what is asked about
+    them ("Christopher Clark, Rich Persaud" for "What were the action items for Rich
+    Persaud in the call on 15 December?"): it restates whom the question is about, not
+    what it asks. (A where question's plain words are mostly verbs of finding: "Wo ist das
+    XT Shield zu finden?" is answered by "At the bottom-right corner, the XT shield ...".)"""
+    if profile.qtype not in _UNTYPED:
+        return False
+    plain = {t for t, w in profile.terms.items() if w < ENTITY_WEIGHT}
+    return bool(plain) and bool(found) and not found & plain
 
 
 class Scored(NamedTuple):
@@ -787,6 +845,8 @@ def scored_units(
         )
         if profile.qtype != "yesno" and unit.stems <= wanted:
             continue
+        if _asks(unit):
+            continue
         if unit.kind == "row" and numbered_otherwise(profile.text, unit):
             continue
         if not (unit.stems & wanted or (titled and unit.kind == "list") or definition):
@@ -796,6 +856,17 @@ def scored_units(
             score += DEFINITION_BONUS
         out.append(Scored(score, covered, unit, position))
     return out
+
+
+def _asks(unit: Unit) -> bool:
+    """Whether a unit is a question the page asks (an FAQ's, an open point): it answers
+    nothing. A labelled line ending in "?" is a topic ("Kevin: when are topics approved?"
+    on an agenda), which a question about the label asks for."""
+    return (
+        unit.kind in ("sentence", "item")
+        and unit.text.endswith("?")
+        and not _LABELLED.match(unit.text)
+    )
 
 
 # A numbered thing: "week 3", "Woche 3", "rc2", "phase 1" (a word and a small number).
@@ -846,7 +917,14 @@ def best_span(
     # Within an evidence as across them (`best_spans`), a unit holding a value of the asked
     # kind ranks above one that does not, at equal support ("58 people" for "how many
     # people", not the page's opening sentence that names the company).
-    best = max(scored, key=lambda c: (_tier(_typed_unit_support(profile, c)), c.score))
+    best = max(
+        scored,
+        key=lambda c: (
+            _tier(_typed_unit_support(profile, c)),
+            holds_relation(profile, c.unit.text),
+            c.score,
+        ),
+    )
     score, covered, unit, position = best
     carried = profile.context
     header_terms = _header_terms(header)
@@ -960,6 +1038,7 @@ def best_spans(
     found.sort(
         key=lambda pair: (
             -_tier(typed_support(profile, pair[1])),
+            not holds_relation(profile, pair[1].whole),
             not counted & set(terms(pair[1].whole)),
             -pair[1].score,
             pair[0],
@@ -999,6 +1078,49 @@ def _holds_asked_kind(profile: QuestionProfile, text: str, kind: str) -> bool:
 def typed_support(profile: QuestionProfile, span: Span) -> float:
     """A span's support, `TYPE_MISS` of it when its answer is not of the asked kind."""
     return span.support if answers_type(profile, span) else TYPE_MISS * span.support
+
+
+# What answers a where, why or how question besides the question's own words: a place (a
+# file, a path, a location phrase), a reason clause, a means or procedure. English and
+# German.
+_RELATIONS = {
+    "where": re.compile(
+        r"[\w-]+\.(?:conf|cfg|ini|xml|json|ya?ml|txt|sh|py|bb|bbappend|inc|md|toml|env"
+        r"|properties|service|html?|csv|pdf|docx?|xlsx?)\b|(?<![\w/])(?:~|\.{1,2})?/\w[\w.\-]*/"
+        r"|https?://|\b(?:located|stored|kept|found|declared|defined|configured|placed|saved"
+        r"|hosted|installed|lives?|sits?|set|listed|available)\s+(?:in|at|under|on|inside)\b"
+        r"|\b(?:in|at|under|inside|on)\s+(?:the\s+|your\s+|our\s+)?(?:[\w.'\-]+\s+){0,2}"
+        r"(?:file|folder|directory|repo|repository|branch|page|section|menu|tab|server|building"
+        r"|floor|office|room|channel|drive|share|wiki|space|bucket|cluster|region)s?\b"
+        r"|\b(?:befindet|liegt|liegen|gespeichert|abgelegt|definiert|deklariert)\b"
+        r"|\b(?:in der|im|unter dem|auf der|auf dem)\s+(?:\w+\s+)?(?:datei|ordner"
+        r"|verzeichnis|repository|seite|abschnitt|menü|server|gebäude|büro|raum|kanal)\b",
+        re.IGNORECASE,
+    ),
+    "why": re.compile(
+        r"\b(?:because|since|as a result|due to|owing to|so that|in order to|the reason"
+        r"|reasons?|therefore|thus|hence|otherwise|to (?:avoid|prevent|ensure|allow|enable"
+        r"|reduce|keep|make sure|simplify|support)|weil|denn|damit|deshalb|daher|darum"
+        r"|aufgrund|wegen|grund|gründen|sonst)\b",
+        re.IGNORECASE,
+    ),
+    "howto": re.compile(
+        r"\bby (?:\w+ing|means of)\b|\b(?:using|via|through|run|running|execute|click"
+        r"|select|navigate|go to|type|enter|step|steps|command|first|then|indem|mittels"
+        r"|durch|über|anhand|schritt|schritte|klicken|wählen|führen sie)\b",
+        re.IGNORECASE,
+    ),
+}
+
+
+def holds_relation(profile: QuestionProfile, text: str) -> bool:
+    """Whether `text` holds what a where, why or how question asks beyond its words (a
+    place, a reason, a means: `_RELATIONS`); always true for other questions. Among spans
+    that cover the question equally, one that holds it answers the question; one that does
+    not only restates its premise ("Bats is enabled using the DISTRO_FEATURE variable" for
+    "Where is the DISTRO_FEATURE variable declared?")."""
+    relation = _RELATIONS.get(profile.qtype)
+    return relation is None or relation.search(text) is not None
 
 
 GATHERED = 5

@@ -326,3 +326,27 @@ def test_a_yes_no_on_a_table_row_says_the_row_and_the_deciding_cells():
     assert ask("Did the system with Dell E7450 work?", evidences=[row]) == (
         "Yes: Dell E7450, INST: Y, ML: Y [1]"
     )
+
+
+def test_a_row_answers_in_a_statement_though_its_column_is_capitalized_in_the_question():
+    # "Acknowledge" is capitalized as a name would be, and the row holds no other word of
+    # the question ("time"): a row's column says what its cell is, so the row is not a
+    # line that only restates the question's names, and the answer is a statement.
+    severity = ev(
+        1,
+        "Row 1 in Table 1: Severity is SEV1, Acknowledge within is 5 minutes\n"
+        "Row 2 in Table 1: Severity is SEV2, Acknowledge within is 15 minutes",
+        "Incident response",
+    )
+    text = ask("What is the Acknowledge time for a SEV2?", evidences=[severity])
+    assert text == "The Acknowledge time for a SEV2 is 15 minutes [1]."
+
+
+def test_a_german_word_is_known_when_the_wiki_has_another_form_of_its_english_word():
+    # The glossary reads "Anpassung" as customized / customization: the wiki's
+    # "customization" is the same word, so the question names nothing the wiki lacks;
+    # "Elternzeit" (parental leave) stays unknown though the wiki has "leave".
+    vocabulary = {"single", "customization", "layer", "approach", "annual", "leave"}
+    llm = ExtractiveLLM(vocabulary=lambda: vocabulary, glossary=True)
+    assert "customized" not in llm.unknown_words("Was ist der Vorteil der Anpassung?")
+    assert llm.unknown_words("Wie lange ist die Elternzeit?") == ["parental"]

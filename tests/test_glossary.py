@@ -20,6 +20,15 @@ from tests.fakes.evidence import make_evidence
         ("Schritte", "step"),
         ("getestet", "tested"),
         ("Betriebssystem", "operating"),
+        ("deklariert", "declared"),
+        ("festgelegte", "set"),
+        ("fertiggestellt", "finalized"),
+        # compounds of two entries: customization layer, switch keys
+        ("Anpassungsschicht", "customization"),
+        ("Umschalttasten", "keys"),
+        ("übernommen", "adopted"),
+        ("bedeutet", "indicates"),
+        ("Freigabecheckliste", "checklist"),
     ],
 )
 def test_inflected_forms_find_their_entry(word, expected):

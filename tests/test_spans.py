@@ -62,6 +62,15 @@ def answer(question: str, text: str, header: str = "Page") -> str:
         ("How is BATS enabled in the build?", "howto"),
         ("Why was BATS used?", "why"),
         ("Where is the variable declared?", "where"),
+        ("Wie lautet die Problemnummer für die Umschalttasten?", "what"),  # "Wie lautet" = what
+        ("Wie heißt der Server?", "what"),
+        ("Und welche Xen Versionen wurden genutzt?", "version"),
+        ("What was the reason that the Dell Optiplex failed the test?", "why"),
+        ("Was war der Grund dafür, dass der Dell Optiplex gefallen ist?", "why"),
+        ("Aus welchen Gründen können PRs abgelehnt werden?", "why"),
+        # a question naming the version it is about asks for something else
+        ("What capabilities were measured for version 7.x?", "what"),
+        ("Welche Fähigkeiten wurden für die Version 7.x gemessen?", "what"),
         ("What does BATS stand for?", "what"),
         ("Could you please summarize the RFC?", "what"),
         ("And the BIOS? (context: Dell, Optiplex, 7040)", "what"),
@@ -472,3 +481,146 @@ def test_how_many_prefers_the_span_that_names_what_is_counted():
     ]
     (first, span), *_ = best_spans("How many people work in Bristol?", sources)
     assert first == 2 and span.answer.startswith("21 people")
+
+
+BATS = (
+    "Bats is enabled/disabled using the DISTRO_FEATURE variable of the OpenEmbedded build"
+    " system. This variable is declared in OpenXT's local.conf and is the best place to add"
+    " the bats distro feature."
+)
+
+
+@pytest.mark.parametrize(
+    "question",
+    [
+        "Where is the DISTRO_FEATURE variable declared that enables BATS?",
+        "Wo wird die DISTRO_FEATURE Variable deklariert, die BATS einschaltet?",
+    ],
+)
+def test_a_sentence_that_refers_back_carries_what_it_refers_to(question):
+    # "This variable" is the DISTRO_FEATURE variable of the sentence before: the sentence
+    # that says where it is declared covers the question, the one before only restates it.
+    span = best_spans(question, [(1, "Bats", BATS)], glossary_translations(question))[0][1]
+    assert "local.conf" in span.answer
+
+
+def test_only_a_sentence_opening_with_a_reference_carries_the_one_before():
+    first, second, third = units("Bats runs the tests. This variable is set. Xen boots.")
+    assert second.antecedent >= {"bat", "test"}
+    assert not first.antecedent and not third.antecedent
+
+
+def glossary_translations(question: str):
+    from core.extractive import ExtractiveLLM
+
+    return ExtractiveLLM(glossary=True).translations(question)
+
+
+BUILDBOT = (
+    "See buildbot2.cfg for a complex configuration of buildbot.\n"
+    "This puts complexity into the buildbot configuration since the binaries need to be"
+    " transferred across machines."
+)
+TICKETS = (
+    "A JIRA ticket is created for the board when no resolution can be reached.\n"
+    "Create a JIRA ticket for the board by using the New button of the tracker page."
+)
+
+
+@pytest.mark.parametrize(
+    "question, text, expected",
+    [
+        ("Why is there complexity in the buildbot configuration?", BUILDBOT, "since"),
+        ("Warum gibt es Komplexität in der buildbot Konfiguration?", BUILDBOT, "since"),
+        ("How is a JIRA ticket for the board created?", TICKETS, "New button"),
+        ("Wie wird ein JIRA Ticket für das Board erstellt?", TICKETS, "New button"),
+    ],
+)
+def test_among_equally_covering_spans_the_one_holding_the_asked_relation_wins(
+    question, text, expected
+):
+    # why → a reason clause, how → a means: a span that only restates the question's words
+    # does not answer it.
+    spans = best_spans(question, [(1, "Build notes", text)], glossary_translations(question))
+    assert expected in spans[0][1].answer
+
+
+def test_a_question_the_page_asks_is_no_answer():
+    text = (
+        "What happens when two guests run on one host?\n"
+        "Kevin: when are topics approved for the call?\n"
+        "Each guest gets its own display."
+    )
+    assert answer("What happens when two guests run?", text) == "Each guest gets its own display."
+    # A labelled line ending in "?" is an agenda topic, which is an answer.
+    assert answer("What did Kevin have on the agenda?", text).startswith("when are topics")
+
+
+def test_german_hyphenated_compounds_weigh_as_their_parts():
+    # "Versions-Checkliste" is a checklist, not a name: its parts weigh as plain words, as
+    # the English question's "release checklist" would; a part that is a name keeps its
+    # weight ("OpenXT-Problemnummer", "rc1-Tests").
+    terms = profile_question("Was bedeutet Dokumentation gemäß der Versions-Checkliste?").terms
+    assert terms["version"] == terms["checklist"] == 1.0
+    terms = profile_question("Wie lautete die OpenXT-Problemnummer in den rc1-Tests?").terms
+    assert terms["openxt"] == terms["rc1"] == 2.0
+    assert profile_question("Welche Tests in Stable-9?").terms["stable-9"] == 2.0
+    assert terms["problemnumm"] == terms["test"] == 1.0
+    assert "lautet" not in terms
+    # English compounds keep their weight.
+    assert profile_question("Is the read-only mode set?").terms["read"] == 2.0
+
+
+KERNELS = (
+    "Row 1 in Table 1: Xen Version is 4.3.3, Machine is Dell 9020, and Notes is Ubuntu 3.13"
+    " Kernel\n"
+    "Row 2 in Table 1: Xen Version is 4.4.0, Machine is HP 8300, and Notes is Ubuntu 3.11 Kernel"
+)
+
+
+@pytest.mark.parametrize(
+    "question",
+    [
+        "Which Ubuntu versions were used in these Xen GPU tests?",
+        "Welche Ubuntu Versionen wurden für diese Xen GPU Tests verwendet?",
+    ],
+)
+def test_the_cell_naming_the_name_of_which_x_answers(question):
+    # "Xen Version" holds a version and the question's word "version", but the question
+    # asks which *Ubuntu* version: the cell that names Ubuntu answers.
+    assert "Ubuntu 3.13 Kernel" in answer(question, KERNELS, "Upstream Xen GPU Testing")
+
+
+def test_a_german_question_weighs_names_and_english_terms_as_the_english_one_does():
+    terms = profile_question("Welche Ubuntu Versionen wurden für diese Xen Tests verwendet?").terms
+    assert terms["ubuntu"] == terms["xen"] == 2.0
+    # German nouns (the glossary's, or the index's translations) are plain words.
+    assert terms["test"] == 1.0
+    translated = profile_question("Wer prüft die Schreibtische?", (("schreibtische", ("desk",)),))
+    assert translated.terms["schreibtisch"] == 1.0
+    # English nouns German uses as its own are common words, as in the English question;
+    # a name in a compound keeps its weight.
+    terms = profile_question("Welche Version hat das JIRA-Ticket der Fedora-Gast-VM?").terms
+    assert terms["version"] == terms["ticket"] == terms["gast"] == 1.0
+    assert terms["fedora"] == terms["jira"] == terms["vm"] == 2.0
+
+
+CALL = (
+    "Present:\n"
+    "Christopher Clark, Rich Persaud; BAE\n"
+    "ACTION: Rich to document icbinn to aid in presenting to other users."
+)
+
+
+@pytest.mark.parametrize(
+    "question",
+    [
+        "What were the action items for Rich Persaud in the Community Call on 15th December?",
+        "Was waren die Aktionspunkte für Rich Persaud im Community Call am 15. Dezember?",
+    ],
+)
+def test_a_line_holding_only_the_names_of_the_question_does_not_answer_it(question):
+    # The attendee line names Rich Persaud; what the question asks about him (action items)
+    # is on the ACTION line.
+    spans = best_spans(question, [(1, "Community Call", CALL)], glossary_translations(question))
+    assert "document icbinn" in spans[0][1].answer

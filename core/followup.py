@@ -229,10 +229,13 @@ class Substitution:
     new: Mention
 
 
-def substitutions(followup: str, previous: str, lexicon: dict[str, set[str]]) -> list[Substitution]:
+def substitutions(
+    followup: str, previous: str, lexicon: dict[str, set[str]], wiki_text: str = ""
+) -> list[Substitution]:
     """Each mention the follow-up names in place of a different one of the same kind in
     the earlier question ("week 3" for "week 2", "Chicago" for "Amsterdam"); a mention the
-    earlier question already names changes nothing."""
+    earlier question already names changes nothing. `wiki_text` (the topic's answers and
+    evidence) tells the earlier question's names from its capitalized German nouns."""
     olds = mentions(previous, lexicon)
     out: list[Substitution] = []
     used: set[int] = set()
@@ -265,7 +268,33 @@ def substitutions(followup: str, previous: str, lexicon: dict[str, set[str]]) ->
         values = [o for o in olds if _named_value(o)]
         if len(values) == 1 and values[0].key != name.key and not name.text.isupper():
             out.append(Substitution(values[0], name))
+        elif not values:
+            # "And Kevin?" after "What did Eric have on the agenda?": the earlier question's
+            # one name of the same shape that the wiki writes
+            names = [n for n in names_in(previous) if _same_shape(n.text, name.text)]
+            names = [n for n in names if not wiki_text or n.text in wiki_text]
+            if len(names) == 1 and names[0].key != name.key:
+                out.append(Substitution(names[0], name))
     return out
+
+
+def names_in(question: str) -> list[Mention]:
+    """The runs of capitalized words of a question after its first word (names, and in
+    German nouns too), without question words and stopwords."""
+    out = []
+    for match in re.finditer(r"(?<!^)\b[A-ZÄÖÜ][\w\-]*(?:\s+[A-ZÄÖÜ][\w\-]*)*", question):
+        words = match.group(0).split()
+        if any(w.lower() in STOPWORDS or w.lower() in QUESTION_WORDS for w in words):
+            continue
+        text = match.group(0)
+        out.append(Mention(text, match.start(), match.end(), normalize(text), frozenset({"name"})))
+    return out
+
+
+def _same_shape(one: str, other: str) -> bool:
+    """Two names written alike: as many words, both in capitals or neither ("AIS" and
+    "BAH", "Eric" and "Kevin"; not "TPM" and "Optiplex")."""
+    return len(one.split()) == len(other.split()) and one.isupper() == other.isupper()
 
 
 def _whole_phrases(previous: str, followup: str, old: Mention, new: Mention) -> Substitution:
@@ -429,6 +458,8 @@ def references(text: str) -> list[str]:
         previous = words[position - 1] if position else ""
         if word == "es" and previous in ("gibt", "gab"):
             continue  # "gibt es": there is
+        if word in ("it", "es") and _expletive(words, position):
+            continue  # "is it possible to ...", "ist es möglich, ... zu ...": no reference
         last = position + 1 == len(words)
         if word in PRONOUNS or word in GERMAN_REFERENCES or (last and word == "das"):
             found.append(word)
@@ -439,6 +470,18 @@ def references(text: str) -> list[str]:
             if not following or (following not in STOPWORDS and not following.endswith("ed")):
                 found.append(word)
     return found
+
+
+_BE = frozenset("is was isn't wasn't would will ist war wäre".split())
+
+
+def _expletive(words: Sequence[str], position: int) -> bool:
+    """Whether the "it" / "es" at `position` is a placeholder subject that an infinitive
+    later fills ("why is it recommended to archive builds?", "ist es möglich, Builds zu
+    archivieren?"), not a reference."""
+    previous = words[position - 1] if position else ""
+    rest = words[position + 2 :]
+    return previous in _BE and ("to" in rest[:2] or "zu" in rest)
 
 
 def is_thin(text: str) -> bool:

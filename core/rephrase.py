@@ -29,6 +29,7 @@ from core.followup import (
     clarification,
     content_words,
     following_up,
+    is_elliptical,
     is_following_up,
     is_thin,
     learn_kinds,
@@ -52,12 +53,14 @@ Search = Callable[[str], Sequence[Any]]
 class Exchange:
     """One earlier turn of the conversation, as the completers see it: `topic_start` says
     whether it began a topic (None: unknown, for turns stored without the note; then a turn
-    whose completed question is its question began one)."""
+    whose completed question is its question began one); `titles`, the titles of the pages
+    its answer cited, first cited first (what the topic is about, in the wiki's words)."""
 
     question: str
     completed_question: str
     answer: str = ""
     topic_start: bool | None = None
+    titles: tuple[str, ...] = ()
 
 
 @dataclass
@@ -337,10 +340,11 @@ class OfflineCompleter:
         lexicon = learn_kinds(
             [*(e.answer for e in topic), *followed, *(r.evidence.text for r in results)]
         )
+        wiki_text = "\n".join([*(e.answer for e in topic), *followed])
         subs = []
         if changes_one and _short(question, lexicon):
             for candidate in self.anchors(topic):  # the latest that names a thing to change
-                subs = substitutions(question, candidate, lexicon)
+                subs = substitutions(question, candidate, lexicon, wiki_text)
                 if subs and _keeps_words(question, substitute(candidate, question, subs)):
                     anchor = candidate
                     break
@@ -368,10 +372,19 @@ class OfflineCompleter:
                 shown = following_up(question, anchor, language)
             else:
                 shown = question
-            query = " ".join([question, *(e.question.strip() for e in topic)])
+            own = shown if notes.get("resolved") else question
+            query = " ".join([own, *(e.question.strip() for e in topic)])
+
             dropped = set()
         asked = shown if not is_following_up(shown) else question
-        carried = self.carried(asked, topic, dropped)
+        if subs:
+            carried = self.carried(asked, topic, dropped)
+        elif is_thin(question) or refs or is_elliptical(question):
+            # it needs the question it follows, not the whole topic's words
+            carried = self.carried(asked, [*topic_named(topic), topic[-1]], dropped)
+        else:
+            # it says what it asks: only the page the topic is on comes with it
+            carried = self.carried(asked, topic_named(topic), dropped)
         notes.update(carried_turns=len(topic), carried=carried)
         suffix = (
             f"(context: {', '.join(carried)})"
@@ -394,6 +407,15 @@ class OfflineCompleter:
                     carried.append(term)
                     seen.add(lower)
         return carried[: self.max_terms]
+
+
+def topic_named(topic: Sequence[Exchange]) -> list[Exchange]:
+    """The title of the page the topic's latest answer cited first, as a turn to carry terms
+    from (none when no answer cited a page)."""
+    for exchange in reversed(topic):
+        if exchange.titles:
+            return [Exchange(exchange.titles[0], exchange.titles[0])]
+    return []
 
 
 # References to the place named before, which a follow-up that changes one thing keeps.

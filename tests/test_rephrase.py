@@ -79,7 +79,7 @@ def test_offline_follow_up_carries_earlier_questions_into_query_and_prompt_only(
     assert completion.notes["carried_turns"] == 1
 
 
-def test_offline_weights_recent_turns_first_and_caps_history():
+def test_offline_caps_history_and_carries_the_question_followed():
     history = [start("Tell me about Alpha?")] + [ex(f"Question about topic{i}?") for i in range(10)]
     completer = OfflineCompleter(max_turns=3, max_terms=4)
     completion = completer.complete("And then?", history)
@@ -87,7 +87,39 @@ def test_offline_weights_recent_turns_first_and_caps_history():
         completion.query
         == "And then? Question about topic7? Question about topic8? Question about topic9?"
     )
-    assert completion.notes["carried"] == ["Question", "topic9", "topic8", "topic7"]
+    # the prompt carries the question it follows, not the older turns' words
+    assert completion.notes["carried"] == ["Question", "topic9"]
+
+
+def test_a_followup_that_says_what_it_asks_carries_only_the_topics_page():
+    # the older turns' words would pull the answer to the rows they asked about
+    history = [
+        Exchange(
+            "Which BIOS did the Optiplex 7060 have in the OpenXT 9.0 measurement tests?",
+            "Which BIOS did the Optiplex 7060 have in the OpenXT 9.0 measurement tests?",
+            "BIOS: 1.3.4 [1]",
+            True,
+            ("OpenXT 9.0 Measurement Test",),
+        )
+    ]
+    question = "What color does the XT shield become after a successful installation?"
+    completion = OfflineCompleter().complete(question, history)
+    assert completion.notes["carried"] == ["OpenXT", "9.0", "Measurement", "Test"]
+    assert completion.prompt == f"{question} (context: OpenXT, 9.0, Measurement, Test)"
+    # German
+    history = [
+        Exchange(
+            "Welches BIOS hatte der Optiplex 7060?",
+            "Welches BIOS hatte der Optiplex 7060?",
+            "BIOS: 1.3.4 [1]",
+            True,
+            ("OpenXT 9.0 Measurement Test",),
+        )
+    ]
+    completion = OfflineCompleter().complete(
+        "Welche Farbe bekommt das XT Shield nach einer erfolgreichen Installation?", history
+    )
+    assert completion.notes["carried"] == ["OpenXT", "9.0", "Measurement", "Test"]
 
 
 def test_offline_topic_starts_at_last_turn_that_began_one():

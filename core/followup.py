@@ -557,11 +557,39 @@ def noun_phrase(question: str, noun: str) -> str:
     return ""
 
 
+# German demonstratives before a noun, to the definite article of the same case and gender.
+GERMAN_DEMONSTRATIVES = {
+    "diese": "die",
+    "dieser": "der",
+    "diesem": "dem",
+    "diesen": "den",
+    "dieses": "das",
+}
+
+
+def german_subject(question: str) -> str:
+    """The name a German question is about: its first run of words with a capital inside
+    or a digit ("BATS", "XT Shield", "OpenXT"; German capitalizes every noun, so "Farbe" is
+    none), with the following capitalized words, after "das" when the question writes it
+    ("das XT Shield": "es" and "das" stand for a neuter thing)."""
+    tokens = [t.strip(",.;:!?()\"'“”„") for t in question.split()]
+    for position in range(1, len(tokens)):
+        token = tokens[position]
+        if any(c.isdigit() for c in token) or any(c.isupper() for c in token[1:]):
+            end = position + 1
+            while end < len(tokens) and tokens[end][:1].isupper():
+                end += 1
+            name = " ".join(tokens[position:end])
+            return f"das {name}" if tokens[position - 1].lower() == "das" else name
+    return ""
+
+
 def resolve_references(followup: str, previous: str) -> str | None:
-    """The follow-up with its English references replaced from the earlier question: "this
-    upgrade" / "that team" by the earlier phrase ending in that noun, "it" and a "this" or
-    "that" standing alone by the earlier question's subject; None when a reference is left
-    (German ones, plural ones) or nothing was replaced."""
+    """The follow-up with its references replaced from the earlier question: "this
+    upgrade" / "that team" / "diesem Upgrade" by the earlier phrase ending in that noun, "it"
+    and a "this" or "that" standing alone by the earlier question's subject, a German "es"
+    or a final "das" by the name the earlier question is about; None when a reference is
+    left (other German ones, plural ones) or nothing was replaced."""
     thing = subject(previous)
     tokens = list(re.finditer(r"[^\W_]+(?:[.\-/'’][^\W_]+)*", followup))
     edits: list[tuple[int, int, str]] = []
@@ -579,6 +607,23 @@ def resolve_references(followup: str, previous: str) -> str | None:
                 return None
             edits.append((token.start(), following.end(), phrase))
             skip = position + 1
+        elif word in GERMAN_DEMONSTRATIVES and following and following.group(0)[:1].isupper():
+            phrase = noun_phrase(previous, nxt)
+            if not phrase:
+                return None
+            article = GERMAN_DEMONSTRATIVES[word]
+            edits.append((token.start(), following.end(), f"{article} {phrase[4:]}"))
+            skip = position + 1
+        elif word == "es" or (word == "das" and following is None):
+            lowered = [t.group(0).lower() for t in tokens]
+            if position and lowered[position - 1] in ("gibt", "gab"):
+                continue  # "gibt es": there is
+            if _expletive(lowered, position):
+                continue
+            name = german_subject(previous)
+            if not name:
+                return None
+            edits.append((token.start(), token.end(), name))
         elif word in ("it", "its") or (word in ("this", "that") and alone):
             if not thing:
                 return None

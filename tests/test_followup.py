@@ -216,7 +216,19 @@ def test_no_substitution(previous, followup):
             "How is BATS enabled in OpenEmbedded?",
             "Where is BATS declared?",
         ),
-        ("Wofür steht das?", "Warum wurde BATS verwendet?", None),  # German: left as asked
+        ("Wofür steht das?", "Warum wurde BATS verwendet?", "Wofür steht BATS?"),
+        (
+            "Wo ist es zu finden?",
+            "Welche Farbe bekommt das XT Shield nach einem Upgrade?",
+            "Wo ist das XT Shield zu finden?",
+        ),
+        (
+            "Welches Problem gibt es bei diesem Upgrade?",
+            "Hat der Optiplex 7060 den UEFI OTA Upgrade Test bestanden?",
+            "Welches Problem gibt es bei dem UEFI OTA Upgrade?",
+        ),
+        ("Wer hat es geschrieben?", "Welche Farbe hat der Bildschirm?", None),  # no name
+        ("Was sagt er dazu?", "Warum wurde BATS verwendet?", None),  # German: left as asked
         ("Which of them failed?", "Which machines ran BATS?", None),  # plural: left
         ("Who leads that group?", "Who is on call for Payments?", None),  # no such phrase
     ],

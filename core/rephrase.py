@@ -247,6 +247,15 @@ class OfflineCompleter:
     the pages it retrieves alone is among the topic's, gave 0.767 EN / 0.571 DE (5 folds)
     against 0.895 / 0.852: its conversations change subject within one page ("How many
     people attended?" after the dial-in number of a meeting).
+    What a follow-up that is not a substitution carries depends on what it says itself
+    (replayed dev conversations, read against their gold answers, docs/benchmarks.md): one
+    that needs the turn before ("What was the reason?", "Where is it located?", "and the
+    PIN?") searches with the whole topic and carries, into the prompt, the words of the turn
+    it follows and the title of the page the topic's answer cited (`topic_named`); one that
+    says what it asks ("What color does the XT shield become after an upgrade?") searches
+    with the topic's first question (which names the topic) and its latest (`own_turns`),
+    and carries only that title: the other turns' words pulled its answer to the rows they
+    had asked about.
     With no topic to follow, a question that needs one (`core.followup.needs_topic`: "and
     in week 3?", "who?") gets a clarifying reply (`Completion.clarification`) instead of a
     guess.
@@ -258,11 +267,13 @@ class OfflineCompleter:
         max_terms: int = 12,
         new_topic_words: int = 2,
         new_topic_share: float = 0.5,
+        own_turns: int = 1,
     ):
         self.max_turns = max_turns
         self.max_terms = max_terms
         self.new_topic_words = new_topic_words
         self.new_topic_share = new_topic_share
+        self.own_turns = own_turns
 
     def topic(self, history: Sequence[Exchange]) -> list[Exchange]:
         """The turns of the current topic: from the last turn that began one on."""
@@ -373,8 +384,13 @@ class OfflineCompleter:
             else:
                 shown = question
             own = shown if notes.get("resolved") else question
-            query = " ".join([own, *(e.question.strip() for e in topic)])
-
+            carried_turns = topic
+            if not (is_thin(question) or refs or is_elliptical(question)):
+                # it says what it asks: the topic's first question (which names the topic)
+                # and the latest keep it on the topic's page; the others would pull the
+                # evidence they asked for ahead of the evidence it asks for
+                carried_turns = list(dict.fromkeys([topic[0], *topic[-self.own_turns :]]))
+            query = " ".join([own, *(e.question.strip() for e in carried_turns)])
             dropped = set()
         asked = shown if not is_following_up(shown) else question
         if subs:

@@ -301,3 +301,20 @@ def test_offline_changes_one_thing_only_when_the_follow_up_says_little_else(ques
     if changed:
         assert completion.question.endswith("for the Payments team in week 3?")
         assert completion.query.endswith("week 3") and "week 2" not in completion.query
+
+
+def test_a_followup_that_says_what_it_asks_searches_with_the_topics_first_and_last_turns():
+    history = [
+        start("What was the dial-in number for the community call on 23.7.15?"),
+        ex("How many people attended?"),
+        ex("How many were from the AIS team?"),
+    ]
+    completion = OfflineCompleter().complete("What did Eric have on the agenda?", history)
+    # the first names the topic, the latest keeps to it; the middle one's rows stay out
+    assert completion.query == (
+        "What did Eric have on the agenda? What was the dial-in number for the community"
+        " call on 23.7.15? How many were from the AIS team?"
+    )
+    # German; a follow-up that needs the turn before searches with the whole topic
+    completion = OfflineCompleter().complete("Und wer noch?", history)
+    assert "How many people attended?" in completion.query

@@ -425,13 +425,12 @@ class OfflineCompleter:
         return carried[: self.max_terms]
 
 
-def topic_named(topic: Sequence[Exchange]) -> list[Exchange]:
-    """The title of the page the topic's latest answer cited first, as a turn to carry terms
-    from (none when no answer cited a page)."""
-    for exchange in reversed(topic):
-        if exchange.titles:
-            return [Exchange(exchange.titles[0], exchange.titles[0])]
-    return []
+def topic_named(topic: Sequence[Exchange], pages: int = 2) -> list[Exchange]:
+    """The titles of the pages the topic's latest answers cited first (at most `pages`,
+    the latest last), as turns to carry terms from (none when no answer cited a page): one
+    answer from a wrong page does not take the topic with it."""
+    titles = list(dict.fromkeys(e.titles[0] for e in reversed(topic) if e.titles))[:pages]
+    return [Exchange(title, title) for title in reversed(titles)]
 
 
 # References to the place named before, which a follow-up that changes one thing keeps.

@@ -318,3 +318,19 @@ def test_a_followup_that_says_what_it_asks_searches_with_the_topics_first_and_la
     # German; a follow-up that needs the turn before searches with the whole topic
     completion = OfflineCompleter().complete("Und wer noch?", history)
     assert "How many people attended?" in completion.query
+
+
+def test_the_topics_page_is_the_latest_two_cited_pages():
+    # one answer from a wrong page does not take the topic with it
+    def cited(question: str, title: str) -> Exchange:
+        return Exchange(question, question, "an answer [1]", False, (title,))
+
+    history = [
+        cited("Is there a git repository for the website?", "OpenXT Website"),
+        cited("Who may edit the wiki pages?", "Confluence Wiki Access"),
+        cited("Can anyone read them?", "Confluence Wiki Access"),
+    ]
+    completion = OfflineCompleter().complete(
+        "What is the modification or contribution policy of the website?", history
+    )
+    assert completion.notes["carried"] == ["Confluence", "Wiki", "Access", "OpenXT"]

@@ -251,11 +251,11 @@ class OfflineCompleter:
     (replayed dev conversations, read against their gold answers, docs/benchmarks.md): one
     that needs the turn before ("What was the reason?", "Where is it located?", "and the
     PIN?") searches with the whole topic and carries, into the prompt, the words of the turn
-    it follows and the title of the page the topic's answer cited (`topic_named`); one that
-    says what it asks ("What color does the XT shield become after an upgrade?") searches
-    with the topic's first question (which names the topic) and its latest (`own_turns`),
-    and carries only that title: the other turns' words pulled its answer to the rows they
-    had asked about.
+    it follows and the titles of the (at most two) pages the topic's latest answers cited
+    (`topic_named`); one that says what it asks ("What color does the XT shield become
+    after an upgrade?") searches with the topic's first question (which names the topic)
+    and its latest (`own_turns`), and carries only those titles: the other turns' words
+    pulled its answer to the rows they had asked about.
     With no topic to follow, a question that needs one (`core.followup.needs_topic`: "and
     in week 3?", "who?") gets a clarifying reply (`Completion.clarification`) instead of a
     guess.

@@ -143,7 +143,10 @@ def _context(records: Sequence[TurnRecord]) -> list[Exchange]:
         if r.out_of_scope and notes.get("topic_start") is False:
             continue
         question = messages.get("spelled") or r.question
-        out.append(Exchange(question, r.completed_question, r.answer, notes.get("topic_start")))
+        titles = tuple(dict.fromkeys(c.get("title", "") for c in r.citations or [] if c))
+        out.append(
+            Exchange(question, r.completed_question, r.answer, notes.get("topic_start"), titles)
+        )
     return out
 
 

@@ -229,10 +229,13 @@ class Substitution:
     new: Mention
 
 
-def substitutions(followup: str, previous: str, lexicon: dict[str, set[str]]) -> list[Substitution]:
+def substitutions(
+    followup: str, previous: str, lexicon: dict[str, set[str]], wiki_text: str = ""
+) -> list[Substitution]:
     """Each mention the follow-up names in place of a different one of the same kind in
     the earlier question ("week 3" for "week 2", "Chicago" for "Amsterdam"); a mention the
-    earlier question already names changes nothing."""
+    earlier question already names changes nothing. `wiki_text` (the topic's answers and
+    evidence) tells the earlier question's names from its capitalized German nouns."""
     olds = mentions(previous, lexicon)
     out: list[Substitution] = []
     used: set[int] = set()
@@ -265,7 +268,33 @@ def substitutions(followup: str, previous: str, lexicon: dict[str, set[str]]) ->
         values = [o for o in olds if _named_value(o)]
         if len(values) == 1 and values[0].key != name.key and not name.text.isupper():
             out.append(Substitution(values[0], name))
+        elif not values:
+            # "And Kevin?" after "What did Eric have on the agenda?": the earlier question's
+            # one name of the same shape that the wiki writes
+            names = [n for n in names_in(previous) if _same_shape(n.text, name.text)]
+            names = [n for n in names if not wiki_text or n.text in wiki_text]
+            if len(names) == 1 and names[0].key != name.key:
+                out.append(Substitution(names[0], name))
     return out
+
+
+def names_in(question: str) -> list[Mention]:
+    """The runs of capitalized words of a question after its first word (names, and in
+    German nouns too), without question words and stopwords."""
+    out = []
+    for match in re.finditer(r"(?<!^)\b[A-ZÄÖÜ][\w\-]*(?:\s+[A-ZÄÖÜ][\w\-]*)*", question):
+        words = match.group(0).split()
+        if any(w.lower() in STOPWORDS or w.lower() in QUESTION_WORDS for w in words):
+            continue
+        text = match.group(0)
+        out.append(Mention(text, match.start(), match.end(), normalize(text), frozenset({"name"})))
+    return out
+
+
+def _same_shape(one: str, other: str) -> bool:
+    """Two names written alike: as many words, both in capitals or neither ("AIS" and
+    "BAH", "Eric" and "Kevin"; not "TPM" and "Optiplex")."""
+    return len(one.split()) == len(other.split()) and one.isupper() == other.isupper()
 
 
 def _whole_phrases(previous: str, followup: str, old: Mention, new: Mention) -> Substitution:
@@ -429,6 +458,8 @@ def references(text: str) -> list[str]:
         previous = words[position - 1] if position else ""
         if word == "es" and previous in ("gibt", "gab"):
             continue  # "gibt es": there is
+        if word in ("it", "es") and _expletive(words, position):
+            continue  # "is it possible to ...", "ist es möglich, ... zu ...": no reference
         last = position + 1 == len(words)
         if word in PRONOUNS or word in GERMAN_REFERENCES or (last and word == "das"):
             found.append(word)
@@ -439,6 +470,18 @@ def references(text: str) -> list[str]:
             if not following or (following not in STOPWORDS and not following.endswith("ed")):
                 found.append(word)
     return found
+
+
+_BE = frozenset("is was isn't wasn't would will ist war wäre".split())
+
+
+def _expletive(words: Sequence[str], position: int) -> bool:
+    """Whether the "it" / "es" at `position` is a placeholder subject that an infinitive
+    later fills ("why is it recommended to archive builds?", "ist es möglich, Builds zu
+    archivieren?"), not a reference."""
+    previous = words[position - 1] if position else ""
+    rest = words[position + 2 :]
+    return previous in _BE and ("to" in rest[:2] or "zu" in rest)
 
 
 def is_thin(text: str) -> bool:
@@ -514,11 +557,39 @@ def noun_phrase(question: str, noun: str) -> str:
     return ""
 
 
+# German demonstratives before a noun, to the definite article of the same case and gender.
+GERMAN_DEMONSTRATIVES = {
+    "diese": "die",
+    "dieser": "der",
+    "diesem": "dem",
+    "diesen": "den",
+    "dieses": "das",
+}
+
+
+def german_subject(question: str) -> str:
+    """The name a German question is about: its first run of words with a capital inside
+    or a digit ("BATS", "XT Shield", "OpenXT"; German capitalizes every noun, so "Farbe" is
+    none), with the following capitalized words, after "das" when the question writes it
+    ("das XT Shield": "es" and "das" stand for a neuter thing)."""
+    tokens = [t.strip(",.;:!?()\"'“”„") for t in question.split()]
+    for position in range(1, len(tokens)):
+        token = tokens[position]
+        if any(c.isdigit() for c in token) or any(c.isupper() for c in token[1:]):
+            end = position + 1
+            while end < len(tokens) and tokens[end][:1].isupper():
+                end += 1
+            name = " ".join(tokens[position:end])
+            return f"das {name}" if tokens[position - 1].lower() == "das" else name
+    return ""
+
+
 def resolve_references(followup: str, previous: str) -> str | None:
-    """The follow-up with its English references replaced from the earlier question: "this
-    upgrade" / "that team" by the earlier phrase ending in that noun, "it" and a "this" or
-    "that" standing alone by the earlier question's subject; None when a reference is left
-    (German ones, plural ones) or nothing was replaced."""
+    """The follow-up with its references replaced from the earlier question: "this
+    upgrade" / "that team" / "diesem Upgrade" by the earlier phrase ending in that noun, "it"
+    and a "this" or "that" standing alone by the earlier question's subject, a German "es"
+    or a final "das" by the name the earlier question is about; None when a reference is
+    left (other German ones, plural ones) or nothing was replaced."""
     thing = subject(previous)
     tokens = list(re.finditer(r"[^\W_]+(?:[.\-/'’][^\W_]+)*", followup))
     edits: list[tuple[int, int, str]] = []
@@ -536,6 +607,23 @@ def resolve_references(followup: str, previous: str) -> str | None:
                 return None
             edits.append((token.start(), following.end(), phrase))
             skip = position + 1
+        elif word in GERMAN_DEMONSTRATIVES and following and following.group(0)[:1].isupper():
+            phrase = noun_phrase(previous, nxt)
+            if not phrase:
+                return None
+            article = GERMAN_DEMONSTRATIVES[word]
+            edits.append((token.start(), following.end(), f"{article} {phrase[4:]}"))
+            skip = position + 1
+        elif word == "es" or (word == "das" and following is None):
+            lowered = [t.group(0).lower() for t in tokens]
+            if position and lowered[position - 1] in ("gibt", "gab"):
+                continue  # "gibt es": there is
+            if _expletive(lowered, position):
+                continue
+            name = german_subject(previous)
+            if not name:
+                return None
+            edits.append((token.start(), token.end(), name))
         elif word in ("it", "its") or (word in ("this", "that") and alone):
             if not thing:
                 return None

@@ -29,6 +29,7 @@ from core.followup import (
     clarification,
     content_words,
     following_up,
+    is_elliptical,
     is_following_up,
     is_thin,
     learn_kinds,
@@ -52,12 +53,14 @@ Search = Callable[[str], Sequence[Any]]
 class Exchange:
     """One earlier turn of the conversation, as the completers see it: `topic_start` says
     whether it began a topic (None: unknown, for turns stored without the note; then a turn
-    whose completed question is its question began one)."""
+    whose completed question is its question began one); `titles`, the titles of the pages
+    its answer cited, first cited first (what the topic is about, in the wiki's words)."""
 
     question: str
     completed_question: str
     answer: str = ""
     topic_start: bool | None = None
+    titles: tuple[str, ...] = ()
 
 
 @dataclass
@@ -244,6 +247,15 @@ class OfflineCompleter:
     the pages it retrieves alone is among the topic's, gave 0.767 EN / 0.571 DE (5 folds)
     against 0.895 / 0.852: its conversations change subject within one page ("How many
     people attended?" after the dial-in number of a meeting).
+    What a follow-up that is not a substitution carries depends on what it says itself
+    (replayed dev conversations, read against their gold answers, docs/benchmarks.md): one
+    that needs the turn before ("What was the reason?", "Where is it located?", "and the
+    PIN?") searches with the whole topic and carries, into the prompt, the words of the turn
+    it follows and the titles of the (at most two) pages the topic's latest answers cited
+    (`topic_named`); one that says what it asks ("What color does the XT shield become
+    after an upgrade?") searches with the topic's first question (which names the topic)
+    and its latest (`own_turns`), and carries only those titles: the other turns' words
+    pulled its answer to the rows they had asked about.
     With no topic to follow, a question that needs one (`core.followup.needs_topic`: "and
     in week 3?", "who?") gets a clarifying reply (`Completion.clarification`) instead of a
     guess.
@@ -255,11 +267,13 @@ class OfflineCompleter:
         max_terms: int = 12,
         new_topic_words: int = 2,
         new_topic_share: float = 0.5,
+        own_turns: int = 1,
     ):
         self.max_turns = max_turns
         self.max_terms = max_terms
         self.new_topic_words = new_topic_words
         self.new_topic_share = new_topic_share
+        self.own_turns = own_turns
 
     def topic(self, history: Sequence[Exchange]) -> list[Exchange]:
         """The turns of the current topic: from the last turn that began one on."""
@@ -337,10 +351,11 @@ class OfflineCompleter:
         lexicon = learn_kinds(
             [*(e.answer for e in topic), *followed, *(r.evidence.text for r in results)]
         )
+        wiki_text = "\n".join([*(e.answer for e in topic), *followed])
         subs = []
         if changes_one and _short(question, lexicon):
             for candidate in self.anchors(topic):  # the latest that names a thing to change
-                subs = substitutions(question, candidate, lexicon)
+                subs = substitutions(question, candidate, lexicon, wiki_text)
                 if subs and _keeps_words(question, substitute(candidate, question, subs)):
                     anchor = candidate
                     break
@@ -368,10 +383,24 @@ class OfflineCompleter:
                 shown = following_up(question, anchor, language)
             else:
                 shown = question
-            query = " ".join([question, *(e.question.strip() for e in topic)])
+            own = shown if notes.get("resolved") else question
+            carried_turns = topic
+            if not (is_thin(question) or refs or is_elliptical(question)):
+                # it says what it asks: the topic's first question (which names the topic)
+                # and the latest keep it on the topic's page; the others would pull the
+                # evidence they asked for ahead of the evidence it asks for
+                carried_turns = list(dict.fromkeys([topic[0], *topic[-self.own_turns :]]))
+            query = " ".join([own, *(e.question.strip() for e in carried_turns)])
             dropped = set()
         asked = shown if not is_following_up(shown) else question
-        carried = self.carried(asked, topic, dropped)
+        if subs:
+            carried = self.carried(asked, topic, dropped)
+        elif is_thin(question) or refs or is_elliptical(question):
+            # it needs the question it follows, not the whole topic's words
+            carried = self.carried(asked, [*topic_named(topic), topic[-1]], dropped)
+        else:
+            # it says what it asks: only the page the topic is on comes with it
+            carried = self.carried(asked, topic_named(topic), dropped)
         notes.update(carried_turns=len(topic), carried=carried)
         suffix = (
             f"(context: {', '.join(carried)})"
@@ -394,6 +423,14 @@ class OfflineCompleter:
                     carried.append(term)
                     seen.add(lower)
         return carried[: self.max_terms]
+
+
+def topic_named(topic: Sequence[Exchange], pages: int = 2) -> list[Exchange]:
+    """The titles of the pages the topic's latest answers cited first (at most `pages`,
+    the latest last), as turns to carry terms from (none when no answer cited a page): one
+    answer from a wrong page does not take the topic with it."""
+    titles = list(dict.fromkeys(e.titles[0] for e in reversed(topic) if e.titles))[:pages]
+    return [Exchange(title, title) for title in reversed(titles)]
 
 
 # References to the place named before, which a follow-up that changes one thing keeps.

@@ -303,6 +303,8 @@ def test_the_prompt_carries_the_topic_the_shown_question_does_not(assistant):
     prompt = assistant.turn_record(turn.id).messages["answer"][-1]["content"]
     assert turn.completed_question == "How many desks does the Berlin office have?"
     assert is_followup(prompt) and not is_followup(turn.completed_question)
+    # the question it follows and the page the topic's answer cited
     assert prompt.endswith(
-        "Question: How many desks does the Berlin office have? (context: address)"
+        "Question: How many desks does the Berlin office have?"
+        " (context: address, Offices, Public, Holidays)"
     )

@@ -216,7 +216,19 @@ def test_no_substitution(previous, followup):
             "How is BATS enabled in OpenEmbedded?",
             "Where is BATS declared?",
         ),
-        ("Wofür steht das?", "Warum wurde BATS verwendet?", None),  # German: left as asked
+        ("Wofür steht das?", "Warum wurde BATS verwendet?", "Wofür steht BATS?"),
+        (
+            "Wo ist es zu finden?",
+            "Welche Farbe bekommt das XT Shield nach einem Upgrade?",
+            "Wo ist das XT Shield zu finden?",
+        ),
+        (
+            "Welches Problem gibt es bei diesem Upgrade?",
+            "Hat der Optiplex 7060 den UEFI OTA Upgrade Test bestanden?",
+            "Welches Problem gibt es bei dem UEFI OTA Upgrade?",
+        ),
+        ("Wer hat es geschrieben?", "Welche Farbe hat der Bildschirm?", None),  # no name
+        ("Was sagt er dazu?", "Warum wurde BATS verwendet?", None),  # German: left as asked
         ("Which of them failed?", "Which machines ran BATS?", None),  # plural: left
         ("Who leads that group?", "Who is on call for Payments?", None),  # no such phrase
     ],
@@ -304,3 +316,33 @@ def test_following_up_form_is_readable_and_recognized():
     assert german == "Was war der Grund? — Bezug: „Hat der Optiplex 7060 bestanden?“"
     assert is_following_up(shown) and is_following_up(german)
     assert not is_following_up("What was the reason?")
+
+
+def test_a_placeholder_it_is_no_reference():
+    assert references("Why is it recommended to archive the builds to stable storage?") == []
+    assert references("Ist es möglich, die Builds zu archivieren?") == []
+    assert references("Is it compliant with TAP?") == ["it"]
+    assert references("Wo ist es zu finden?") == ["es"]
+
+
+def test_a_bare_name_replaces_the_earlier_questions_name_of_its_shape():
+    # names no table taught: the earlier question's one name written alike
+    subs = substitutions("And Kevin?", "What did Eric have on the agenda?", {})
+    assert substitute("What did Eric have on the agenda?", "And Kevin?", subs) == (
+        "What did Kevin have on the agenda?"
+    )
+    subs = substitutions("And BAH?", "How many were from the AIS team?", {})
+    assert substitute("How many were from the AIS team?", "And BAH?", subs) == (
+        "How many were from the BAH team?"
+    )
+    # German capitalizes nouns: only a name the wiki writes is replaced
+    earlier = "Was hatte Eric auf der Tagesordnung?"
+    subs = substitutions("Und Kevin?", earlier, {}, wiki_text="Eric: Linux 3.18 upgrade")
+    assert substitute(earlier, "Und Kevin?", subs) == "Was hatte Kevin auf der Tagesordnung?"
+    assert substitutions("Und Kevin?", earlier, {}) == []  # two candidates: no guess
+    # a name of another shape is no substitute ("TPM" for "Optiplex")
+    assert substitutions("And TPM?", "Which version had the Optiplex?", {}) == []
+    subs = substitutions("And TPM?", "Which BIOS had the Optiplex?", {})
+    assert substitute("Which BIOS had the Optiplex?", "And TPM?", subs) == (
+        "Which TPM had the Optiplex?"
+    )

@@ -79,7 +79,7 @@ def test_offline_follow_up_carries_earlier_questions_into_query_and_prompt_only(
     assert completion.notes["carried_turns"] == 1
 
 
-def test_offline_weights_recent_turns_first_and_caps_history():
+def test_offline_caps_history_and_carries_the_question_followed():
     history = [start("Tell me about Alpha?")] + [ex(f"Question about topic{i}?") for i in range(10)]
     completer = OfflineCompleter(max_turns=3, max_terms=4)
     completion = completer.complete("And then?", history)
@@ -87,7 +87,39 @@ def test_offline_weights_recent_turns_first_and_caps_history():
         completion.query
         == "And then? Question about topic7? Question about topic8? Question about topic9?"
     )
-    assert completion.notes["carried"] == ["Question", "topic9", "topic8", "topic7"]
+    # the prompt carries the question it follows, not the older turns' words
+    assert completion.notes["carried"] == ["Question", "topic9"]
+
+
+def test_a_followup_that_says_what_it_asks_carries_only_the_topics_page():
+    # the older turns' words would pull the answer to the rows they asked about
+    history = [
+        Exchange(
+            "Which BIOS did the Optiplex 7060 have in the OpenXT 9.0 measurement tests?",
+            "Which BIOS did the Optiplex 7060 have in the OpenXT 9.0 measurement tests?",
+            "BIOS: 1.3.4 [1]",
+            True,
+            ("OpenXT 9.0 Measurement Test",),
+        )
+    ]
+    question = "What color does the XT shield become after a successful installation?"
+    completion = OfflineCompleter().complete(question, history)
+    assert completion.notes["carried"] == ["OpenXT", "9.0", "Measurement", "Test"]
+    assert completion.prompt == f"{question} (context: OpenXT, 9.0, Measurement, Test)"
+    # German
+    history = [
+        Exchange(
+            "Welches BIOS hatte der Optiplex 7060?",
+            "Welches BIOS hatte der Optiplex 7060?",
+            "BIOS: 1.3.4 [1]",
+            True,
+            ("OpenXT 9.0 Measurement Test",),
+        )
+    ]
+    completion = OfflineCompleter().complete(
+        "Welche Farbe bekommt das XT Shield nach einer erfolgreichen Installation?", history
+    )
+    assert completion.notes["carried"] == ["OpenXT", "9.0", "Measurement", "Test"]
 
 
 def test_offline_topic_starts_at_last_turn_that_began_one():
@@ -269,3 +301,36 @@ def test_offline_changes_one_thing_only_when_the_follow_up_says_little_else(ques
     if changed:
         assert completion.question.endswith("for the Payments team in week 3?")
         assert completion.query.endswith("week 3") and "week 2" not in completion.query
+
+
+def test_a_followup_that_says_what_it_asks_searches_with_the_topics_first_and_last_turns():
+    history = [
+        start("What was the dial-in number for the community call on 23.7.15?"),
+        ex("How many people attended?"),
+        ex("How many were from the AIS team?"),
+    ]
+    completion = OfflineCompleter().complete("What did Eric have on the agenda?", history)
+    # the first names the topic, the latest keeps to it; the middle one's rows stay out
+    assert completion.query == (
+        "What did Eric have on the agenda? What was the dial-in number for the community"
+        " call on 23.7.15? How many were from the AIS team?"
+    )
+    # German; a follow-up that needs the turn before searches with the whole topic
+    completion = OfflineCompleter().complete("Und wer noch?", history)
+    assert "How many people attended?" in completion.query
+
+
+def test_the_topics_page_is_the_latest_two_cited_pages():
+    # one answer from a wrong page does not take the topic with it
+    def cited(question: str, title: str) -> Exchange:
+        return Exchange(question, question, "an answer [1]", False, (title,))
+
+    history = [
+        cited("Is there a git repository for the website?", "OpenXT Website"),
+        cited("Who may edit the wiki pages?", "Confluence Wiki Access"),
+        cited("Can anyone read them?", "Confluence Wiki Access"),
+    ]
+    completion = OfflineCompleter().complete(
+        "What is the modification or contribution policy of the website?", history
+    )
+    assert completion.notes["carried"] == ["Confluence", "Wiki", "Access", "OpenXT"]

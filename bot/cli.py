@@ -84,8 +84,11 @@ def cmd_sync(args: argparse.Namespace) -> int:
     """Pull changed pages into the index: a progress display, a summary per space and a total
     (see bot/sync_command.py and connectors/sync.py)."""
     from bot.sync_command import run
+    from connectors.priority import lower_priority
 
-    return run(args, _settings(args))
+    settings = _settings(args)
+    lower_priority(settings)
+    return run(args, settings)
 
 
 def cmd_bot(args: argparse.Namespace) -> int:
@@ -107,6 +110,7 @@ def cmd_worker(args: argparse.Namespace) -> int:
     from bot.metrics import serve_metrics
     from bot.retention import retention_jobs
     from bot.setting_checks import validate
+    from connectors.priority import lower_priority
     from connectors.schedule import Worker
     from core.db import upgrade
     from core.embeddings import make_embedder
@@ -114,6 +118,7 @@ def cmd_worker(args: argparse.Namespace) -> int:
 
     settings = _settings(args)
     validate(settings)
+    lower_priority(settings)
     upgrade(settings.sqlalchemy_url)
     index = EvidenceIndex(settings, make_embedder(settings))
     serve_metrics(settings)

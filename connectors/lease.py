@@ -109,7 +109,7 @@ class SpaceLeases:
                 except IntegrityError:  # another holder has it
                     db.rollback()
                     return None
-        log.debug(  # `confbot -v`: the lease log (tests/test_many_writers.py reads it)
+        log.debug(  # `confbot -v`: the lease log (tests/test_chaos_cluster.py reads it)
             "lease on space %s taken by %s (generation %d) at %s",
             space,
             self.holder,

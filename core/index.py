@@ -55,6 +55,7 @@ from core.ownership import Alive, LeaseLost, PendingOwner, WriteFence, fence_sta
 from core.pages import Evidence, Page
 from core.redact import redact_url
 from core.refresh import Refreshed
+from core.searching import SearchBeacon
 from core.settings import Settings, SettingsError
 from core.spelling import Speller
 from core.store import EvidenceStore, PageEntry, PendingMark, page_from_record
@@ -260,6 +261,8 @@ class EvidenceIndex:
         self._max_batch = getattr(client, "get_max_batch_size", lambda: 5000)()
         self._chroma_server = bool(settings.chroma_url)
         self._last_search = float("-inf")  # time.monotonic() of the latest search
+        # Embedded mode: a separate worker or sync writing this folder sees our searches.
+        self._beacon = None if settings.chroma_url else SearchBeacon(self.folder / "searching")
         self._wrote_vectors = False  # whether this process has written Chroma
         self._followed_at = float("-inf")  # time.monotonic() of the last `_searched` check
         self._follow_lock = threading.Lock()
@@ -732,8 +735,17 @@ class EvidenceIndex:
             )
             start += len(chunk)
 
+    def _searching(self) -> None:
+        self._last_search = time.monotonic()
+        if self._beacon is not None:
+            self._beacon.mark()
+
     def _searched_recently(self) -> bool:
-        return time.monotonic() - self._last_search < SEARCHES_RECENT_S
+        """Whether a search ran in the last `SEARCHES_RECENT_S`, in this process or, in
+        embedded mode, in another one on the same folder (core.searching)."""
+        if time.monotonic() - self._last_search < SEARCHES_RECENT_S:
+            return True
+        return self._beacon is not None and self._beacon.seen_within(SEARCHES_RECENT_S)
 
     def update_page_record(self, page: Page, fence: WriteFence | None = None) -> None:
         """Replace an indexed page's record (version, ancestors, labels...) and leave its
@@ -801,7 +813,7 @@ class EvidenceIndex:
         self, query: str, k: int, spaces: Collection[str] | None = None, language: str = "en"
     ) -> list[tuple[str, float]]:
         """BM25 top `k` (evidence id, score) for the query text."""
-        self._last_search = time.monotonic()
+        self._searching()
         return self.store.lexical_search(self.query_tokens(query, language), k, spaces)
 
     def query_tokens(self, query: str, language: str = "en") -> list[str]:
@@ -890,7 +902,7 @@ class EvidenceIndex:
         """Nearest `k` (evidence id, cosine similarity) to a query vector. (Chroma returns
         fewer when it holds fewer; its `count()` scans the collection, about 9 ms per query
         at 5,000 pages, so it is not asked first.)"""
-        self._last_search = time.monotonic()
+        self._searching()
         where = None
         if spaces is not None:
             if not spaces:

@@ -248,6 +248,12 @@ class Settings:
         "How often the sync worker reads the space list again (settings file, files folder)"
         " to schedule new spaces and drop removed ones without a restart.",
     )
+    sync_nice: int = setting(
+        10,
+        "Niceness `confbot worker` and `confbot sync` add to their own process (0-19, Unix):"
+        " on cores shared with a web process, a sync gives way to answers; 0 keeps the"
+        " priority.",
+    )
     sync_skip_restricted: bool = setting(
         False,
         "Skip pages with read restrictions on the page or an ancestor (counted as skipped)"

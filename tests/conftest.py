@@ -74,6 +74,8 @@ def environ(tmp_path, monkeypatch) -> Path:
         if name.startswith(("CONFBOT_", "SLACK_")) or name == "OPENAI_API_KEY":
             monkeypatch.delenv(name)
     monkeypatch.setenv("CONFBOT_DATA_DIR", str(tmp_path / "data"))
+    # `confbot sync` and `worker` run here in the test's process: it keeps its priority.
+    monkeypatch.setenv("CONFBOT_SYNC_NICE", "0")
     return tmp_path
 
 

@@ -31,6 +31,7 @@ class Confbot:
         )
         self.lines: list[str] = []
         self._queue: queue.Queue[str | None] = queue.Queue()
+        self._ended = False  # the output's end was read
         threading.Thread(target=self._read, daemon=True).start()
 
     def _read(self) -> None:
@@ -47,6 +48,7 @@ class Confbot:
             except queue.Empty:
                 continue
             if line is None:
+                self._ended = True
                 break
             self.lines.append(line)
             match = pattern.search(line)
@@ -55,16 +57,36 @@ class Confbot:
         self.process.kill()
         raise AssertionError(f"no line matched {pattern.pattern}:\n" + "".join(self.lines))
 
+    def drain(self) -> str:
+        """Everything printed so far, without waiting (what no `wait_for` has read yet
+        included)."""
+        while not self._ended:
+            try:
+                line = self._queue.get_nowait()
+            except queue.Empty:
+                break
+            if line is None:
+                self._ended = True
+            else:
+                self.lines.append(line)
+        return self.output
+
     def stop(self, signum: int, timeout: float = 60) -> int:
         """Send `signum`, wait for the exit and collect the rest of the output."""
         self.process.send_signal(signum)
+        return self.finish(timeout)
+
+    def finish(self, timeout: float = 60) -> int:
+        """Wait for the exit (killing the process after `timeout` s) and collect the rest of
+        the output."""
         try:
             code = self.process.wait(timeout)
         except subprocess.TimeoutExpired:
             self.process.kill()
             raise
-        while (line := self._queue.get(timeout=5)) is not None:
+        while not self._ended and (line := self._queue.get(timeout=5)) is not None:
             self.lines.append(line)
+        self._ended = True
         return code
 
     @property

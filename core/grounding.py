@@ -180,9 +180,29 @@ def split_sentences(text: str) -> list[str]:
 
 def _segments(header: str, source: str) -> list[str]:
     """A source's lines and sentences, each with the source's header (the page title and
-    heading apply to all of it): the stretches a stated fact must fall in together."""
+    heading apply to all of it): the stretches a stated fact must fall in together. A list
+    whose items describe one thing (`_one_thing_list`) is one stretch as well."""
     body = [seg for line in source.split("\n") for seg in split_sentences(line)]
+    if _one_thing_list(source):
+        body.append(source)
     return [f"{header}\n{seg}" for seg in body] or [header]
+
+
+def _one_thing_list(source: str) -> bool:
+    """Whether `source` is a list of two or more items that begin with different words: the
+    attributes of one thing ("Hardware used: - Dell Optiplex 7040 - BIOS: 1.14.0", where a
+    model's "a Dell Optiplex 7040 with BIOS 1.14.0" joins two items; a real model's reply,
+    issue 35). Items that begin alike ("Week 2: …", "Week 3: …") are records of the same
+    kind, whose values must not be joined across items."""
+    lines = [line for line in source.split("\n") if line.strip()]
+    if len(lines) < 2 or not all(_BULLET.match(line) for line in lines):
+        return False
+    firsts = [
+        _BULLET.sub("", line).split()[0].casefold()
+        for line in lines
+        if _BULLET.sub("", line).split()
+    ]
+    return len(firsts) == len(lines) and len(set(firsts)) == len(firsts)
 
 
 def check_sentence(

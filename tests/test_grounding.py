@@ -200,3 +200,23 @@ def test_a_german_answer_over_english_sources():
     assert kept.kind == "answer" and kept.text.endswith("aktiviert [1].")
     made_up = ground("BATS wird seit Version 7 mit DISTRO_FEATURE aktiviert.", question, sources)
     assert made_up.kind == "unsupported"
+
+
+def test_the_items_of_one_things_list_support_a_sentence_together():
+    # A 1.5B model's reply on ConfQuestions (issue 35): the hardware list's two items, one
+    # source, cited alone (it was paired with an unrelated test-matrix row before).
+    sources = [
+        "- Dell Optiplex 7040\n- BIOS: 1.14.0",
+        "Row 3 in Table 1: OS Version is Windows 10 1803, Result is FAIL",
+    ]
+    reply = "The hardware used was a Dell Optiplex 7040 with BIOS version 1.14.0."
+    grounding = ground(reply, "What hardware was used?", sources, ["Hardware used:", "Matrix"])
+    assert (
+        grounding.text == "The hardware used was a Dell Optiplex 7040 with BIOS version 1.14.0 [1]."
+    )
+
+
+def test_items_of_the_same_kind_are_not_joined():
+    sources = ["- Week 2: Sophie Brandt\n- Week 3: Lena Vogel"]
+    grounding = ground("Lena Vogel is on call in week 2.", ON_CALL, sources, ["Rotation"])
+    assert grounding.kind == "unsupported"

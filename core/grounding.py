@@ -301,24 +301,28 @@ def ground(
     for sentence, check in zip(sentences, checks, strict=True):
         if not check.content:
             continue
+        # A list item stays one, on its own line (a list read as one paragraph is hard to
+        # follow: a real model's five use cases, issue 35).
+        lead = "\n- " if _BULLET.match(sentence) else " "
         if check.supported_by:
             if sorted(check.cited) != sorted(check.supported_by):
                 repaired += 1
-            kept.append(cite(check.text, check.supported_by))
+            kept.append(lead + cite(check.text, check.supported_by))
         elif unsupported == "mark" and not check.decline:
-            kept.append(f"{check.text} {UNSUPPORTED_MARK}")
+            kept.append(f"{lead}{check.text} {UNSUPPORTED_MARK}")
             dropped.append(sentence)
         else:
             dropped.append(sentence)
     if not any(c.supported_by for c in checks):
         return Grounding("unsupported", "", checks, dropped, pasted=pasted)
-    return Grounding("answer", " ".join(kept), checks, dropped, repaired, pasted)
+    return Grounding("answer", "".join(kept).strip(), checks, dropped, repaired, pasted)
 
 
 def cite(text: str, numbers: Sequence[int]) -> str:
-    """`text` with `[n]` citations before its closing punctuation."""
+    """`text` with `[n]` citations before its closing punctuation (a list intro's colon
+    too)."""
     marks = "".join(f"[{n}]" for n in numbers)
     stem = text.rstrip()
-    end = stem[-1] if stem and stem[-1] in ".!?" else ""
+    end = stem[-1] if stem and stem[-1] in ".!?:" else ""
     stem = stem[: len(stem) - len(end)].rstrip()
     return f"{stem} {marks}{end}"

@@ -220,3 +220,14 @@ def test_items_of_the_same_kind_are_not_joined():
     sources = ["- Week 2: Sophie Brandt\n- Week 3: Lena Vogel"]
     grounding = ground("Lena Vogel is on call in week 2.", ON_CALL, sources, ["Rotation"])
     assert grounding.kind == "unsupported"
+
+
+def test_a_listed_answer_keeps_its_items_on_their_own_lines():
+    sources = ["Use cases:\n- Run a client desktop.\n- Run a hardened endpoint."]
+    reply = "The use cases are:\n- Run a client desktop.\n- Run a hardened endpoint."
+    grounding = ground(reply, "What are the use cases?", sources, ["Architecture"])
+    assert grounding.text.split("\n") == [
+        "The use cases are [1]:",
+        "- Run a client desktop [1].",
+        "- Run a hardened endpoint [1].",
+    ]

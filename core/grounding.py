@@ -126,6 +126,10 @@ def stated_facts(text: str, question: str) -> set[str]:
     return facts
 
 
+_YES_NO = frozenset({"yes", "ja", "nein"})
+"""The answer words of a yes/no question (stemmed; "no" is a stop word already): the reply's
+answer, not a term a source can hold."""
+
 # Capitalized words that are no names: German nouns are capitalized, and so are "I" and the
 # months and weekdays the date tokens already check.
 _COMMON_CAPITALS = frozenset("i monday tuesday wednesday thursday friday saturday sunday".split())
@@ -221,8 +225,13 @@ def check_sentence(
     text = re.sub(r"\s+([.,;:!?])", r"\1", text)
     if is_decline_sentence(text):
         return SentenceCheck(text, cited, [], 0.0, decline=True)
-    terms = _terms(text)
-    new = terms - _terms(question) or terms
+    terms = _terms(text) - _YES_NO
+    new = terms - _terms(question)
+    # A sentence that only echoes the question ("Yes, anyone may create new tickets" to "Is
+    # anyone allowed to create a new ticket?") is supported only by a stretch of one source
+    # that says all of it: the question's words are in many sources, scattered.
+    echo = not new
+    new = new or terms
     facts = stated_facts(text, question)
     together = facts | set(_NUMBER.findall(text))
     if not new and not facts:
@@ -250,7 +259,12 @@ def check_sentence(
         if coverage(numbers, new) < min(bars[n - 1] for n in numbers):
             return False
         if len(numbers) == 1:
-            return any(all(_holds_fact(f, g) for f in together) for g in segments[numbers[0] - 1])
+            return any(
+                all(_holds_fact(f, g) for f in together) and (not echo or new <= _terms(g))
+                for g in segments[numbers[0] - 1]
+            )
+        if echo:
+            return False
         # Two sources: every fact in one of them, and each adds something the other lacks.
         a, b = (held_by(n) for n in numbers[:2])
         return together <= a | b and bool(a - b) and bool(b - a)

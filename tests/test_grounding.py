@@ -231,3 +231,26 @@ def test_a_listed_answer_keeps_its_items_on_their_own_lines():
         "- Run a client desktop [1].",
         "- Run a hardened endpoint [1].",
     ]
+
+
+@pytest.mark.parametrize(
+    "reply, kind",
+    [
+        # A real model's yes (issue 35 measurement): one sentence of a source says all of it.
+        ("Yes, anyone may create new tickets.", "answer"),
+        # Its made-up yes to an out-of-scope question: the question's words are in the
+        # source, but no sentence of it says this.
+        ("Yes, OpenXT can live-migrate a running guest VM to another host.", "unsupported"),
+    ],
+)
+def test_a_yes_that_echoes_the_question_needs_one_sentence_saying_it(reply, kind):
+    sources = [
+        "Anyone may create new tickets. A ticket is Open by default.",
+        "OpenXT runs each guest VM on the host. Live status is shown. Migrate old configs first.",
+    ]
+    question = (
+        "Is anyone allowed to create new tickets?"
+        if "tickets" in reply
+        else "Can OpenXT live-migrate a running guest VM to another host?"
+    )
+    assert ground(reply, question, sources, ["Jira", "Guests"]).kind == kind

@@ -236,9 +236,10 @@ def check_sentence(
     together = facts | set(_NUMBER.findall(text))
     if not new and not facts:
         return SentenceCheck(text, cited, [], 0.0, content=False)
-    if echo and not facts and text.endswith(":"):
-        # A list intro that restates the question ("The use cases … include:") states
-        # nothing; cited, it pointed at whichever source held the question's words.
+    if text.endswith(":") and not facts and len(terms - _terms(question)) <= 1:
+        # A list intro that restates the question, with at most a listing verb of its own
+        # ("The use cases … include:"), states nothing; cited, it pointed at whichever
+        # source held the question's words.
         return SentenceCheck(text, cited, [], 0.0, content=False)
     headers = list(headers) + [""] * (len(sources) - len(headers))
     source_terms = [_terms(f"{h}\n{s}") for h, s in zip(headers, sources, strict=False)]

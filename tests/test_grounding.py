@@ -235,7 +235,7 @@ def test_a_listed_answer_keeps_its_items_on_their_own_lines():
 def test_a_list_intro_that_restates_the_question_is_left_out():
     # A real model's intro was cited to another list whose heading held the question's words.
     sources = ["- Run a client desktop.", "Use cases of the platform:\n- Loose coupling"]
-    reply = "The platform use cases are:\n- Run a client desktop."
+    reply = "The platform use cases include:\n- Run a client desktop."
     grounding = ground(reply, "What are the platform use cases?", sources, ["Uses", "Properties"])
     assert grounding.text == "- Run a client desktop [1]."
 

@@ -250,6 +250,12 @@ class CheckedLLM:
             return None
         if grounding.kind == "decline":
             return "declined"
+        sure = _yes_or_no(offline)
+        if sure is not None and _yes_or_no(grounding.text) != sure:
+            # The model said the opposite, or its yes/no was dropped as unsupported and
+            # what is left answers around the question (a real model's "Yes, there are set
+            # guidelines…" to a page saying there are none, issue 35).
+            return "disagreed"
         values = stated_facts(offline.split("\n")[0], question)
         shown = grounding.text.casefold()
         if values and not any(v.casefold() in shown for v in values):
@@ -257,6 +263,13 @@ class CheckedLLM:
                 return None
             return "disagreed"
         return None
+
+
+def _yes_or_no(answer: str) -> str | None:
+    """ "yes" or "no" when `answer` begins with a yes or no (English or German), else None."""
+    words = answer.split(maxsplit=1)
+    first = words[0].strip(".,:;!").casefold() if words else ""
+    return {"yes": "yes", "ja": "yes", "no": "no", "nein": "no"}.get(first)
 
 
 def _says_within(model: str, offline: str, question: str) -> bool:

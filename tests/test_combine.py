@@ -201,3 +201,25 @@ def test_an_answer_picked_out_of_the_offline_answers_list_is_the_models(server):
     )
     assert answer.text == "The grub2 bootloader and boot config file were measured [1]."
     assert llm.last.origin == "model"
+
+
+def test_a_sure_no_is_shown_when_the_models_yes_was_dropped(server):
+    # A real model's reply (issue 35 measurement): its made-up "Yes" is dropped, and what is
+    # left answers around the question; the offline answerer's sure "No" is shown instead.
+    page = make_evidence(
+        5,
+        "There is no set guideline for getting modify access to the wiki. It would most "
+        "likely be a post to the mailing list asking for access; with no objections, one is"
+        " added.",
+        "Wiki — Access",
+    )
+    question = "Are there set guidelines for getting modify access to the wiki?"
+    server.push(
+        "Yes, there are set guidelines for getting modify access to the wiki. It would most"
+        " likely be a post to the mailing list asking for access; with no objections, one is"
+        " added."
+    )
+    model = OpenAILLM(server.base_url, "small-model", "k", max_retries=0)
+    llm = CheckedLLM(model, ExtractiveLLM({"en": 0.0}))
+    (answer,) = generate(llm, question, [page])
+    assert answer.text.startswith("No") and llm.last.reason == "disagreed"

@@ -15,18 +15,25 @@ and the next run prints the judged figures per answerer.
         --concurrency 1 --first-token-timeout 120 --timeout 600
 
 A CPU server wants one request at a time and long timeouts (README, "A model on a CPU
-server"). `--scripted` starts the tests' scripted chat server instead of naming one (it
+server"). With `--replies FILE` the model's replies are kept by request (the prompt as the
+model read it, its reply and the seconds it took): the answer checks then read the same
+generation the raw run got (one model call per question for `off`, `grounded` and
+`combined`, all at temperature 0), a rerun after a fix re-checks without asking the model
+again, and the file shows the sources each citation points at for judging (keep it outside
+the repository too). `--scripted` starts the tests' scripted chat server instead of naming one (it
 answers with source 1's first line), to check the harness itself.
 """
 
 from __future__ import annotations
 
 import argparse
+import hashlib
 import json
 import logging
 import os
 import sys
 import time
+from collections.abc import Callable
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
@@ -35,6 +42,32 @@ from bot.cli import main  # noqa: E402
 
 ANSWERERS = ("offline", "off", "grounded", "combined")
 FIGURES = ("n", "declined", "decline_recall", "f1", "contained")
+
+
+def keep_replies(path: Path) -> Callable[[], None]:
+    """Answer the model's requests from `path` when it holds them, else ask the endpoint and
+    add the reply there (module docstring), by patching `core.llm.OpenAILLM`; returns what
+    undoes the patch."""
+    from core.llm import OpenAILLM
+
+    kept = json.loads(path.read_text()) if path.exists() else {}
+    ask = OpenAILLM._request
+
+    def request(self, messages, n, temperature, max_tokens, on_text=None, seen=None):
+        wanted = [self.name, messages, n, temperature, max_tokens]
+        key = hashlib.sha256(json.dumps(wanted, sort_keys=True).encode()).hexdigest()
+        if key not in kept:
+            start = time.perf_counter()
+            texts = ask(self, messages, n, temperature, max_tokens, on_text, seen)
+            seconds = round(time.perf_counter() - start, 2)
+            kept[key] = {"messages": messages, "replies": texts, "seconds": seconds}
+            path.write_text(json.dumps(kept, indent=1, ensure_ascii=False))
+        elif on_text is not None:
+            on_text(kept[key]["replies"][0])
+        return list(kept[key]["replies"])
+
+    OpenAILLM._request = request
+    return lambda: setattr(OpenAILLM, "_request", ask)
 
 
 def run_one(answerer: str, args: argparse.Namespace, base_url: str) -> dict:
@@ -95,6 +128,7 @@ def parse_args(argv: list[str]) -> argparse.Namespace:
     parser.add_argument("--lang", choices=("en", "de", "both"), default="en")
     parser.add_argument("--answerers", default=",".join(ANSWERERS), help="comma-separated")
     parser.add_argument("--out", type=Path, required=True, help="folder for replies")
+    parser.add_argument("--replies", type=Path, help="model replies kept by request (JSON)")
     parser.add_argument("--timeout", type=float, default=600.0)
     parser.add_argument("--first-token-timeout", type=float, default=120.0)
     parser.add_argument("--concurrency", type=int, default=1)
@@ -114,6 +148,7 @@ def run(argv: list[str]) -> list[dict]:
     args.out.mkdir(parents=True, exist_ok=True)
     for name in ("httpx", "openai"):  # one INFO line per request otherwise
         logging.getLogger(name).setLevel(logging.WARNING)
+    undo = keep_replies(args.replies) if args.replies else None
     server = None
     if args.scripted:
         from tests.fakes.openai_server import FakeOpenAI
@@ -126,6 +161,8 @@ def run(argv: list[str]) -> list[dict]:
     finally:
         if server is not None:
             server.stop()
+        if undo is not None:
+            undo()
     print("\n" + "answerer".ljust(10) + "".join(f.rjust(20) for f in (*FIGURES, "seconds")))
     for row in rows:
         cells = [row.get(f) for f in (*FIGURES, "seconds")]

@@ -36,6 +36,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
 from core.answer import (
+    CITATION,
     FOLLOW_UPS,
     OUT_OF_SCOPE,
     SYSTEM_PROMPT,
@@ -53,6 +54,7 @@ from core.grounding import (
     split_sentences,
     stated_facts,
 )
+from core.lexical import tokenize
 from core.llm import LLM
 from core.model_prompt import for_model
 from core.questions import question_language
@@ -248,8 +250,37 @@ class CheckedLLM:
             return None
         if grounding.kind == "decline":
             return "declined"
+        sure = _yes_or_no(offline)
+        if sure is not None and _yes_or_no(grounding.text) != sure:
+            # The model said the opposite, or its yes/no was dropped as unsupported and
+            # what is left answers around the question (a real model's "Yes, there are set
+            # guidelines…" to a page saying there are none, issue 35).
+            return "disagreed"
         values = stated_facts(offline.split("\n")[0], question)
         shown = grounding.text.casefold()
         if values and not any(v.casefold() in shown for v in values):
+            if _says_within(grounding.text, offline, question):
+                return None
             return "disagreed"
         return None
+
+
+def _yes_or_no(answer: str) -> str | None:
+    """ "yes" or "no" when `answer` begins with a yes or no (English or German), else None."""
+    words = answer.split(maxsplit=1)
+    first = words[0].strip(".,:;!").casefold() if words else ""
+    return {"yes": "yes", "ja": "yes", "no": "no", "nein": "no"}.get(first)
+
+
+def _says_within(model: str, offline: str, question: str) -> bool:
+    """Whether every word the model's answer adds to the question stands in the offline
+    answer: the model picked its answer out of the offline one (a real model's "the grub2
+    bootloader and boot config file" out of the offline answerer's list of all that is
+    measured, issue 35), which is no disagreement."""
+    own = _terms(CITATION.sub(" ", model)) - _terms(question)
+    return bool(own) and own <= _terms(offline)
+
+
+def _terms(text: str) -> set[str]:
+    """Stemmed content words, numbers and dates, as grounding reads them."""
+    return set(tokenize(text, "de"))

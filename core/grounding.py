@@ -126,6 +126,10 @@ def stated_facts(text: str, question: str) -> set[str]:
     return facts
 
 
+_YES_NO = frozenset({"yes", "ja", "nein"})
+"""The answer words of a yes/no question (stemmed; "no" is a stop word already): the reply's
+answer, not a term a source can hold."""
+
 # Capitalized words that are no names: German nouns are capitalized, and so are "I" and the
 # months and weekdays the date tokens already check.
 _COMMON_CAPITALS = frozenset("i monday tuesday wednesday thursday friday saturday sunday".split())
@@ -180,9 +184,29 @@ def split_sentences(text: str) -> list[str]:
 
 def _segments(header: str, source: str) -> list[str]:
     """A source's lines and sentences, each with the source's header (the page title and
-    heading apply to all of it): the stretches a stated fact must fall in together."""
+    heading apply to all of it): the stretches a stated fact must fall in together. A list
+    whose items describe one thing (`_one_thing_list`) is one stretch as well."""
     body = [seg for line in source.split("\n") for seg in split_sentences(line)]
+    if _one_thing_list(source):
+        body.append(source)
     return [f"{header}\n{seg}" for seg in body] or [header]
+
+
+def _one_thing_list(source: str) -> bool:
+    """Whether `source` is a list of two or more items that begin with different words: the
+    attributes of one thing ("Hardware used: - Dell Optiplex 7040 - BIOS: 1.14.0", where a
+    model's "a Dell Optiplex 7040 with BIOS 1.14.0" joins two items; a real model's reply,
+    issue 35). Items that begin alike ("Week 2: …", "Week 3: …") are records of the same
+    kind, whose values must not be joined across items."""
+    lines = [line for line in source.split("\n") if line.strip()]
+    if len(lines) < 2 or not all(_BULLET.match(line) for line in lines):
+        return False
+    firsts = [
+        _BULLET.sub("", line).split()[0].casefold()
+        for line in lines
+        if _BULLET.sub("", line).split()
+    ]
+    return len(firsts) == len(lines) and len(set(firsts)) == len(firsts)
 
 
 def check_sentence(
@@ -201,11 +225,21 @@ def check_sentence(
     text = re.sub(r"\s+([.,;:!?])", r"\1", text)
     if is_decline_sentence(text):
         return SentenceCheck(text, cited, [], 0.0, decline=True)
-    terms = _terms(text)
-    new = terms - _terms(question) or terms
+    terms = _terms(text) - _YES_NO
+    new = terms - _terms(question)
+    # A sentence that only echoes the question ("Yes, anyone may create new tickets" to "Is
+    # anyone allowed to create a new ticket?") is supported only by a stretch of one source
+    # that says all of it: the question's words are in many sources, scattered.
+    echo = not new
+    new = new or terms
     facts = stated_facts(text, question)
     together = facts | set(_NUMBER.findall(text))
     if not new and not facts:
+        return SentenceCheck(text, cited, [], 0.0, content=False)
+    if text.endswith(":") and not facts and len(terms - _terms(question)) <= 1:
+        # A list intro that restates the question, with at most a listing verb of its own
+        # ("The use cases … include:"), states nothing; cited, it pointed at whichever
+        # source held the question's words.
         return SentenceCheck(text, cited, [], 0.0, content=False)
     headers = list(headers) + [""] * (len(sources) - len(headers))
     source_terms = [_terms(f"{h}\n{s}") for h, s in zip(headers, sources, strict=False)]
@@ -230,7 +264,12 @@ def check_sentence(
         if coverage(numbers, new) < min(bars[n - 1] for n in numbers):
             return False
         if len(numbers) == 1:
-            return any(all(_holds_fact(f, g) for f in together) for g in segments[numbers[0] - 1])
+            return any(
+                all(_holds_fact(f, g) for f in together) and (not echo or new <= _terms(g))
+                for g in segments[numbers[0] - 1]
+            )
+        if echo:
+            return False
         # Two sources: every fact in one of them, and each adds something the other lacks.
         a, b = (held_by(n) for n in numbers[:2])
         return together <= a | b and bool(a - b) and bool(b - a)
@@ -281,24 +320,28 @@ def ground(
     for sentence, check in zip(sentences, checks, strict=True):
         if not check.content:
             continue
+        # A list item stays one, on its own line (a list read as one paragraph is hard to
+        # follow: a real model's five use cases, issue 35).
+        lead = "\n- " if _BULLET.match(sentence) else " "
         if check.supported_by:
             if sorted(check.cited) != sorted(check.supported_by):
                 repaired += 1
-            kept.append(cite(check.text, check.supported_by))
+            kept.append(lead + cite(check.text, check.supported_by))
         elif unsupported == "mark" and not check.decline:
-            kept.append(f"{check.text} {UNSUPPORTED_MARK}")
+            kept.append(f"{lead}{check.text} {UNSUPPORTED_MARK}")
             dropped.append(sentence)
         else:
             dropped.append(sentence)
     if not any(c.supported_by for c in checks):
         return Grounding("unsupported", "", checks, dropped, pasted=pasted)
-    return Grounding("answer", " ".join(kept), checks, dropped, repaired, pasted)
+    return Grounding("answer", "".join(kept).strip(), checks, dropped, repaired, pasted)
 
 
 def cite(text: str, numbers: Sequence[int]) -> str:
-    """`text` with `[n]` citations before its closing punctuation."""
+    """`text` with `[n]` citations before its closing punctuation (a list intro's colon
+    too)."""
     marks = "".join(f"[{n}]" for n in numbers)
     stem = text.rstrip()
-    end = stem[-1] if stem and stem[-1] in ".!?" else ""
+    end = stem[-1] if stem and stem[-1] in ".!?:" else ""
     stem = stem[: len(stem) - len(end)].rstrip()
     return f"{stem} {marks}{end}"

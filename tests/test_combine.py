@@ -7,6 +7,7 @@ import pytest
 
 from core.answer import OUT_OF_SCOPE, build_judgment_messages, build_messages, generate
 from core.combine import NOTES, CheckedLLM
+from core.confidence import answer_confidence, is_low_confidence
 from core.conversation import ConversationKey
 from core.extractive import ExtractiveLLM
 from core.llm import OpenAILLM
@@ -177,3 +178,48 @@ def test_an_answerer_that_cannot_stream_passes_its_whole_answer_once():
         ExtractiveLLM(), "Who is on call in week 2?", EVIDENCES, on_text=pieces.append
     )
     assert pieces == [answer.text] and "Sophie Brandt" in answer.text
+
+
+def test_an_answer_picked_out_of_the_offline_answers_list_is_the_models(server):
+    # A real model's reply (issue 35 measurement): the offline answerer read out the whole
+    # list of measured items, the model the one item asked about; both agree.
+    measured = make_evidence(
+        4,
+        "The following items are measured:\n- Device firmware\n- BIOS configuration\n"
+        "- grub2 bootloader and boot config file\n- TXT Authenticated Code Modules",
+        "Measured Launch — Introduction",
+    )
+    question = "What was measured about grub during measured launches?"
+    server.push("The grub2 bootloader and boot config file were measured.")
+    model = OpenAILLM(server.base_url, "small-model", "k", max_retries=0)
+    llm = CheckedLLM(model, ExtractiveLLM({"en": 0.0}))  # the list is a sure answer
+    (answer,) = generate(llm, question, [measured])
+    offline = llm.offline.complete(build_messages(question, [measured]))[0]
+    assert "Device firmware" in offline  # the offline answer is the list, with other values
+    assert not is_low_confidence(
+        answer_confidence(llm.offline, build_messages(question, [measured]))
+    )
+    assert answer.text == "The grub2 bootloader and boot config file were measured [1]."
+    assert llm.last.origin == "model"
+
+
+def test_a_sure_no_is_shown_when_the_models_yes_was_dropped(server):
+    # A real model's reply (issue 35 measurement): its made-up "Yes" is dropped, and what is
+    # left answers around the question; the offline answerer's sure "No" is shown instead.
+    page = make_evidence(
+        5,
+        "There is no set guideline for getting modify access to the wiki. It would most "
+        "likely be a post to the mailing list asking for access; with no objections, one is"
+        " added.",
+        "Wiki — Access",
+    )
+    question = "Are there set guidelines for getting modify access to the wiki?"
+    server.push(
+        "Yes, there are set guidelines for getting modify access to the wiki. It would most"
+        " likely be a post to the mailing list asking for access; with no objections, one is"
+        " added."
+    )
+    model = OpenAILLM(server.base_url, "small-model", "k", max_retries=0)
+    llm = CheckedLLM(model, ExtractiveLLM({"en": 0.0}))
+    (answer,) = generate(llm, question, [page])
+    assert answer.text.startswith("No") and llm.last.reason == "disagreed"

@@ -200,3 +200,64 @@ def test_a_german_answer_over_english_sources():
     assert kept.kind == "answer" and kept.text.endswith("aktiviert [1].")
     made_up = ground("BATS wird seit Version 7 mit DISTRO_FEATURE aktiviert.", question, sources)
     assert made_up.kind == "unsupported"
+
+
+def test_the_items_of_one_things_list_support_a_sentence_together():
+    # A 1.5B model's reply on ConfQuestions (issue 35): the hardware list's two items, one
+    # source, cited alone (it was paired with an unrelated test-matrix row before).
+    sources = [
+        "- Dell Optiplex 7040\n- BIOS: 1.14.0",
+        "Row 3 in Table 1: OS Version is Windows 10 1803, Result is FAIL",
+    ]
+    reply = "The hardware used was a Dell Optiplex 7040 with BIOS version 1.14.0."
+    grounding = ground(reply, "What hardware was used?", sources, ["Hardware used:", "Matrix"])
+    assert (
+        grounding.text == "The hardware used was a Dell Optiplex 7040 with BIOS version 1.14.0 [1]."
+    )
+
+
+def test_items_of_the_same_kind_are_not_joined():
+    sources = ["- Week 2: Sophie Brandt\n- Week 3: Lena Vogel"]
+    grounding = ground("Lena Vogel is on call in week 2.", ON_CALL, sources, ["Rotation"])
+    assert grounding.kind == "unsupported"
+
+
+def test_a_listed_answer_keeps_its_items_on_their_own_lines():
+    sources = ["Use cases:\n- Run a client desktop.\n- Run a hardened endpoint."]
+    reply = "The use cases are:\n- Run a client desktop.\n- Run a hardened endpoint."
+    grounding = ground(reply, "What are the use cases?", sources, ["Architecture"])
+    assert grounding.text.split("\n") == [
+        "- Run a client desktop [1].",
+        "- Run a hardened endpoint [1].",
+    ]
+
+
+def test_a_list_intro_that_restates_the_question_is_left_out():
+    # A real model's intro was cited to another list whose heading held the question's words.
+    sources = ["- Run a client desktop.", "Use cases of the platform:\n- Loose coupling"]
+    reply = "The platform use cases include:\n- Run a client desktop."
+    grounding = ground(reply, "What are the platform use cases?", sources, ["Uses", "Properties"])
+    assert grounding.text == "- Run a client desktop [1]."
+
+
+@pytest.mark.parametrize(
+    "reply, kind",
+    [
+        # A real model's yes (issue 35 measurement): one sentence of a source says all of it.
+        ("Yes, anyone may create new tickets.", "answer"),
+        # Its made-up yes to an out-of-scope question: the question's words are in the
+        # source, but no sentence of it says this.
+        ("Yes, OpenXT can live-migrate a running guest VM to another host.", "unsupported"),
+    ],
+)
+def test_a_yes_that_echoes_the_question_needs_one_sentence_saying_it(reply, kind):
+    sources = [
+        "Anyone may create new tickets. A ticket is Open by default.",
+        "OpenXT runs each guest VM on the host. Live status is shown. Migrate old configs first.",
+    ]
+    question = (
+        "Is anyone allowed to create new tickets?"
+        if "tickets" in reply
+        else "Can OpenXT live-migrate a running guest VM to another host?"
+    )
+    assert ground(reply, question, sources, ["Jira", "Guests"]).kind == kind

@@ -73,3 +73,27 @@ def test_harness_writes_replies_for_judging_per_answerer(
 def test_harness_needs_an_endpoint(harness, tmp_path):
     with pytest.raises(SystemExit):
         harness.run(["--data", str(tmp_path), "--out", str(tmp_path / "o")])
+
+
+def test_kept_replies_answer_every_check_from_one_generation(
+    harness, tiny_benchmark, tmp_path, clean_env
+):
+    kept = tmp_path / "replies.json"
+    argv = ["--data", str(tiny_benchmark), "--out-of-scope", str(tiny_benchmark / "oos.json")]
+    argv += ["--verdicts", str(tmp_path / "verdicts.json"), "--first-token-timeout", "5"]
+    argv += ["--replies", str(kept)]
+    harness.run([*argv, "--scripted", "--out", str(tmp_path / "a"), "--answerers", "off"])
+    stored = json.loads(kept.read_text())
+    turns = len(json.loads((tiny_benchmark / "conversations.json").read_text())[0]["turns"])
+    assert len(stored) == turns + 2  # one request per question, the out-of-scope ones too
+    assert all(e["messages"] and e["replies"] and e["seconds"] >= 0 for e in stored.values())
+    # Nothing listens on the discard port: every reply must come from the kept file.
+    dead = ["--base-url", "http://127.0.0.1:9/v1", "--answerers", "off,grounded"]
+    harness.run([*argv, *dead, "--out", str(tmp_path / "b")])
+    first = json.loads((tmp_path / "a" / "off.json").read_text())["records"]
+    again = json.loads((tmp_path / "b" / "off.json").read_text())["records"]
+    assert [r["reply"] for r in again] == [r["reply"] for r in first]
+    assert len(json.loads(kept.read_text())) == turns + 2
+    from core.llm import OpenAILLM
+
+    assert OpenAILLM._request.__name__ == "_request"  # the patch is undone after the run

@@ -8,7 +8,10 @@ for IDLE_S seconds with nothing else running, then while a separate process, as 
 would be, runs `confbot sync --full` (every page re-indexed; the embedding cache spares the
 embedder). Where the machine has more than 2 CPUs, the sync process gets a quarter of them
 (at least one) and this process the others, as a deployment gives the worker its own
-cores. Prints median and p95 of both, their ratio, the re-sync's time, the CPUs and load.
+cores. Prints median and p95 of both, their ratio, the re-sync's time, the CPUs and load,
+and how many answers read again, in their own time, what the index derives from the store
+(`core.refresh.Refreshed`: query translator, spelling corrector, page catalog) and for how
+long.
 
 Single node (SQLite store, embedded Chroma):
     CONFBOT_DATA_DIR=/tmp/bench-resync .venv/bin/python benchmarks/resync_latency.py
@@ -37,10 +40,31 @@ from connectors.sync import SpaceSync  # noqa: E402
 from core.assistant import Assistant, ConversationKey  # noqa: E402
 from core.evaluation.benchmark import load_conversations  # noqa: E402
 from core.evaluation.benchmark import questions as benchmark_questions  # noqa: E402
+from core.refresh import Refreshed  # noqa: E402
 from core.settings import Settings  # noqa: E402
 
 ASKERS = 2
 IDLE_S = 30.0
+
+
+RELOADS = threading.local()  # `ms`: time this thread spent computing derived values
+
+
+def time_reloads() -> None:
+    """Count the time each thread spends computing a `Refreshed` value in `RELOADS.ms`."""
+    get = Refreshed.get
+
+    def timed_get(self, key, compute, *args, **kwargs):
+        def timed(previous):
+            began = time.perf_counter()
+            try:
+                return compute(previous)
+            finally:
+                RELOADS.ms = getattr(RELOADS, "ms", 0.0) + (time.perf_counter() - began) * 1000
+
+        return get(self, key, timed, *args, **kwargs)
+
+    Refreshed.get = timed_get
 
 
 def questions_of(conversations: list[dict]) -> list:
@@ -59,19 +83,22 @@ def cpu_split() -> tuple[set[int], set[int]]:
 
 
 def ask_loop(assistant: Assistant, questions: list[str], stop: threading.Event, out: list):
-    """Ask in new conversations until `stop`, appending each answer's (start, end)."""
+    """Ask in new conversations until `stop`, appending each answer's (start, end, ms it
+    spent reloading derived values)."""
     n = 0
     while not stop.is_set():
         key = ConversationKey("bench", "w", "c", uuid.uuid4().hex)
+        RELOADS.ms = 0.0
         begin = time.perf_counter()
         turn = assistant.ask(key, questions[n % len(questions)], suggest=False)
-        out.append((begin, time.perf_counter()))
+        out.append((begin, time.perf_counter(), RELOADS.ms))
         assistant.suggest(turn.id)
         n += 1
 
 
 def latencies(assistant: Assistant, questions: list[str], during=None) -> tuple[list, float]:
-    """Answer latencies (ms) of ASKERS threads for IDLE_S, or while `during()` runs."""
+    """(answer latency, its reloading) in ms of ASKERS threads for IDLE_S, or while
+    `during()` runs, and the seconds it took."""
     stop = threading.Event()
     results: list[list] = [[] for _ in range(ASKERS)]
     threads = [
@@ -90,8 +117,16 @@ def latencies(assistant: Assistant, questions: list[str], during=None) -> tuple[
     stop.set()
     for thread in threads:
         thread.join()
-    times = [(e - s) * 1000 for r in results for s, e in r if s >= began and e <= ended]
+    times = [((e - s) * 1000, ms) for r in results for s, e, ms in r if s >= began and e <= ended]
     return times, ended - began
+
+
+def report(name: str, answers: list[tuple[float, float]]) -> list[float]:
+    """Print the answers' reloading; their latencies."""
+    reloading = [ms for _, ms in answers if ms > 0]
+    spent = f": {summary_ms(reloading)} of reloading" if reloading else ""
+    print(f"  {name}: {len(reloading)} of {len(answers)} answers reloaded derived values{spent}")
+    return [total for total, _ in answers]
 
 
 def main() -> None:
@@ -110,8 +145,9 @@ def main() -> None:
         assistant.ask(ConversationKey("bench", "w", "c", uuid.uuid4().hex), text, suggest=False)
     sync_cpus, ask_cpus = cpu_split()
     os.sched_setaffinity(0, ask_cpus)
+    time_reloads()
 
-    idle, _ = latencies(assistant, questions)
+    idle_answers, _ = latencies(assistant, questions)
 
     def resync() -> None:
         command = [sys.executable, "-m", "bot.cli", "sync", "--full", "--source", "files"]
@@ -128,7 +164,8 @@ def main() -> None:
         if process.returncode:
             raise SystemExit(f"the re-sync failed:\n{err}")
 
-    during, seconds = latencies(assistant, questions, resync)
+    during_answers, seconds = latencies(assistant, questions, resync)
+    idle, during = report("idle", idle_answers), report("re-sync", during_answers)
     load = ", ".join(f"{x:.2f}" for x in os.getloadavg())
     print(f"mode: {mode}; {assistant.index.count()} evidences; {ASKERS} askers")
     print(f"CPUs: sync {sorted(sync_cpus)}, askers {sorted(ask_cpus)}; load average {load}")

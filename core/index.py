@@ -266,10 +266,14 @@ class EvidenceIndex:
         self._wrote_vectors = False  # whether this process has written Chroma
         self._followed_at = float("-inf")  # time.monotonic() of the last `_searched` check
         self._follow_lock = threading.Lock()
-        # Both are derived from the store and keyed by its generation.
-        self._translator: Refreshed[int, TermTranslator] = Refreshed(operator.eq)
-        self._catalog: Refreshed[int, dict[str, PageEntry]] = Refreshed(operator.eq)
-        self._speller: Refreshed[int, Speller] = Refreshed(operator.eq)
+        # Derived from the store and keyed by its generation (see `_derived`).
+        self._translator: Refreshed[int, TermTranslator] = Refreshed(
+            operator.eq, "the query translator"
+        )
+        self._catalog: Refreshed[int, dict[str, PageEntry]] = Refreshed(
+            operator.eq, "the page catalog"
+        )
+        self._speller: Refreshed[int, Speller] = Refreshed(operator.eq, "the spelling corrector")
         self._import_previous_store()
 
     def _open_vectors(self, again: bool = False):
@@ -778,7 +782,7 @@ class EvidenceIndex:
         """Page id to title, space and duplicate signature of every indexed page; read
         again after the index changed, by one thread: while it reads, concurrent searches
         go on with the previous catalog (a sync changes it with every write)."""
-        return self._catalog.get(self.store.generation(), lambda _: self.store.page_entries())
+        return self._derived(self._catalog, lambda _: self.store.page_entries())
 
     def spaces(self) -> set[str]:
         """The spaces that have indexed pages."""
@@ -874,15 +878,23 @@ class EvidenceIndex:
                 lambda words: self._vocabulary_vectors(words, known),
             )
 
-        return self._translator.get(self.store.generation(), load)
+        return self._derived(self._translator, load)
 
     def speller(self) -> Speller:
         """The spelling corrector over the store's current vocabulary and its document
         frequencies (`core.spelling`), reloaded when the store changed; in SQLite and in
         PostgreSQL alike, since both keep the vocabulary table."""
-        return self._speller.get(
-            self.store.generation(), lambda _previous: Speller(self.store.word_counts())
-        )
+        return self._derived(self._speller, lambda _previous: Speller(self.store.word_counts()))
+
+    def _derived(self, value: Refreshed[int, T], compute: Callable[[T | None], T]) -> T:
+        """`value` for the store's current generation. Read again in the caller's time when
+        there is none yet or this process wrote since it was read (what it wrote shows at
+        once: `confbot sync`, then an answer); when only another process wrote (a separate
+        worker or sync), read again by a refresher thread while answers go on with the
+        previous one, picked up as soon as it is read (docs/benchmarks.md, "Many writers")."""
+        known = value.key
+        wait = known is None or known < self.store.written_generation
+        return value.get(self.store.generation(), compute, wait=wait)
 
     def _vocabulary_vectors(self, words: Sequence[str], known: dict[str, np.ndarray]) -> np.ndarray:
         """Vectors of the vocabulary: known in this process, else stored, else embedded now

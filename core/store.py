@@ -306,6 +306,9 @@ class EvidenceStore:
         self.reader = reader_for(url)  # reads: one round trip each on a server
         self.postings_per_term = postings_per_term
         self._catalog: _Catalog | None = None  # the last `page_entries`
+        # The generation of the latest write through this store: what is derived from the
+        # store in this process must show it at once (`EvidenceIndex._derived`).
+        self.written_generation = 0
         self._catalog_lock = threading.Lock()
         self._copy = make_url(url).get_driver_name() == "psycopg2"
         if dialect == "sqlite" and not event.contains(
@@ -567,6 +570,7 @@ class EvidenceStore:
             .values(generation=collections.c.generation + 1)
             .returning(collections.c.reference_length, collections.c.generation)
         ).one()
+        self.written_generation = max(self.written_generation, generation)
         return reference, generation
 
     def _add_to_counts(self, db: Connection, documents: int, tokens: int) -> None:

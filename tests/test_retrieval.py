@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import dataclasses
 import re
+import time
 
 import pytest
 
@@ -166,6 +167,38 @@ def test_the_query_translator_is_reloaded_by_one_search_at_a_time(index):
         assert index.translator() is before
     after = index.translator()
     assert after is not before and "quagga" in after.known and "quagga" not in before.known
+
+
+def test_a_reader_follows_another_writer_in_the_background_and_a_writer_sees_its_own(
+    index, settings
+):
+    """Another index on the same store (a web process beside a separate sync): after the
+    writer's write the reader's searches go on with the previous translator, catalog and
+    speller while a refresher thread reads the new ones, and pick them up once read; the
+    writer itself sees its write in its next search (read-your-writes)."""
+    reader = EvidenceIndex(settings, HashEmbedder())
+    try:
+        before = (reader.translator(), reader.page_catalog(), reader.speller())
+        extra = Page(id="8", space="ENG", title="Zebra", url="u8", body="<p>quagga okapi</p>")
+        index.index_pages([extra])
+        assert "quagga" in index.translator().known and "8" in index.page_catalog()
+        # The first search after it goes on with the previous ones; a refresher reads them.
+        assert reader.translator() is before[0] and reader.page_catalog() is before[1]
+        assert reader.speller() is before[2]
+
+        def followed():
+            return (
+                "quagga" in reader.translator().known
+                and "8" in reader.page_catalog()
+                and reader.speller() is not before[2]
+            )
+
+        deadline = time.monotonic() + 10
+        while not followed() and time.monotonic() < deadline:
+            time.sleep(0.02)
+        assert followed()
+    finally:
+        reader.close()
 
 
 def test_index_counts_are_consistent(index):

@@ -74,7 +74,8 @@ _WORDING = frozenset(
     terms(
         "many much number total count available exist exists listed there have has had all"
         " both any each every above over more greater higher least below under less fewer"
-        " lower most highest lowest largest smallest biggest cheapest maximum minimum"
+        " lower most highest lowest largest smallest biggest cheapest maximum minimum fewest"
+        " longest shortest meisten wenigsten längste längsten kürzeste kürzesten"
         " expensive cheap than steps step anzahl insgesamt gibt verfügbar alle beide"
         " sowohl auch über mehr höher unter weniger niedriger mindestens höchstens höchste"
         " höchsten niedrigste niedrigsten größte größten kleinste kleinsten billigste"
@@ -135,9 +136,10 @@ _COMPARES = re.compile(
     re.I,
 )
 _MOST = re.compile(
-    r"\b(?P<max>highest|most expensive|largest|biggest|greatest|höchsten?|teuersten?"
-    r"|größten?)\b|\b(?P<min>lowest|cheapest|smallest|least expensive|niedrigsten?"
-    r"|billigsten?|günstigsten?|kleinsten?)\b",
+    r"\b(?P<max>highest|most expensive|largest|biggest|greatest|longest|(?<=the )most"
+    r"|höchsten?|teuersten?|größten?|längsten?|meisten)\b"
+    r"|\b(?P<min>lowest|cheapest|smallest|least expensive|shortest|fewest|(?<=the )least"
+    r"|niedrigsten?|billigsten?|günstigsten?|kleinsten?|kürzesten?|wenigsten)\b",
     re.I,
 )
 
@@ -190,11 +192,18 @@ class Table:
         return self.complete or (gapless and len(numbers) >= MIN_ROWS)
 
     def seen(self, language: str) -> str:
-        """ "" for a complete table, else which rows were read: " (rows 1–8 of the table
-        found)"."""
+        """ "" for a complete table, else which rows were read: " (from rows 1–6 and 9 of
+        the table found)"."""
         if self.complete:
             return ""
-        rows = f"{min(self.rows)}–{max(self.rows)}"
+        runs: list[list[int]] = []
+        for number in sorted(self.rows):
+            if runs and number == runs[-1][-1] + 1:
+                runs[-1].append(number)
+            else:
+                runs.append([number])
+        spans = [f"{r[0]}–{r[-1]}" if len(r) > 1 else str(r[0]) for r in runs]
+        rows = _joined(spans, language)
         if language == "de":
             return f" (aus den gefundenen Zeilen {rows} der Tabelle)"
         return f" (from rows {rows} of the table found)"
@@ -561,13 +570,15 @@ def _meets(kind: str, value: float, limit: float) -> bool:
 
 def _amount_column(asked: Asked, table: Table, conditions: set[str]) -> str:
     """The column of amounts the question names: the one whose name holds most of the
-    conditions and whose cells are amounts; "" when none or two tie."""
+    conditions and whose cells are mostly amounts (at least two, and more than those that
+    are not: a row "Not rate-limited" says so in words and is compared with none); "" when
+    none or two tie."""
     best: list[tuple[int, str]] = []
     for name in table.columns:
         named = len(asked.found(name) & conditions)
         values = [dict(r.pairs).get(name, "") for r in table.ordered]
-        amounts = [amount(v) for v in values if not _empty(v)]
-        if named and len(amounts) >= 2 and all(amounts):
+        amounts = [amount(v) is not None for v in values if not _empty(v)]
+        if named and sum(amounts) >= 2 and sum(amounts) > len(amounts) - sum(amounts):
             best.append((named, name))
     best.sort(reverse=True)
     if not best or (len(best) > 1 and best[0][0] == best[1][0]):
@@ -618,9 +629,12 @@ def count_rows(
     profile: QuestionProfile, asked: Asked, tables: Sequence[Table], noun: str
 ) -> Composed | None:
     """ "How many X ...?" over the rows of a whole table whose header or columns name X:
-    the rows that meet the question's conditions, counted and named."""
+    the rows that meet the question's conditions, counted and named. Over a table of which
+    only some rows were found (at least `MIN_ROWS`), the count is a lower bound: "At least
+    5 teams: ... (from rows 1–6 and 9 of the table found)"."""
+    language = _language(profile)
     for table in tables:
-        if not table.complete or not asked.found(noun) & (
+        if len(table.rows) < MIN_ROWS or not asked.found(noun) & (
             asked.found(table.header) | asked.found(" ".join(table.columns))
         ):
             continue
@@ -634,7 +648,10 @@ def count_rows(
             continue
         label = _label_column(asked, table, noun)
         names = [_label(row, label) for row in rows]
-        text = f"{len(rows)} {noun}: {_joined(names, _language(profile))}"
+        count = f"{len(rows)}"
+        if not table.complete:
+            count = f"{'Mindestens' if language == 'de' else 'At least'} {count}"
+        text = f"{count} {noun}: {_joined(names, language)}{table.seen(language)}"
         return _composed(text, [row.source for row in rows])
     return None
 
@@ -804,12 +821,16 @@ def extreme_row(profile: QuestionProfile, asked: Asked, tables: Sequence[Table])
         label = _label_column(asked, table, noun)
         conditions -= asked.found(column)
         by_currency: dict[str, list[tuple[float, Row]]] = {}
+        in_words: list[Row] = []  # "Unlimited", "Not rate-limited": compared with none
         for row in table.ordered:
-            cell = amount(dict(row.pairs).get(column, ""))
+            value = dict(row.pairs).get(column, "")
+            cell = amount(value)
             if _CATCH_ALL.match(row.pairs[0][1]) or not conditions <= _row_terms(asked, row, False):
                 continue
             if cell is not None:
                 by_currency.setdefault(cell.currency, []).append((cell.value, row))
+            elif not _empty(value):
+                in_words.append(row)
         if sum(len(v) for v in by_currency.values()) < 2:
             continue
         picked = []
@@ -828,6 +849,10 @@ def extreme_row(profile: QuestionProfile, asked: Asked, tables: Sequence[Table])
             )
         else:
             text += f" ({column})"
+        if in_words:
+            names = _joined([_label(row, label) for row in in_words], language)
+            said = "nicht als Zahl angegeben" if language == "de" else "not given as a number"
+            text += f"; {said}: {names}"
         text += table.seen(language)
         return _composed(text, [n for _, numbers in picked for n in numbers])
     return None

@@ -57,6 +57,20 @@ _LIST_MARKER = re.compile(r"^\s*(?:[-*•]|\d+[.)])\s+(?:\[[ x]\]\s+)?")
 SENTENCE_END = re.compile(r"(?<=[.!?])(?<!\b\d\.)(?<!\b\d\d\.)\s+(?=[A-Z0-9\"'(\[])")
 # "How many" asks to count items (unlike "how much" or "how long").
 _COUNTS_ITEMS = re.compile(r"\b(how many|number of|wie viele|wieviele|anzahl)\b", re.IGNORECASE)
+# "How many days / Urlaubstage / weeks": a measure asked for, a value to state, never a
+# count of the items of a list.
+_ASKS_MEASURE = re.compile(
+    r"\b(?:how many|wie viele|wieviele)\s+(?:\w+\s+)?\w*?(?:minutes?|hours?|days?|weeks?"
+    r"|months?|years?|minuten|stunden|tage[n]?|wochen|monate[n]?|jahre[n]?)\b",
+    re.IGNORECASE,
+)
+
+
+def counts_items(question: str) -> bool:
+    """Whether a question counts the items of a list ("how many teams"), not a measure."""
+    return bool(_COUNTS_ITEMS.search(question)) and not _ASKS_MEASURE.search(question)
+
+
 # A pair boundary in a verbalized row: ", " or ", and " before the next "name is value".
 _PAIR_SPLIT = re.compile(r",(?: and)? (?=[^,]*? is )")
 # Confluence page furniture, never an answer (bylines, copyright and licence notes).
@@ -627,7 +641,7 @@ def _announced_items(
     if not items:
         return ""
     listed = "; ".join(items)
-    if _COUNTS_ITEMS.search(profile.text):
+    if counts_items(profile.text):
         listed = counted_items(listed)
     return clip_words(listed, words)
 
@@ -673,7 +687,7 @@ def _unit_answer(profile: QuestionProfile, unit: Unit, words: int) -> str:
         label_terms = frozenset(set(terms(label)) - set(terms(value)))
         if profile.asked_in(label_terms) and _new(value, profile):
             return clip_words(value, words)
-    if unit.kind == "list" and _COUNTS_ITEMS.search(profile.text):
+    if unit.kind == "list" and counts_items(profile.text):
         return clip_words(counted_items(unit.text), words)
     typed = typed_values(profile.qtype, unit.text, profile)
     if typed:
@@ -733,7 +747,7 @@ def score_unit(
     `TRANSLATION_CREDIT` of its weight: word translations are often wrong)."""
     # A whole list answers questions about the list (its heading) or its size, not about
     # one of its items.
-    counting = profile.qtype == "count" and _COUNTS_ITEMS.search(profile.text) is not None
+    counting = profile.qtype == "count" and counts_items(profile.text)
     own = profile.asked_in(unit.stems) if unit.kind != "list" or counting else set()
     in_header = profile.asked_in(header_terms)
     score = (

@@ -472,3 +472,28 @@ def test_how_many_prefers_the_span_that_names_what_is_counted():
     ]
     (first, span), *_ = best_spans("How many people work in Bristol?", sources)
     assert first == 2 and span.answer.startswith("21 people")
+
+
+LEAVE = (
+    "- Germany: 28 days of annual leave per year.\n"
+    "- United Kingdom: 25 days of annual leave per year.\n"
+    "- Up to 5 unused days can be carried over."
+)
+
+
+@pytest.mark.parametrize(
+    "question",
+    [
+        "How many days of annual leave in the United Kingdom?",
+        "Wie viele Urlaubstage im United Kingdom?",
+    ],
+)
+def test_a_measure_asked_with_how_many_is_a_value_not_a_count_of_items(question):
+    reply = answer(question, LEAVE, "Offices — Annual leave")
+    assert not reply.startswith("3:"), reply
+    assert "25 days" in reply
+
+
+def test_items_are_still_counted_for_how_many_things():
+    reply = answer("How many rules about annual leave are there?", LEAVE, "Offices — Annual leave")
+    assert reply.startswith("3: Germany")

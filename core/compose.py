@@ -1082,8 +1082,9 @@ def listed_under(
     basic approaches ...?" with all of them. An item answers alone when the question asks
     for one value (yes/no, a count), when the span is a value cut from its line, or when
     the intro holds no asked term the item lacks (or the question asks for one thing: "is",
-    "was"); and a list none of whose items holds an asked term is no answer. An intro that
-    ends with ":" is shown from its last sentence. "Intro: (1) a; (2) b [n]"."""
+    "was"); and a list none of whose items holds an asked term is no answer, unless its
+    intro ends with ":" and holds every asked term ("Exit criteria for staging:"). An intro
+    that ends with ":" is shown from its last sentence. "Intro: (1) a; (2) b [n]"."""
     profile = profile_question(question, translations)
     if profile.qtype in _ONE_VALUE or not whole:
         return None
@@ -1095,16 +1096,24 @@ def listed_under(
     at = next((i for i, line in enumerate(lines) if wanted and wanted in line.text), None)
     if at is None:
         return None
-    asked = Asked(profile)
+    asked = Asked(profile, [text])
     intro, items = lines[at].text, _children(lines, at)
+    # an intro ending with ":" that holds every asked term (but German words no evidence
+    # holds: `Asked.unseen`) announces the answer in its items
+    held = asked.found(intro)
+    announces = intro.endswith(":") and held and not asked.terms - held - _WORDING - asked.unseen
+    if len(items) < 2 and intro.endswith(":") and at == len(lines) - 1:
+        header = next((h for n, h, _ in sources if n == number), "")
+        return _rows_under(profile, asked, intro, header, sources)
     if len(items) < 2:
+        announces = False
         parent = _parent(lines, at)
         if parent is None or not _SEVERAL.search(profile.text):
             return None
         intro, items = lines[parent].text, _children(lines, parent)
         if not asked.found(_last_sentence(intro)) - asked.found(lines[at].text):
             return None  # the intro adds nothing the question asks for: the item answers
-    if len(items) < 2 or not asked.found(" ".join(items)) - _WORDING:
+    if len(items) < 2 or not (announces or asked.found(" ".join(items)) - _WORDING):
         return None
     if intro.endswith(":"):
         intro = _last_sentence(intro)
@@ -1116,6 +1125,32 @@ def listed_under(
     if more > 0:
         listed += f"; (+{more})"
     return _composed(f"{intro.rstrip(' .:;')}: {listed}.", [number])
+
+
+def _rows_under(
+    profile: QuestionProfile,
+    asked: Asked,
+    intro: str,
+    header: str,
+    sources: Sequence[tuple[int, str, str]],
+) -> Composed | None:
+    """The rows of the table an intro ending with ":" announces, when the intro closes its
+    source and a table under the same heading follows in others ("Some endpoints have
+    tighter limits ...:" over the endpoints' rows): each row named, with its cell in a
+    column the question names ("limits" → Limit)."""
+    table = next((t for t in read_tables(sources) if t.header == header and t.readable), None)
+    if table is None:
+        return None
+    label = _label_column(asked, table, " ".join(profile.focus))
+    named = [c for c in table.columns if c != label and asked.found(c) - _WORDING]
+    listed = []
+    for row in table.ordered:
+        cells = dict(row.pairs)
+        said = f" ({cells[named[0]]})" if named and cells.get(named[0]) else ""
+        listed.append(f"{_label(row, label)}{said}")
+    language = _language(profile)
+    text = f"{_last_sentence(intro).rstrip(' .:;')}: {'; '.join(listed)}{table.seen(language)}"
+    return _composed(text, [row.source for row in table.ordered])
 
 
 def _parent(lines: Sequence[_Line], at: int) -> int | None:

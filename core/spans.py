@@ -786,7 +786,8 @@ def scored_units(
     """(score, support, unit, position) of every unit of an evidence that may answer the
     question: it shares a term with the question (a whole list may share it through its
     heading: "Preconditions:" over its items) and, unless the question asks yes or no, says
-    something the question does not."""
+    something the question does not (or announces what follows it: "Exit criteria for
+    staging:" over its items)."""
     header_terms = _header_terms(header)
     wanted = profile.terms.keys() | profile.context | (profile.aliases.keys() - profile.spelled)
     titled = bool(header_terms & wanted)
@@ -799,7 +800,7 @@ def scored_units(
         definition = (
             bool(profile.defines) and unit.kind == "sentence" and _defines(profile, unit, defined)
         )
-        if profile.qtype != "yesno" and unit.stems <= wanted:
+        if profile.qtype != "yesno" and unit.stems <= wanted and not unit.text.endswith(":"):
             continue
         if unit.kind == "row" and numbered_otherwise(profile.text, unit):
             continue

@@ -740,3 +740,88 @@ def test_rows_of_a_table_found_in_part_counted_as_a_lower_bound():
     german = compose("Wie viele Städte in Germany gibt es?", sources, GERMAN)
     assert german is not None and german.text.startswith("Mindestens 2 Städte: Berlin und Munich")
     assert "Zeilen 1–2 und 4" in german.text
+
+
+RELEASE = "Release Process — Steps"
+RELEASE_STEPS = (
+    "1. Cut the release branch on the day of code freeze.\n"
+    "2. Deploy the release candidate to staging.\n"
+    "  1. The candidate must soak on staging for at least 48 hours.\n"
+    "  2. Exit criteria for staging:\n"
+    "    1. HTTP 5xx rate below 0.5% over the soak period;\n"
+    "    2. p95 latency below 300 ms;\n"
+    "    3. no open SEV1 incident tagged with the release.\n"
+    "3. Get sign-off on the release ticket from the release manager."
+)
+
+
+EXIT_CRITERIA = (
+    "Exit criteria for staging: (1) HTTP 5xx rate below 0.5% over the soak period;"
+    " (2) p95 latency below 300 ms; (3) no open SEV1 incident tagged with the release."
+)
+
+
+def test_a_nested_intro_that_echoes_the_question_answers_with_its_sub_items():
+    question = "What are the exit criteria for staging?"
+    reply = ExtractiveLLM().complete(
+        build_messages(question, [make_evidence(1, RELEASE_STEPS, "Release Process", "Steps")])
+    )[0]
+    assert reply.startswith(EXIT_CRITERIA), reply
+    assert "sign-off" not in reply  # the next step is no criterion
+
+
+def test_a_nested_intro_answers_a_german_question_with_its_sub_items():
+    from core.compose import listed_under
+
+    intro = "Exit criteria for staging:"
+    found = listed_under(
+        "Was sind die Exit-Kriterien für Staging?",
+        [(1, RELEASE, RELEASE_STEPS)],
+        1,
+        intro,
+        intro,
+        (("kriterien", ("criteria",)),),
+    )
+    assert found is not None and found.text.startswith(EXIT_CRITERIA), found
+
+
+LIMITS = "Public API — Endpoint-specific limits"
+ENDPOINT_ROWS = (
+    ("POST /v2/missions", "60 per minute per site"),
+    ("POST /v2/maps/import", "5 per hour per site"),
+    ("POST /v2/auth/token", "30 per minute per client ID"),
+)
+
+
+def endpoint_sources() -> list[tuple[int, str, str]]:
+    intro = "Some endpoints have tighter limits that apply on top of the plan limit:"
+    rows = [
+        f"Row {n} in Table 2: Endpoint is {e}, and Limit is {limit}"
+        for n, (e, limit) in enumerate(ENDPOINT_ROWS, start=1)
+    ]
+    return [(1, LIMITS, intro)] + [(n, LIMITS, row) for n, row in enumerate(rows, start=2)]
+
+
+@pytest.mark.parametrize(
+    "question", ["Which endpoints have tighter limits?", "Welche Endpunkte haben strengere Limits?"]
+)
+def test_an_intro_closing_its_source_answers_with_the_rows_of_its_heading(question):
+    from core.compose import listed_under
+
+    intro = endpoint_sources()[0][2]
+    found = listed_under(question, endpoint_sources(), 1, intro, intro)
+    assert found is not None
+    assert found.text.startswith(
+        "Some endpoints have tighter limits that apply on top of the plan limit:"
+        " POST /v2/missions (60 per minute per site); POST /v2/maps/import (5 per hour per"
+        " site); POST /v2/auth/token (30 per minute per client ID)"
+    ), found.text
+    assert found.sources == (2, 3, 4)
+
+
+def test_an_intro_with_no_table_under_its_heading_lists_nothing():
+    from core.compose import listed_under
+
+    intro = endpoint_sources()[0][2]
+    other = [(1, LIMITS, intro), (2, "Public API — Plans", endpoint_sources()[1][2])]
+    assert listed_under("Which endpoints have tighter limits?", other, 1, intro, intro) is None

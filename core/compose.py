@@ -463,6 +463,8 @@ def compose(
         return list_steps(profile, asked, read_lists(sources))
     if _ACTIONS.search(profile.text):
         return action_items(profile, asked, sources)
+    if _NUMBERED_ASK.search(profile.text):
+        return numbered_section(profile, asked, sources)
     return None
 
 
@@ -1326,3 +1328,53 @@ def in_both_tables(
     names = _joined([_label(row, label_a) for row, _ in both], language)
     seen = first.seen(language) if not first.complete else second.seen(language)
     return _composed(names + seen, [r.source for pair in both for r in pair])
+
+
+# --------------------------------------------------------------------------- numbered sections
+_ORDINALS = {
+    "first": 1, "second": 2, "third": 3, "fourth": 4, "fifth": 5,
+    "erste": 1, "ersten": 1, "erster": 1, "erstes": 1, "zweite": 2, "zweiten": 2,
+    "zweiter": 2, "dritte": 3, "dritten": 3, "dritter": 3, "vierte": 4, "vierten": 4,
+}  # fmt: skip
+# "my first day", "the second week", "am ersten Tag", "in week 1", "Tag 1".
+_NUMBERED_ASK = re.compile(
+    rf"\b(?:(?P<ordinal>{'|'.join(_ORDINALS)})\s+(?P<noun>[^\W\d_]{{3,}})"
+    r"|(?P<noun2>[^\W\d_]{3,})\s+(?P<number>\d{1,2}))\b",
+    re.I,
+)
+_NUMBERED_HEADING = re.compile(r"^(?P<noun>[^\W\d_]{3,})\s+(?P<number>\d{1,2})$")
+
+
+def numbered_section(
+    profile: QuestionProfile, asked: Asked, sources: Sequence[tuple[int, str, str]]
+) -> Composed | None:
+    """ "What should I do on my first day?" / "am ersten Tag": the items of the list under
+    the numbered heading the question names ("Day 1", "Week 2", "Tag 1"), an ordinal read
+    as its number; "Day 1: (1) a; (2) b [n]". Only a heading that is exactly a noun and a
+    number, the noun the question's (or its translation), and a section that is a list."""
+    match = _NUMBERED_ASK.search(profile.text)
+    if match.group("ordinal"):
+        number, noun = _ORDINALS[match.group("ordinal").lower()], match.group("noun")
+    else:
+        number, noun = int(match.group("number")), match.group("noun2")
+    wanted = asked.found(noun) or set(terms(noun))
+    for source, header, text in sources:
+        heading = header.partition(" — ")[2].split(" > ")[-1].strip()
+        named = _NUMBERED_HEADING.match(heading)
+        if not named or int(named.group("number")) != number:
+            continue
+        if not wanted & (asked.found(named.group("noun")) | set(terms(named.group("noun")))):
+            continue
+        lines = _lines(text)
+        items = [line.text for line in lines if line.item and line.indent == lines[0].indent]
+        if len(items) < 2 or not all(line.item for line in lines[:1]):
+            continue
+        listed = "; ".join(
+            f"({i}) {clip_words(item, LISTED_WORDS).rstrip('.;')}"
+            for i, item in enumerate(items[:MAX_LISTED], start=1)
+        )
+        more = len(items) - MAX_LISTED
+        if more > 0:
+            listed += f"; (+{more})"
+        return _composed(f"{heading}: {listed}.", [source])
+    return None

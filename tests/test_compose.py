@@ -825,3 +825,44 @@ def test_an_intro_with_no_table_under_its_heading_lists_nothing():
     intro = endpoint_sources()[0][2]
     other = [(1, LIMITS, intro), (2, "Public API — Plans", endpoint_sources()[1][2])]
     assert listed_under("Which endpoints have tighter limits?", other, 1, intro, intro) is None
+
+
+ONBOARDING = "Onboarding Checklist"
+DAY_ONE = (
+    "- [ ] Arrive at 09:30 at reception.\n- [ ] Collect your laptop from IT.\n"
+    "- [ ] Lunch with your team."
+)
+WEEK_ONE = "- [ ] Complete the security training.\n- [ ] Read the architecture overview."
+
+
+def onboarding_sources() -> list[tuple[int, str, str]]:
+    return [(1, f"{ONBOARDING} — Week 1", WEEK_ONE), (2, f"{ONBOARDING} — Day 1", DAY_ONE)]
+
+
+@pytest.mark.parametrize(
+    ("question", "translations"),
+    [
+        ("What should I do on my first day?", ()),
+        ("What happens on day 1?", ()),
+        ("Was muss ich an meinem ersten Tag tun?", (("tag", ("day",)),)),
+    ],
+)
+def test_an_ordinal_names_the_numbered_section_and_its_items_answer(question, translations):
+    composed = compose(question, onboarding_sources(), translations)
+    assert composed is not None
+    assert composed.text == (
+        "Day 1: (1) Arrive at 09:30 at reception; (2) Collect your laptop from IT;"
+        " (3) Lunch with your team. [2]"
+    )
+
+
+@pytest.mark.parametrize(
+    "sources",
+    [
+        [(1, f"{ONBOARDING} — Week 1", WEEK_ONE)],  # another noun
+        [(1, f"{ONBOARDING} — Day 2", DAY_ONE)],  # another number
+        [(1, f"{ONBOARDING} — Day 1", "Arrive at 09:30 at reception. Lunch with your team.")],
+    ],
+)
+def test_no_numbered_section_of_another_noun_number_or_without_a_list(sources):
+    assert compose("What should I do on my first day?", sources) is None

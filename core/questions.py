@@ -29,7 +29,7 @@ _TYPE_PATTERNS: tuple[tuple[str, re.Pattern], ...] = tuple(
         (
             "count",
             r"\b(how (many|much|tall|big|long|old|far|high|large|wide|heavy|often|fast)"
-            r"|number of|wie (viele?|groß|hoch|lang|alt|weit|schwer|oft|schnell)"
+            r"|number of|wie (viele?|groß|hoch|lange?|alt|weit|schwer|oft|schnell)"
             r"|wieviele?|anzahl)\b",
         ),
         ("version", r"\b(which|what|welche[rsmn]?|was für)\b[^?]*\bversions?\b"),

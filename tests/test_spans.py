@@ -53,6 +53,8 @@ def answer(question: str, text: str, header: str = "Page") -> str:
         ("Which BIOS version did the Dell Optiplex 7040 have?", "version"),
         ("Welche Version von Xen wurde genutzt?", "version"),
         ("How many participants joined the call?", "count"),
+        ("How long are API tokens valid?", "count"),
+        ("Wie lange sind API-Tokens gültig?", "count"),
         ("Wie viele Teilnehmer waren dabei?", "count"),
         ("Did the Dell Optiplex 7060 pass the UEFI OTA upgrade?", "yesno"),
         ("Ist BATS mit TAP kompatibel?", "yesno"),

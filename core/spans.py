@@ -57,18 +57,35 @@ _LIST_MARKER = re.compile(r"^\s*(?:[-*•]|\d+[.)])\s+(?:\[[ x]\]\s+)?")
 SENTENCE_END = re.compile(r"(?<=[.!?])(?<!\b\d\.)(?<!\b\d\d\.)\s+(?=[A-Z0-9\"'(\[])")
 # "How many" asks to count items (unlike "how much" or "how long").
 _COUNTS_ITEMS = re.compile(r"\b(how many|number of|wie viele|wieviele|anzahl)\b", re.IGNORECASE)
-# "How many days / Urlaubstage / weeks": a measure asked for, a value to state, never a
-# count of the items of a list.
+# Units of measure, English and German: "how many days / Urlaubstage / weeks" asks a
+# measure where the evidence states a number with that unit ("25 days of annual leave").
+_MEASURE_UNITS = (
+    r"minutes?|minuten",
+    r"hours?|stunden",
+    r"days?|tage[n]?",
+    r"weeks?|wochen",
+    r"months?|monate[n]?",
+    r"years?|jahre[n]?",
+)
 _ASKS_MEASURE = re.compile(
-    r"\b(?:how many|wie viele|wieviele)\s+(?:\w+\s+)?\w*?(?:minutes?|hours?|days?|weeks?"
-    r"|months?|years?|minuten|stunden|tage[n]?|wochen|monate[n]?|jahre[n]?)\b",
+    r"\b(?:how many|wie viele|wieviele)\s+(?:\w+\s+)?\w*?(?P<unit>"
+    + "|".join(f"(?:{u})" for u in _MEASURE_UNITS)
+    + r")\b",
     re.IGNORECASE,
 )
 
 
-def counts_items(question: str) -> bool:
-    """Whether a question counts the items of a list ("how many teams"), not a measure."""
-    return bool(_COUNTS_ITEMS.search(question)) and not _ASKS_MEASURE.search(question)
+def counts_items(question: str, text: str) -> bool:
+    """Whether a question counts the items of a list ("how many teams"), not a measure the
+    evidence `text` states with the asked unit ("Wie viele Urlaubstage ...?" over "25 days
+    of annual leave"; "how many holidays" over a list of holidays still counts)."""
+    if not _COUNTS_ITEMS.search(question):
+        return False
+    asked = _ASKS_MEASURE.search(question)
+    if not asked:
+        return True
+    unit = next(u for u in _MEASURE_UNITS if re.fullmatch(u, asked.group("unit"), re.I))
+    return not re.search(rf"\b\d+(?:[.,]\d+)?\s+(?:{unit})\b", text, re.I)
 
 
 # A pair boundary in a verbalized row: ", " or ", and " before the next "name is value".
@@ -641,7 +658,7 @@ def _announced_items(
     if not items:
         return ""
     listed = "; ".join(items)
-    if counts_items(profile.text):
+    if counts_items(profile.text, listed):
         listed = counted_items(listed)
     return clip_words(listed, words)
 
@@ -687,7 +704,7 @@ def _unit_answer(profile: QuestionProfile, unit: Unit, words: int) -> str:
         label_terms = frozenset(set(terms(label)) - set(terms(value)))
         if profile.asked_in(label_terms) and _new(value, profile):
             return clip_words(value, words)
-    if unit.kind == "list" and counts_items(profile.text):
+    if unit.kind == "list" and counts_items(profile.text, unit.text):
         return clip_words(counted_items(unit.text), words)
     typed = typed_values(profile.qtype, unit.text, profile)
     if typed:
@@ -747,7 +764,7 @@ def score_unit(
     `TRANSLATION_CREDIT` of its weight: word translations are often wrong)."""
     # A whole list answers questions about the list (its heading) or its size, not about
     # one of its items.
-    counting = profile.qtype == "count" and counts_items(profile.text)
+    counting = profile.qtype == "count" and counts_items(profile.text, unit.text)
     own = profile.asked_in(unit.stems) if unit.kind != "list" or counting else set()
     in_header = profile.asked_in(header_terms)
     score = (

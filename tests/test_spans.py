@@ -499,3 +499,26 @@ def test_a_measure_asked_with_how_many_is_a_value_not_a_count_of_items(question)
 def test_items_are_still_counted_for_how_many_things():
     reply = answer("How many rules about annual leave are there?", LEAVE, "Offices — Annual leave")
     assert reply.startswith("3: Germany")
+
+
+HOLIDAYS = "- 25 December: Christmas Day\n- 26 December: Boxing Day\n- 1 January: New Year"
+FEIERTAGE = "- 25. Dezember: Weihnachten\n- 26. Dezember: Stephanstag\n- 1. Januar: Neujahr"
+
+
+@pytest.mark.parametrize(
+    ("question", "header", "text", "first"),
+    [
+        (
+            "How many public holidays are listed?",
+            "Offices — Public holidays",
+            HOLIDAYS,
+            "25 December",
+        ),
+        ("Wie viele Feiertage gibt es?", "Büros — Feiertage", FEIERTAGE, "25. Dezember"),
+    ],
+)
+def test_things_named_like_a_unit_are_counted_where_no_measure_is_stated(
+    question, header, text, first
+):
+    reply = answer(question, text, header)
+    assert reply.startswith(f"3: {first}"), reply

@@ -633,12 +633,14 @@ def count_rows(
     """ "How many X ...?" over the rows of a whole table whose header or columns name X:
     the rows that meet the question's conditions, counted and named. Over a table of which
     only some rows were found (at least `MIN_ROWS`), the count is a lower bound: "At least
-    5 teams: ... (from rows 1–6 and 9 of the table found)"."""
+    5 teams: ... (from rows 1–6 and 9 of the table found)", and the header or columns must
+    name every word of X ("Build-Standorte": a build table names no sites)."""
     language = _language(profile)
     for table in tables:
-        if len(table.rows) < MIN_ROWS or not asked.found(noun) & (
-            asked.found(table.header) | asked.found(" ".join(table.columns))
-        ):
+        naming = asked.found(table.header) | asked.found(" ".join(table.columns))
+        if len(table.rows) < MIN_ROWS or not asked.found(noun) & naming:
+            continue
+        if not table.complete and _noun_terms(asked, noun) - naming:
             continue
         if _amount_column(asked, table, asked.found(noun)):
             continue  # "How many people ...?" over a People column asks for its value
@@ -691,6 +693,12 @@ def count_items(
         text = f"{len(chosen)} {_counted(noun, len(chosen))}: {_joined(chosen, _language(profile))}"
         return _composed(text, [found.source])
     return None
+
+
+def _noun_terms(asked: Asked, noun: str) -> set[str]:
+    """The asked terms of a counted noun, a compound ("Build-Standorte") by its parts."""
+    named = set(terms(noun.replace("-", " "), STOPWORDS)) & asked.terms
+    return named or asked.found(noun)
 
 
 # The singular of the plural nouns a count of people is asked with.

@@ -803,8 +803,7 @@ def scored_units(
     """(score, support, unit, position) of every unit of an evidence that may answer the
     question: it shares a term with the question (a whole list may share it through its
     heading: "Preconditions:" over its items) and, unless the question asks yes or no, says
-    something the question does not (or announces what follows it: "Exit criteria for
-    staging:" over its items)."""
+    something the question does not (or announces what follows it: `_announces`)."""
     header_terms = _header_terms(header)
     wanted = profile.terms.keys() | profile.context | (profile.aliases.keys() - profile.spelled)
     titled = bool(header_terms & wanted)
@@ -817,7 +816,7 @@ def scored_units(
         definition = (
             bool(profile.defines) and unit.kind == "sentence" and _defines(profile, unit, defined)
         )
-        if profile.qtype != "yesno" and unit.stems <= wanted and not unit.text.endswith(":"):
+        if profile.qtype != "yesno" and unit.stems <= wanted and not _announces(profile, unit):
             continue
         if unit.kind == "row" and numbered_otherwise(profile.text, unit):
             continue
@@ -828,6 +827,17 @@ def scored_units(
             score += DEFINITION_BONUS
         out.append(Scored(score, covered, unit, position))
     return out
+
+
+def _announces(profile: QuestionProfile, unit: Unit) -> bool:
+    """Whether a unit that only echoes the question announces its answer: it ends with ":"
+    and holds every asked term ("Exit criteria for staging:" for "What are the exit
+    criteria for staging?"; not "Action items:" for "Action items for Rich?")."""
+    if not unit.text.endswith(":"):
+        return False
+    held = profile.asked_in(unit.stems)
+    compounds = {t for t in profile.terms if "-" in t and set(t.split("-")) <= held | {t}}
+    return not set(profile.terms) - held - compounds
 
 
 # A numbered thing: "week 3", "Woche 3", "rc2", "phase 1" (a word and a small number).

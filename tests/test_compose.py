@@ -866,3 +866,10 @@ def test_an_ordinal_names_the_numbered_section_and_its_items_answer(question, tr
 )
 def test_no_numbered_section_of_another_noun_number_or_without_a_list(sources):
     assert compose("What should I do on my first day?", sources) is None
+
+
+def test_a_lower_bound_count_needs_the_table_to_name_every_word_of_the_noun():
+    # rows 1, 2 and 4 of the hotel table: "cities" is named, "Stadt-Standorte" is not
+    sources = [(n, HOTELS, row_of(n)) for n in (1, 2, 4)]
+    assert compose("How many city sites in Germany are listed?", sources) is None
+    assert compose("Wie viele Stadt-Standorte in Germany gibt es?", sources, GERMAN) is None

@@ -522,3 +522,24 @@ def test_things_named_like_a_unit_are_counted_where_no_measure_is_stated(
 ):
     reply = answer(question, text, header)
     assert reply.startswith(f"3: {first}"), reply
+
+
+ANNOUNCING = (
+    "1. Deploy the release candidate to staging.\n"
+    "  1. Exit criteria for staging:\n"
+    "    1. HTTP 5xx rate below 0.5%;\n"
+    "    2. p95 latency below 300 ms.\n"
+    "Action items:\n"
+    "- Change the call times.\n"
+    "- Write the copyright policy."
+)
+
+
+def test_an_intro_holding_every_asked_term_announces_the_answer():
+    span = best_span(profile_question("What are the exit criteria for staging?"), "P", ANNOUNCING)
+    assert span is not None and span.answer.startswith("HTTP 5xx rate below 0.5%")
+
+
+def test_an_intro_lacking_an_asked_term_is_no_answer():
+    # "Action items:" lacks Rich: the items it announces may be anyone's
+    assert best_span(profile_question("Action items for Rich?"), "P", ANNOUNCING) is None

@@ -74,7 +74,8 @@ _WORDING = frozenset(
     terms(
         "many much number total count available exist exists listed there have has had all"
         " both any each every above over more greater higher least below under less fewer"
-        " lower most highest lowest largest smallest biggest cheapest maximum minimum"
+        " lower most highest lowest largest smallest biggest cheapest maximum minimum fewest"
+        " longest shortest meisten wenigsten längste längsten kürzeste kürzesten"
         " expensive cheap than steps step anzahl insgesamt gibt verfügbar alle beide"
         " sowohl auch über mehr höher unter weniger niedriger mindestens höchstens höchste"
         " höchsten niedrigste niedrigsten größte größten kleinste kleinsten billigste"
@@ -135,9 +136,10 @@ _COMPARES = re.compile(
     re.I,
 )
 _MOST = re.compile(
-    r"\b(?P<max>highest|most expensive|largest|biggest|greatest|höchsten?|teuersten?"
-    r"|größten?)\b|\b(?P<min>lowest|cheapest|smallest|least expensive|niedrigsten?"
-    r"|billigsten?|günstigsten?|kleinsten?)\b",
+    r"\b(?P<max>highest|most expensive|largest|biggest|greatest|longest|(?<=the )most"
+    r"|höchsten?|teuersten?|größten?|längsten?|meisten)\b"
+    r"|\b(?P<min>lowest|cheapest|smallest|least expensive|shortest|fewest|(?<=the )least"
+    r"|niedrigsten?|billigsten?|günstigsten?|kleinsten?|kürzesten?|wenigsten)\b",
     re.I,
 )
 
@@ -190,11 +192,18 @@ class Table:
         return self.complete or (gapless and len(numbers) >= MIN_ROWS)
 
     def seen(self, language: str) -> str:
-        """ "" for a complete table, else which rows were read: " (rows 1–8 of the table
-        found)"."""
+        """ "" for a complete table, else which rows were read: " (from rows 1–6 and 9 of
+        the table found)"."""
         if self.complete:
             return ""
-        rows = f"{min(self.rows)}–{max(self.rows)}"
+        runs: list[list[int]] = []
+        for number in sorted(self.rows):
+            if runs and number == runs[-1][-1] + 1:
+                runs[-1].append(number)
+            else:
+                runs.append([number])
+        spans = [f"{r[0]}–{r[-1]}" if len(r) > 1 else str(r[0]) for r in runs]
+        rows = _joined(spans, language)
         if language == "de":
             return f" (aus den gefundenen Zeilen {rows} der Tabelle)"
         return f" (from rows {rows} of the table found)"
@@ -454,6 +463,8 @@ def compose(
         return list_steps(profile, asked, read_lists(sources))
     if _ACTIONS.search(profile.text):
         return action_items(profile, asked, sources)
+    if _NUMBERED_ASK.search(profile.text):
+        return numbered_section(profile, asked, sources)
     return None
 
 
@@ -561,13 +572,15 @@ def _meets(kind: str, value: float, limit: float) -> bool:
 
 def _amount_column(asked: Asked, table: Table, conditions: set[str]) -> str:
     """The column of amounts the question names: the one whose name holds most of the
-    conditions and whose cells are amounts; "" when none or two tie."""
+    conditions and whose cells are mostly amounts (at least two, and more than those that
+    are not: a row "Not rate-limited" says so in words and is compared with none); "" when
+    none or two tie."""
     best: list[tuple[int, str]] = []
     for name in table.columns:
         named = len(asked.found(name) & conditions)
         values = [dict(r.pairs).get(name, "") for r in table.ordered]
-        amounts = [amount(v) for v in values if not _empty(v)]
-        if named and len(amounts) >= 2 and all(amounts):
+        amounts = [amount(v) is not None for v in values if not _empty(v)]
+        if named and sum(amounts) >= 2 and sum(amounts) > len(amounts) - sum(amounts):
             best.append((named, name))
     best.sort(reverse=True)
     if not best or (len(best) > 1 and best[0][0] == best[1][0]):
@@ -618,11 +631,16 @@ def count_rows(
     profile: QuestionProfile, asked: Asked, tables: Sequence[Table], noun: str
 ) -> Composed | None:
     """ "How many X ...?" over the rows of a whole table whose header or columns name X:
-    the rows that meet the question's conditions, counted and named."""
+    the rows that meet the question's conditions, counted and named. Over a table of which
+    only some rows were found (at least `MIN_ROWS`), the count is a lower bound: "At least
+    5 teams: ... (from rows 1–6 and 9 of the table found)", and the header or columns must
+    name every word of X ("Build-Standorte": a build table names no sites)."""
+    language = _language(profile)
     for table in tables:
-        if not table.complete or not asked.found(noun) & (
-            asked.found(table.header) | asked.found(" ".join(table.columns))
-        ):
+        naming = asked.found(table.header) | asked.found(" ".join(table.columns))
+        if len(table.rows) < MIN_ROWS or not asked.found(noun) & naming:
+            continue
+        if not table.complete and _noun_terms(asked, noun) - naming:
             continue
         if _amount_column(asked, table, asked.found(noun)):
             continue  # "How many people ...?" over a People column asks for its value
@@ -634,7 +652,10 @@ def count_rows(
             continue
         label = _label_column(asked, table, noun)
         names = [_label(row, label) for row in rows]
-        text = f"{len(rows)} {noun}: {_joined(names, _language(profile))}"
+        count = f"{len(rows)}"
+        if not table.complete:
+            count = f"{'Mindestens' if language == 'de' else 'At least'} {count}"
+        text = f"{count} {noun}: {_joined(names, language)}{table.seen(language)}"
         return _composed(text, [row.source for row in rows])
     return None
 
@@ -672,6 +693,12 @@ def count_items(
         text = f"{len(chosen)} {_counted(noun, len(chosen))}: {_joined(chosen, _language(profile))}"
         return _composed(text, [found.source])
     return None
+
+
+def _noun_terms(asked: Asked, noun: str) -> set[str]:
+    """The asked terms of a counted noun, a compound ("Build-Standorte") by its parts."""
+    named = set(terms(noun.replace("-", " "), STOPWORDS)) & asked.terms
+    return named or asked.found(noun)
 
 
 # The singular of the plural nouns a count of people is asked with.
@@ -804,12 +831,16 @@ def extreme_row(profile: QuestionProfile, asked: Asked, tables: Sequence[Table])
         label = _label_column(asked, table, noun)
         conditions -= asked.found(column)
         by_currency: dict[str, list[tuple[float, Row]]] = {}
+        in_words: list[Row] = []  # "Unlimited", "Not rate-limited": compared with none
         for row in table.ordered:
-            cell = amount(dict(row.pairs).get(column, ""))
+            value = dict(row.pairs).get(column, "")
+            cell = amount(value)
             if _CATCH_ALL.match(row.pairs[0][1]) or not conditions <= _row_terms(asked, row, False):
                 continue
             if cell is not None:
                 by_currency.setdefault(cell.currency, []).append((cell.value, row))
+            elif not _empty(value):
+                in_words.append(row)
         if sum(len(v) for v in by_currency.values()) < 2:
             continue
         picked = []
@@ -828,6 +859,10 @@ def extreme_row(profile: QuestionProfile, asked: Asked, tables: Sequence[Table])
             )
         else:
             text += f" ({column})"
+        if in_words:
+            names = _joined([_label(row, label) for row in in_words], language)
+            said = "nicht als Zahl angegeben" if language == "de" else "not given as a number"
+            text += f"; {said}: {names}"
         text += table.seen(language)
         return _composed(text, [n for _, numbers in picked for n in numbers])
     return None
@@ -1057,8 +1092,9 @@ def listed_under(
     basic approaches ...?" with all of them. An item answers alone when the question asks
     for one value (yes/no, a count), when the span is a value cut from its line, or when
     the intro holds no asked term the item lacks (or the question asks for one thing: "is",
-    "was"); and a list none of whose items holds an asked term is no answer. An intro that
-    ends with ":" is shown from its last sentence. "Intro: (1) a; (2) b [n]"."""
+    "was"); and a list none of whose items holds an asked term is no answer, unless its
+    intro ends with ":" and holds every asked term ("Exit criteria for staging:"). An intro
+    that ends with ":" is shown from its last sentence. "Intro: (1) a; (2) b [n]"."""
     profile = profile_question(question, translations)
     if profile.qtype in _ONE_VALUE or not whole:
         return None
@@ -1070,16 +1106,24 @@ def listed_under(
     at = next((i for i, line in enumerate(lines) if wanted and wanted in line.text), None)
     if at is None:
         return None
-    asked = Asked(profile)
+    asked = Asked(profile, [text])
     intro, items = lines[at].text, _children(lines, at)
+    # an intro ending with ":" that holds every asked term (but German words no evidence
+    # holds: `Asked.unseen`) announces the answer in its items
+    held = asked.found(intro)
+    announces = intro.endswith(":") and held and not asked.terms - held - _WORDING - asked.unseen
+    if len(items) < 2 and intro.endswith(":") and at == len(lines) - 1:
+        header = next((h for n, h, _ in sources if n == number), "")
+        return _rows_under(profile, asked, intro, header, sources)
     if len(items) < 2:
+        announces = False
         parent = _parent(lines, at)
         if parent is None or not _SEVERAL.search(profile.text):
             return None
         intro, items = lines[parent].text, _children(lines, parent)
         if not asked.found(_last_sentence(intro)) - asked.found(lines[at].text):
             return None  # the intro adds nothing the question asks for: the item answers
-    if len(items) < 2 or not asked.found(" ".join(items)) - _WORDING:
+    if len(items) < 2 or not (announces or asked.found(" ".join(items)) - _WORDING):
         return None
     if intro.endswith(":"):
         intro = _last_sentence(intro)
@@ -1091,6 +1135,32 @@ def listed_under(
     if more > 0:
         listed += f"; (+{more})"
     return _composed(f"{intro.rstrip(' .:;')}: {listed}.", [number])
+
+
+def _rows_under(
+    profile: QuestionProfile,
+    asked: Asked,
+    intro: str,
+    header: str,
+    sources: Sequence[tuple[int, str, str]],
+) -> Composed | None:
+    """The rows of the table an intro ending with ":" announces, when the intro closes its
+    source and a table under the same heading follows in others ("Some endpoints have
+    tighter limits ...:" over the endpoints' rows): each row named, with its cell in a
+    column the question names ("limits" → Limit)."""
+    table = next((t for t in read_tables(sources) if t.header == header and t.readable), None)
+    if table is None:
+        return None
+    label = _label_column(asked, table, " ".join(profile.focus))
+    named = [c for c in table.columns if c != label and asked.found(c) - _WORDING]
+    listed = []
+    for row in table.ordered:
+        cells = dict(row.pairs)
+        said = f" ({cells[named[0]]})" if named and cells.get(named[0]) else ""
+        listed.append(f"{_label(row, label)}{said}")
+    language = _language(profile)
+    text = f"{_last_sentence(intro).rstrip(' .:;')}: {'; '.join(listed)}{table.seen(language)}"
+    return _composed(text, [row.source for row in table.ordered])
 
 
 def _parent(lines: Sequence[_Line], at: int) -> int | None:
@@ -1266,3 +1336,53 @@ def in_both_tables(
     names = _joined([_label(row, label_a) for row, _ in both], language)
     seen = first.seen(language) if not first.complete else second.seen(language)
     return _composed(names + seen, [r.source for pair in both for r in pair])
+
+
+# --------------------------------------------------------------------------- numbered sections
+_ORDINALS = {
+    "first": 1, "second": 2, "third": 3, "fourth": 4, "fifth": 5,
+    "erste": 1, "ersten": 1, "erster": 1, "erstes": 1, "zweite": 2, "zweiten": 2,
+    "zweiter": 2, "dritte": 3, "dritten": 3, "dritter": 3, "vierte": 4, "vierten": 4,
+}  # fmt: skip
+# "my first day", "the second week", "am ersten Tag", "in week 1", "Tag 1".
+_NUMBERED_ASK = re.compile(
+    rf"\b(?:(?P<ordinal>{'|'.join(_ORDINALS)})\s+(?P<noun>[^\W\d_]{{3,}})"
+    r"|(?P<noun2>[^\W\d_]{3,})\s+(?P<number>\d{1,2}))\b",
+    re.I,
+)
+_NUMBERED_HEADING = re.compile(r"^(?P<noun>[^\W\d_]{3,})\s+(?P<number>\d{1,2})$")
+
+
+def numbered_section(
+    profile: QuestionProfile, asked: Asked, sources: Sequence[tuple[int, str, str]]
+) -> Composed | None:
+    """ "What should I do on my first day?" / "am ersten Tag": the items of the list under
+    the numbered heading the question names ("Day 1", "Week 2", "Tag 1"), an ordinal read
+    as its number; "Day 1: (1) a; (2) b [n]". Only a heading that is exactly a noun and a
+    number, the noun the question's (or its translation), and a section that is a list."""
+    match = _NUMBERED_ASK.search(profile.text)
+    if match.group("ordinal"):
+        number, noun = _ORDINALS[match.group("ordinal").lower()], match.group("noun")
+    else:
+        number, noun = int(match.group("number")), match.group("noun2")
+    wanted = asked.found(noun) or set(terms(noun))
+    for source, header, text in sources:
+        heading = header.partition(" — ")[2].split(" > ")[-1].strip()
+        named = _NUMBERED_HEADING.match(heading)
+        if not named or int(named.group("number")) != number:
+            continue
+        if not wanted & (asked.found(named.group("noun")) | set(terms(named.group("noun")))):
+            continue
+        lines = _lines(text)
+        items = [line.text for line in lines if line.item and line.indent == lines[0].indent]
+        if len(items) < 2 or not all(line.item for line in lines[:1]):
+            continue
+        listed = "; ".join(
+            f"({i}) {clip_words(item, LISTED_WORDS).rstrip('.;')}"
+            for i, item in enumerate(items[:MAX_LISTED], start=1)
+        )
+        more = len(items) - MAX_LISTED
+        if more > 0:
+            listed += f"; (+{more})"
+        return _composed(f"{heading}: {listed}.", [source])
+    return None

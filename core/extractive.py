@@ -52,6 +52,7 @@ from core.compose import about_section, compose, listed_under
 from core.glossary import glossary_words
 from core.lexical import GERMAN_STOPWORDS
 from core.phrasing import (
+    answering_cell,
     issue_list_only,
     issue_list_reply,
     labelled,
@@ -443,6 +444,13 @@ def headline(question: str, number: int, span: Span) -> str:
         label = "" if span.answer.startswith(f"{span.label}: ") else span.label
         return f"{labelled(span.answer, label, span.row_key, language)} [{number}]"
     if span.kind == "row" and not span.parts and len(span.answer.split("; ")) >= ROW_DUMP:
+        said = answering_cell(
+            span.unit,
+            lambda text: profile.asked_in(frozenset(terms(text))),
+            lambda text: bool(typed_values(profile.qtype, text, profile)),
+        )
+        if said:  # a row dump holding the answer in one cell: that cell, with its subject
+            return f"{said[:-1]} [{number}]."
         said = row_line(profile, span.unit, language)  # a row dump: say what names it
         if said:
             return f"{said} [{number}]"

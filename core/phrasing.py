@@ -145,6 +145,50 @@ def row_summary(
     return f"{name} ({said})" if said else name
 
 
+# The fewest words of a cell that answers by itself as a sentence ("Tokens are valid for
+# 60 minutes; cache them"), not a value that needs its column to be read.
+SENTENCE_CELL_WORDS = 4
+
+
+def _merged_cells(row: str) -> list[tuple[str, str]]:
+    """The cells of a row shown as "Column: value; ...", a part that is no cell taken as
+    the rest of the value before it ("Why: Tokens are valid for 60 minutes; cache them")."""
+    cells: list[tuple[str, str]] = []
+    for part in row.split("; "):
+        match = _CELL.match(part.strip())
+        if match:
+            cells.append((match.group("name").strip(), match.group("value").strip(" …")))
+        elif cells:
+            name, value = cells[-1]
+            cells[-1] = (name, f"{value}; {part.strip(' …')}")
+        else:
+            return []
+    return cells
+
+
+def answering_cell(row: str, asked: Callable[[str], set[str]], typed: Callable[[str], bool]) -> str:
+    """The one cell of a row dump that answers by itself: a sentence (`_sentence`)
+    holding a value of the asked kind (`typed`) and an asked term (`asked`); said with the
+    row's first cell as its subject: "Tokens are valid for 60 minutes; cache them
+    (POST /v2/auth/token)". "" when no cell or several do."""
+    cells = _merged_cells(row)
+    if len(cells) < 2:
+        return ""
+    (_, subject), rest = cells[0], cells[1:]
+    found = [value for _, value in rest if _sentence(value) and typed(value) and asked(value)]
+    if len(found) != 1:
+        return ""
+    return f"{found[0].rstrip('. ')} ({subject})."
+
+
+def _sentence(value: str) -> bool:
+    """Whether a cell reads as a sentence: at least `SENTENCE_CELL_WORDS` words, most in
+    lower case (a title such as "OpenXT 7.0 Hardware Testing" is a name, not a sentence)."""
+    words = value.split()
+    lower = [w for w in words if w[:1].islower()]
+    return len(words) >= SENTENCE_CELL_WORDS and 2 * len(lower) > len(words)
+
+
 def _clip(value: str) -> str:
     words = value.split()
     return value if len(words) <= CELL_WORDS else " ".join(words[:CELL_WORDS]) + " …"

@@ -30,7 +30,7 @@ _TYPE_PATTERNS: tuple[tuple[str, re.Pattern], ...] = tuple(
         (
             "count",
             r"\b(how (many|much|tall|big|long|old|far|high|large|wide|heavy|often|fast)"
-            r"|number of|wie (viele?|groß|hoch|lang|alt|weit|schwer|oft|schnell)"
+            r"|number of|wie (viele?|groß|hoch|lange?|alt|weit|schwer|oft|schnell)"
             r"|wieviele?|anzahl)\b",
         ),
         # "versions 7.x" names the version the question is about, it does not ask for one

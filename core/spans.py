@@ -57,6 +57,37 @@ _LIST_MARKER = re.compile(r"^\s*(?:[-*•]|\d+[.)])\s+(?:\[[ x]\]\s+)?")
 SENTENCE_END = re.compile(r"(?<=[.!?])(?<!\b\d\.)(?<!\b\d\d\.)\s+(?=[A-Z0-9\"'(\[])")
 # "How many" asks to count items (unlike "how much" or "how long").
 _COUNTS_ITEMS = re.compile(r"\b(how many|number of|wie viele|wieviele|anzahl)\b", re.IGNORECASE)
+# Units of measure, English and German: "how many days / Urlaubstage / weeks" asks a
+# measure where the evidence states a number with that unit ("25 days of annual leave").
+_MEASURE_UNITS = (
+    r"minutes?|minuten",
+    r"hours?|stunden",
+    r"days?|tage[n]?",
+    r"weeks?|wochen",
+    r"months?|monate[n]?",
+    r"years?|jahre[n]?",
+)
+_ASKS_MEASURE = re.compile(
+    r"\b(?:how many|wie viele|wieviele)\s+(?:\w+\s+)?\w*?(?P<unit>"
+    + "|".join(f"(?:{u})" for u in _MEASURE_UNITS)
+    + r")\b",
+    re.IGNORECASE,
+)
+
+
+def counts_items(question: str, text: str) -> bool:
+    """Whether a question counts the items of a list ("how many teams"), not a measure the
+    evidence `text` states with the asked unit ("Wie viele Urlaubstage ...?" over "25 days
+    of annual leave"; "how many holidays" over a list of holidays still counts)."""
+    if not _COUNTS_ITEMS.search(question):
+        return False
+    asked = _ASKS_MEASURE.search(question)
+    if not asked:
+        return True
+    unit = next(u for u in _MEASURE_UNITS if re.fullmatch(u, asked.group("unit"), re.I))
+    return not re.search(rf"\b\d+(?:[.,]\d+)?\s+(?:{unit})\b", text, re.I)
+
+
 # A pair boundary in a verbalized row: ", " or ", and " before the next "name is value".
 _PAIR_SPLIT = re.compile(r",(?: and)? (?=[^,]*? is )")
 # Confluence page furniture, never an answer (bylines, copyright and licence notes).
@@ -661,7 +692,7 @@ def _announced_items(
     if not items:
         return ""
     listed = "; ".join(items)
-    if _COUNTS_ITEMS.search(profile.text):
+    if counts_items(profile.text, listed):
         listed = counted_items(listed)
     return clip_words(listed, words)
 
@@ -707,7 +738,7 @@ def _unit_answer(profile: QuestionProfile, unit: Unit, words: int) -> str:
         label_terms = frozenset(set(terms(label)) - set(terms(value)))
         if profile.asked_in(label_terms) and _new(value, profile):
             return clip_words(value, words)
-    if unit.kind == "list" and _COUNTS_ITEMS.search(profile.text):
+    if unit.kind == "list" and counts_items(profile.text, unit.text):
         return clip_words(counted_items(unit.text), words)
     typed = typed_values(profile.qtype, unit.text, profile)
     if typed:
@@ -767,7 +798,7 @@ def score_unit(
     `TRANSLATION_CREDIT` of its weight: word translations are often wrong)."""
     # A whole list answers questions about the list (its heading) or its size, not about
     # one of its items.
-    counting = profile.qtype == "count" and _COUNTS_ITEMS.search(profile.text) is not None
+    counting = profile.qtype == "count" and counts_items(profile.text, unit.text)
     own = profile.asked_in(unit.stems) if unit.kind != "list" or counting else set()
     # What a sentence refers back to reads as its heading does (`Unit.antecedent`).
     header_terms = header_terms | unit.antecedent
@@ -830,7 +861,7 @@ def scored_units(
     """(score, support, unit, position) of every unit of an evidence that may answer the
     question: it shares a term with the question (a whole list may share it through its
     heading: "Preconditions:" over its items) and, unless the question asks yes or no, says
-    something the question does not."""
+    something the question does not (or announces what follows it: `_announces`)."""
     header_terms = _header_terms(header)
     wanted = profile.terms.keys() | profile.context | (profile.aliases.keys() - profile.spelled)
     titled = bool(header_terms & wanted)
@@ -843,7 +874,7 @@ def scored_units(
         definition = (
             bool(profile.defines) and unit.kind == "sentence" and _defines(profile, unit, defined)
         )
-        if profile.qtype != "yesno" and unit.stems <= wanted:
+        if profile.qtype != "yesno" and unit.stems <= wanted and not _announces(profile, unit):
             continue
         if _asks(unit):
             continue
@@ -867,6 +898,17 @@ def _asks(unit: Unit) -> bool:
         and unit.text.endswith("?")
         and not _LABELLED.match(unit.text)
     )
+
+
+def _announces(profile: QuestionProfile, unit: Unit) -> bool:
+    """Whether a unit that only echoes the question announces its answer: it ends with ":"
+    and holds every asked term ("Exit criteria for staging:" for "What are the exit
+    criteria for staging?"; not "Action items:" for "Action items for Rich?")."""
+    if not unit.text.endswith(":"):
+        return False
+    held = profile.asked_in(unit.stems)
+    compounds = {t for t in profile.terms if "-" in t and set(t.split("-")) <= held | {t}}
+    return not set(profile.terms) - held - compounds
 
 
 # A numbered thing: "week 3", "Woche 3", "rc2", "phase 1" (a word and a small number).

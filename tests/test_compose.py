@@ -246,18 +246,7 @@ def test_the_steps_of_a_short_list_joined_and_cited(question):
         ("How many machines passed the USB test?", [(1, MACHINES, MACHINE_TABLE)]),
         ("Is the hotel limit in Paris higher than in Berlin?", [(1, HOTELS, hotel_table())]),
         ("What are the steps to install a Debian guest?", [(1, FEDORA, FEDORA_STEPS)]),
-        # a count over a table of which only some rows were retrieved
-        (
-            "How many cities have a hotel limit?",
-            [
-                (
-                    1,
-                    HOTELS,
-                    hotel_table(HOTEL_ROWS[:4]) + "\n" + hotel_table(HOTEL_ROWS[:1]).split("\n")[1],
-                ),
-                (2, HOTELS, row_of(5)),
-            ],
-        ),
+        # fewer rows than `MIN_ROWS` say little about the table
         ("How many cities have a hotel limit?", [(1, HOTELS, row_of(1)), (2, HOTELS, row_of(2))]),
         # a column of numbers that answers "how many" itself, and sentences about the thing
         ("How many people are on the Payments team?", [(1, TEAMS, TEAM_TABLE)]),
@@ -348,7 +337,9 @@ def test_a_table_part_read_alone_says_which_rows_it_read():
         "Berlin: €150; London: £220 (Hotel per night; different currencies, not compared with"
         " each other) (from rows 1–12 of the table found) [1]"
     )
-    assert answer("How many cities have a hotel limit?", [(1, HOTELS, full)]) is None
+    # a count over the rows found is a lower bound
+    counted = answer("How many cities have a hotel limit?", [(1, HOTELS, full)])
+    assert counted.startswith("At least 12 cities: Berlin, Munich, Hamburg, London, Paris")
 
 
 def test_tables_are_complete_when_their_last_part_had_room():
@@ -413,15 +404,12 @@ def sample_assistant(sample_product):
         ("Is the hotel limit in Munich higher than in Berlin?", "Yes: Munich €180 vs Berlin €150"),
         ("Is the hotel limit in London higher than in Berlin?", "London £220 vs Berlin €150"),
         ("Which city has the highest hotel limit?", "Amsterdam: €190; London: £220; New York"),
-        pytest.param(
+        (
             "How many teams are in Bristol?",
-            "4 teams: Payments, Site Reliability (SRE), Customer Success and IT Helpdesk",
-            marks=pytest.mark.xfail(
-                reason="three rows of a table reach the top 10 past the word-overlap rule;"
-                " composition counts only over a whole table",
-                strict=True,
-            ),
+            "At least 4 teams: Payments, Site Reliability (SRE), Customer Success and IT",
         ),
+        ("How many teams are in Berlin?", "At least 5 teams: Fleet Platform, Robot Firmware"),
+        ("Wie viele Teams sind in Berlin?", "Mindestens 5 Teams: Fleet Platform"),
         (
             "What is the Slack channel of the Payments team and who leads it?",
             "#team-payments, and Chloe Whitfield",
@@ -695,3 +683,193 @@ def test_rows_named_in_both_tables_of_a_heading(question, expected):
 def test_both_needs_a_table_of_each_kind():
     question = "Which machines were tested with both legacy and EFI for OpenXT 9.0.1?"
     assert answer(question, SPLIT[2:]) is None
+
+
+# A table whose last row states its limits in words, not as numbers.
+PLANS = "Public API — Limits per plan"
+
+
+def plan_table() -> str:
+    rows = [("Starter", "20", "2"), ("Professional", "100", "10"), ("Enterprise", "500", "50")]
+    lines = ["Table 1: Plan, Burst, Concurrent streams"]
+    for number, (plan, burst, streams) in enumerate(rows, start=1):
+        lines.append(
+            f"Row {number} in Table 1: Plan is {plan}, Burst is {burst}, and Concurrent streams"
+            f" is {streams}"
+        )
+    lines.append(
+        "Row 4 in Table 1: Plan is Internal, Burst is Not rate-limited at the gateway, and"
+        " Concurrent streams is Not rate-limited at the gateway"
+    )
+    return "\n".join(lines)
+
+
+@pytest.mark.parametrize(
+    ("question", "expected"),
+    [
+        ("Which plan has the highest burst?", "Enterprise: 500 (Burst)"),
+        ("Which plan has the fewest concurrent streams?", "Starter: 2 (Concurrent streams)"),
+        ("Which plan allows the most concurrent streams?", "Enterprise: 50"),
+        ("Welcher Plan hat den höchsten Burst?", "Enterprise: 500 (Burst)"),
+        ("Welcher Plan hat die wenigsten Concurrent Streams?", "Starter: 2"),
+    ],
+)
+def test_extremes_over_a_column_with_a_row_in_words(question, expected):
+    composed = compose(question, [(1, PLANS, plan_table())])
+    assert composed is not None and composed.text.startswith(expected)
+    # the row in words is named as not compared, never taken for the extreme
+    assert "Internal" in composed.text.split(";", 1)[1]
+
+
+def test_a_column_mostly_in_words_is_not_compared():
+    table = (
+        plan_table()
+        .replace("Burst is 20", "Burst is Unlimited")
+        .replace("Burst is 100", "Burst is Unlimited")
+    )
+    assert compose("Which plan has the highest burst?", [(1, PLANS, table)]) is None
+
+
+def test_rows_of_a_table_found_in_part_counted_as_a_lower_bound():
+    # rows 1, 2 and 4 of the hotel table, from three row evidences
+    sources = [(n, HOTELS, row_of(n)) for n in (1, 2, 4)]
+    composed = compose("How many cities in Germany are listed?", sources)
+    assert composed is not None
+    assert composed.text.startswith("At least 2 cities: Berlin and Munich")
+    assert "(from rows 1–2 and 4 of the table found)" in composed.text
+    german = compose("Wie viele Städte in Germany gibt es?", sources, GERMAN)
+    assert german is not None and german.text.startswith("Mindestens 2 Städte: Berlin und Munich")
+    assert "Zeilen 1–2 und 4" in german.text
+
+
+RELEASE = "Release Process — Steps"
+RELEASE_STEPS = (
+    "1. Cut the release branch on the day of code freeze.\n"
+    "2. Deploy the release candidate to staging.\n"
+    "  1. The candidate must soak on staging for at least 48 hours.\n"
+    "  2. Exit criteria for staging:\n"
+    "    1. HTTP 5xx rate below 0.5% over the soak period;\n"
+    "    2. p95 latency below 300 ms;\n"
+    "    3. no open SEV1 incident tagged with the release.\n"
+    "3. Get sign-off on the release ticket from the release manager."
+)
+
+
+EXIT_CRITERIA = (
+    "Exit criteria for staging: (1) HTTP 5xx rate below 0.5% over the soak period;"
+    " (2) p95 latency below 300 ms; (3) no open SEV1 incident tagged with the release."
+)
+
+
+def test_a_nested_intro_that_echoes_the_question_answers_with_its_sub_items():
+    question = "What are the exit criteria for staging?"
+    reply = ExtractiveLLM().complete(
+        build_messages(question, [make_evidence(1, RELEASE_STEPS, "Release Process", "Steps")])
+    )[0]
+    assert reply.startswith(EXIT_CRITERIA), reply
+    assert "sign-off" not in reply  # the next step is no criterion
+
+
+def test_a_nested_intro_answers_a_german_question_with_its_sub_items():
+    from core.compose import listed_under
+
+    intro = "Exit criteria for staging:"
+    found = listed_under(
+        "Was sind die Exit-Kriterien für Staging?",
+        [(1, RELEASE, RELEASE_STEPS)],
+        1,
+        intro,
+        intro,
+        (("kriterien", ("criteria",)),),
+    )
+    assert found is not None and found.text.startswith(EXIT_CRITERIA), found
+
+
+LIMITS = "Public API — Endpoint-specific limits"
+ENDPOINT_ROWS = (
+    ("POST /v2/missions", "60 per minute per site"),
+    ("POST /v2/maps/import", "5 per hour per site"),
+    ("POST /v2/auth/token", "30 per minute per client ID"),
+)
+
+
+def endpoint_sources() -> list[tuple[int, str, str]]:
+    intro = "Some endpoints have tighter limits that apply on top of the plan limit:"
+    rows = [
+        f"Row {n} in Table 2: Endpoint is {e}, and Limit is {limit}"
+        for n, (e, limit) in enumerate(ENDPOINT_ROWS, start=1)
+    ]
+    return [(1, LIMITS, intro)] + [(n, LIMITS, row) for n, row in enumerate(rows, start=2)]
+
+
+@pytest.mark.parametrize(
+    "question", ["Which endpoints have tighter limits?", "Welche Endpunkte haben strengere Limits?"]
+)
+def test_an_intro_closing_its_source_answers_with_the_rows_of_its_heading(question):
+    from core.compose import listed_under
+
+    intro = endpoint_sources()[0][2]
+    found = listed_under(question, endpoint_sources(), 1, intro, intro)
+    assert found is not None
+    assert found.text.startswith(
+        "Some endpoints have tighter limits that apply on top of the plan limit:"
+        " POST /v2/missions (60 per minute per site); POST /v2/maps/import (5 per hour per"
+        " site); POST /v2/auth/token (30 per minute per client ID)"
+    ), found.text
+    assert found.sources == (2, 3, 4)
+
+
+def test_an_intro_with_no_table_under_its_heading_lists_nothing():
+    from core.compose import listed_under
+
+    intro = endpoint_sources()[0][2]
+    other = [(1, LIMITS, intro), (2, "Public API — Plans", endpoint_sources()[1][2])]
+    assert listed_under("Which endpoints have tighter limits?", other, 1, intro, intro) is None
+
+
+ONBOARDING = "Onboarding Checklist"
+DAY_ONE = (
+    "- [ ] Arrive at 09:30 at reception.\n- [ ] Collect your laptop from IT.\n"
+    "- [ ] Lunch with your team."
+)
+WEEK_ONE = "- [ ] Complete the security training.\n- [ ] Read the architecture overview."
+
+
+def onboarding_sources() -> list[tuple[int, str, str]]:
+    return [(1, f"{ONBOARDING} — Week 1", WEEK_ONE), (2, f"{ONBOARDING} — Day 1", DAY_ONE)]
+
+
+@pytest.mark.parametrize(
+    ("question", "translations"),
+    [
+        ("What should I do on my first day?", ()),
+        ("What happens on day 1?", ()),
+        ("Was muss ich an meinem ersten Tag tun?", (("tag", ("day",)),)),
+    ],
+)
+def test_an_ordinal_names_the_numbered_section_and_its_items_answer(question, translations):
+    composed = compose(question, onboarding_sources(), translations)
+    assert composed is not None
+    assert composed.text == (
+        "Day 1: (1) Arrive at 09:30 at reception; (2) Collect your laptop from IT;"
+        " (3) Lunch with your team. [2]"
+    )
+
+
+@pytest.mark.parametrize(
+    "sources",
+    [
+        [(1, f"{ONBOARDING} — Week 1", WEEK_ONE)],  # another noun
+        [(1, f"{ONBOARDING} — Day 2", DAY_ONE)],  # another number
+        [(1, f"{ONBOARDING} — Day 1", "Arrive at 09:30 at reception. Lunch with your team.")],
+    ],
+)
+def test_no_numbered_section_of_another_noun_number_or_without_a_list(sources):
+    assert compose("What should I do on my first day?", sources) is None
+
+
+def test_a_lower_bound_count_needs_the_table_to_name_every_word_of_the_noun():
+    # rows 1, 2 and 4 of the hotel table: "cities" is named, "Stadt-Standorte" is not
+    sources = [(n, HOTELS, row_of(n)) for n in (1, 2, 4)]
+    assert compose("How many city sites in Germany are listed?", sources) is None
+    assert compose("Wie viele Stadt-Standorte in Germany gibt es?", sources, GERMAN) is None

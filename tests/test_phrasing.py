@@ -6,8 +6,9 @@ from __future__ import annotations
 
 import pytest
 
-from core.phrasing import labelled, row_line, statement, verdict
-from core.questions import profile_question
+from core.phrasing import answering_cell, labelled, row_line, statement, verdict
+from core.questions import profile_question, terms
+from core.spans import typed_values
 
 
 @pytest.mark.parametrize(
@@ -128,3 +129,45 @@ def test_a_flag_does_not_join_the_name():
     row = "OS: Debian jessie x64; Stubdom: w/; Tools: installation OK; Notes: none"
     said = row_line(profile_question("Was the installation OK?"), row, "en")
     assert said == "Debian jessie x64 (Tools: installation OK)"
+
+
+TOKEN_ROW = (
+    "Endpoint: POST /v2/auth/token; Limit: 30 per minute per client ID;"
+    " Why: Tokens are valid for 60 minutes; cache them"
+)
+
+
+def answer_cell(question: str, row: str) -> str:
+    profile = profile_question(question)
+    return answering_cell(
+        row,
+        lambda text: profile.asked_in(frozenset(terms(text))),
+        lambda text: bool(typed_values(profile.qtype, text, profile)),
+    )
+
+
+@pytest.mark.parametrize(
+    "question", ["How long are API tokens valid?", "Wie lange sind die API-Tokens gültig?"]
+)
+def test_the_cell_of_a_row_dump_that_answers_as_a_sentence_with_its_subject(question):
+    assert answer_cell(question, TOKEN_ROW) == (
+        "Tokens are valid for 60 minutes; cache them (POST /v2/auth/token)."
+    )
+
+
+@pytest.mark.parametrize(
+    ("question", "row"),
+    [
+        # no cell is a sentence: a title is a name
+        ("How many builds were tested?", "Build: 7.0.0 nightly; Page: OpenXT 7.0 Hardware Testing"),
+        # the sentence holds no value of the asked kind
+        ("How long are API tokens valid?", "Endpoint: POST /v2/auth/token; Why: Cache the tokens"),
+        # two sentences answer: neither is chosen
+        (
+            "How long are API tokens valid?",
+            TOKEN_ROW + "; Note: Refresh tokens are valid for 30 days in the console",
+        ),
+    ],
+)
+def test_no_answering_cell(question, row):
+    assert answer_cell(question, row) == ""

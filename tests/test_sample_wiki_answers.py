@@ -20,8 +20,6 @@ OURS = json.loads(DATA.read_text(encoding="utf-8"))
 # answerer still gets wrong (each with the reason; see the issue 29 note).
 FOLLOW_UPS = {"q14": "q13", "q16": "q15"}
 NOT_YET = {
-    "q03": "retrieval: the compensation row is not in the top 10 ('allowance' is on no page)",
-    "q07": "the commands sit in a code block the answerer does not read as steps",
     "q09": "two asks in two sections (the port, the fallback)",
 }
 
@@ -52,10 +50,7 @@ def test_the_bundled_questions(assistant, item):
 
 
 # Our questions the product still gets wrong, with the reason.
-OURS_NOT_YET = {
-    "How many teams are in Bristol?": "three rows of a table reach the top 10 past the"
-    " word-overlap rule (core/redundancy.py); composition counts only over a whole table",
-}
+OURS_NOT_YET: dict[str, str] = {}
 
 
 @pytest.mark.parametrize("item", OURS["questions"], ids=[q["question"] for q in OURS["questions"]])

@@ -53,6 +53,8 @@ def answer(question: str, text: str, header: str = "Page") -> str:
         ("Which BIOS version did the Dell Optiplex 7040 have?", "version"),
         ("Welche Version von Xen wurde genutzt?", "version"),
         ("How many participants joined the call?", "count"),
+        ("How long are API tokens valid?", "count"),
+        ("Wie lange sind API-Tokens gültig?", "count"),
         ("Wie viele Teilnehmer waren dabei?", "count"),
         ("Did the Dell Optiplex 7060 pass the UEFI OTA upgrade?", "yesno"),
         ("Ist BATS mit TAP kompatibel?", "yesno"),
@@ -624,3 +626,72 @@ def test_a_line_holding_only_the_names_of_the_question_does_not_answer_it(questi
     # is on the ACTION line.
     spans = best_spans(question, [(1, "Community Call", CALL)], glossary_translations(question))
     assert "document icbinn" in spans[0][1].answer
+
+
+LEAVE = (
+    "- Germany: 28 days of annual leave per year.\n"
+    "- United Kingdom: 25 days of annual leave per year.\n"
+    "- Up to 5 unused days can be carried over."
+)
+
+
+@pytest.mark.parametrize(
+    "question",
+    [
+        "How many days of annual leave in the United Kingdom?",
+        "Wie viele Urlaubstage im United Kingdom?",
+    ],
+)
+def test_a_measure_asked_with_how_many_is_a_value_not_a_count_of_items(question):
+    reply = answer(question, LEAVE, "Offices — Annual leave")
+    assert not reply.startswith("3:"), reply
+    assert "25 days" in reply
+
+
+def test_items_are_still_counted_for_how_many_things():
+    reply = answer("How many rules about annual leave are there?", LEAVE, "Offices — Annual leave")
+    assert reply.startswith("3: Germany")
+
+
+HOLIDAYS = "- 25 December: Christmas Day\n- 26 December: Boxing Day\n- 1 January: New Year"
+FEIERTAGE = "- 25. Dezember: Weihnachten\n- 26. Dezember: Stephanstag\n- 1. Januar: Neujahr"
+
+
+@pytest.mark.parametrize(
+    ("question", "header", "text", "first"),
+    [
+        (
+            "How many public holidays are listed?",
+            "Offices — Public holidays",
+            HOLIDAYS,
+            "25 December",
+        ),
+        ("Wie viele Feiertage gibt es?", "Büros — Feiertage", FEIERTAGE, "25. Dezember"),
+    ],
+)
+def test_things_named_like_a_unit_are_counted_where_no_measure_is_stated(
+    question, header, text, first
+):
+    reply = answer(question, text, header)
+    assert reply.startswith(f"3: {first}"), reply
+
+
+ANNOUNCING = (
+    "1. Deploy the release candidate to staging.\n"
+    "  1. Exit criteria for staging:\n"
+    "    1. HTTP 5xx rate below 0.5%;\n"
+    "    2. p95 latency below 300 ms.\n"
+    "Action items:\n"
+    "- Change the call times.\n"
+    "- Write the copyright policy."
+)
+
+
+def test_an_intro_holding_every_asked_term_announces_the_answer():
+    span = best_span(profile_question("What are the exit criteria for staging?"), "P", ANNOUNCING)
+    assert span is not None and span.answer.startswith("HTTP 5xx rate below 0.5%")
+
+
+def test_an_intro_lacking_an_asked_term_is_no_answer():
+    # "Action items:" lacks Rich: the items it announces may be anyone's
+    assert best_span(profile_question("Action items for Rich?"), "P", ANNOUNCING) is None

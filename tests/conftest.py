@@ -12,6 +12,11 @@ import pytest
 from core.settings import Settings
 from tests.fakes.tiny_wiki import Wiki, build_wiki
 
+# `confbot sync` and `worker` run in the test process by many tests: the suite keeps its
+# CPU priority (each run would add CONFBOT_SYNC_NICE to pytest's niceness, up to 19, and
+# every process the suite starts after would inherit it). Tests of the setting pass it.
+os.environ.setdefault("CONFBOT_SYNC_NICE", "0")
+
 BENCHMARK = Path(__file__).resolve().parents[2] / "shared" / "confquestions"
 
 

@@ -1018,6 +1018,17 @@ def _plain(text: str) -> str:
     return " ".join(re.sub(r"\[\d+\]|…", " ", text).lower().split())
 
 
+def _numbered(items: Sequence[str]) -> str:
+    """Items as "(1) …; (2) …", the first `MAX_LISTED` clipped to `LISTED_WORDS` words each,
+    and how many more there are ("; (+3)")."""
+    listed = "; ".join(
+        f"({i}) {clip_words(item, LISTED_WORDS).rstrip('.;')}"
+        for i, item in enumerate(items[:MAX_LISTED], start=1)
+    )
+    more = len(items) - MAX_LISTED
+    return f"{listed}; (+{more})" if more > 0 else listed
+
+
 def _composed(text: str, numbers: Sequence[int]) -> Composed:
     used = tuple(sorted(set(numbers)))
     return Composed(f"{text} {_cites(used)}".strip(), used)
@@ -1127,14 +1138,7 @@ def listed_under(
         return None
     if intro.endswith(":"):
         intro = _last_sentence(intro)
-    listed = "; ".join(
-        f"({i}) {clip_words(item, LISTED_WORDS).rstrip('.;')}"
-        for i, item in enumerate(items[:MAX_LISTED], start=1)
-    )
-    more = len(items) - MAX_LISTED
-    if more > 0:
-        listed += f"; (+{more})"
-    return _composed(f"{intro.rstrip(' .:;')}: {listed}.", [number])
+    return _composed(f"{intro.rstrip(' .:;')}: {_numbered(items)}.", [number])
 
 
 def _rows_under(
@@ -1377,12 +1381,5 @@ def numbered_section(
         items = [line.text for line in lines if line.item and line.indent == lines[0].indent]
         if len(items) < 2 or not all(line.item for line in lines[:1]):
             continue
-        listed = "; ".join(
-            f"({i}) {clip_words(item, LISTED_WORDS).rstrip('.;')}"
-            for i, item in enumerate(items[:MAX_LISTED], start=1)
-        )
-        more = len(items) - MAX_LISTED
-        if more > 0:
-            listed += f"; (+{more})"
-        return _composed(f"{heading}: {listed}.", [source])
+        return _composed(f"{heading}: {_numbered(items)}.", [source])
     return None

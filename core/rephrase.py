@@ -390,7 +390,13 @@ class OfflineCompleter:
                 # and the latest keep it on the topic's page; the others would pull the
                 # evidence they asked for ahead of the evidence it asks for
                 carried_turns = list(dict.fromkeys([topic[0], *topic[-self.own_turns :]]))
-            query = " ".join([own, *(e.question.strip() for e in carried_turns)])
+                # and a name it gives replaces the one of that kind they gave ("Payments,
+                # week 2" after "Robot Firmware, week 3"), or their rows would outrank its own
+                query = " ".join(
+                    [own, *(_with_own_names(question, e.question, lexicon) for e in carried_turns)]
+                )
+            else:
+                query = " ".join([own, *(e.question.strip() for e in carried_turns)])
             dropped = set()
         asked = shown if not is_following_up(shown) else question
         if subs:
@@ -423,6 +429,14 @@ class OfflineCompleter:
                     carried.append(term)
                     seen.add(lower)
         return carried[: self.max_terms]
+
+
+def _with_own_names(question: str, earlier: str, lexicon: dict[str, set[str]]) -> str:
+    """An earlier question with the names `question` gives in place of its own of the same
+    kind (`core.followup.substitutions`): what it adds to the search is its topic, not the
+    rows it asked for."""
+    subs = substitutions(question, earlier, lexicon)
+    return substitute(earlier, question, subs).strip() if subs else earlier.strip()
 
 
 def topic_named(topic: Sequence[Exchange], pages: int = 2) -> list[Exchange]:

@@ -66,6 +66,15 @@ CONVERSATIONS = {
             page=ROTATION,
         ),
     ],
+    # a question that says what it asks, on the topic's page, asks for its own row: the
+    # earlier question's team and week do not pull their rows into its search
+    "own-row-in-the-thread": [
+        T("Who is on call for Robot Firmware in week 3?", facts=("Aisha Mensah",)),
+        T(
+            "Who is the secondary on-call for the Payments team in week 2?",
+            facts=("Sophie Brandt",),
+        ),
+    ],
     "firmware-rotation": [
         T("Who is the primary on-call for Robot Firmware in week 1?", page=ROTATION),
         T(

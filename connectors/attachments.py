@@ -193,13 +193,7 @@ class ConfluenceAttachments:
         """Ids of the pages of `space` with attachments changed since `since` (minus the
         sync's overlap window), or with any attachment when `since` is None."""
         cql = attachments_cql(space, since - self.overlap if since is not None else None)
-        pages: set[str] = set()
-        for data in self.client.search(cql, "container", 200):
-            for item in data.get("results") or []:
-                container = item.get("container") or {}
-                if container.get("id"):
-                    pages.add(str(container["id"]))
-        return pages
+        return self.client.container_ids(cql)
 
     def fetch(self, attachment: Attachment, max_bytes: int) -> bytes:
         """The file's bytes, streamed through the library's signed-in session; `TooLarge`

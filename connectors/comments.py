@@ -237,13 +237,7 @@ class ConfluenceComments:
             f"space = {cql_string(space)} and type = comment and lastmodified >= "
             f"{cql_string(cql_date(since - self.overlap))} order by lastmodified asc"
         )
-        pages: set[str] = set()
-        for data in self.client.search(cql, "container", 200):
-            for item in data.get("results") or []:
-                container = item.get("container") or {}
-                if container.get("id"):
-                    pages.add(str(container["id"]))
-        return pages
+        return self.client.container_ids(cql)
 
     def with_comments(self, fetched: Sequence[Fetched]) -> tuple[list[Fetched], list]:
         """The pages with their comments appended to their bodies, and (page id, error) for

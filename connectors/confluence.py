@@ -303,6 +303,17 @@ class ConfluenceClient:
                 start += len(results)
                 params = {"cql": cql, "expand": expand, "limit": limit, "start": start}
 
+    def container_ids(self, cql: str) -> set[str]:
+        """The ids of the pages holding the results of a CQL search (the containers of the
+        attachments or comments it finds)."""
+        pages: set[str] = set()
+        for data in self.search(cql, "container", 200):
+            for item in data.get("results") or []:
+                container = item.get("container") or {}
+                if container.get("id"):
+                    pages.add(str(container["id"]))
+        return pages
+
     def count(self, cql: str) -> int | None:
         """How many results a CQL search has (`totalSize` of `GET rest/api/search`, which
         Cloud and Data Center both return; content search does not on Cloud), or None when

@@ -137,10 +137,10 @@ class SpaceLeases:
             return f"the lease of {self.holder} on space {space} lapsed"
         return f"the lease on space {space} was taken by {holder}"
 
-    def release(self, space: str, token: int | None = None) -> None:
+    def release(self, space: str, token: int | None = None) -> bool:
         """Give the lease back (if we still hold it, of generation `token` when given): it
-        expires now and keeps its generation. A failure is logged, not raised: the lease
-        then lapses by itself, and this holder may take it again meanwhile."""
+        expires now and keeps its generation. A failure is logged, not raised, and answers
+        False: the lease then lapses by itself, and this holder may take it again meanwhile."""
         where = [SyncLease.space == space, SyncLease.holder == self.holder]
         if token is not None:
             where.append(SyncLease.generation == token)
@@ -150,6 +150,8 @@ class SpaceLeases:
                 db.commit()
         except Exception as exc:
             log.warning("could not give back the lease on space %s: %r", space, exc)
+            return False
+        return True
 
     def holder_of(self, space: str) -> str | None:
         """Who holds the space's lease now (None when it is free or expired)."""
@@ -268,15 +270,26 @@ class Lease:
             renewer.join()
 
     def release(self) -> None:
-        """Give the lease back unless it was lost (logged, not raised, when that fails)."""
+        """Give the lease back unless it was lost. When that fails (logged, not raised) the
+        log says when the lease lapses instead, so a reader of the lease log (the chaos
+        test) sees the window as long as it really was."""
         if self._lost is None:
-            self.leases.release(self.space, self.token)
-            log.debug(
-                "lease on space %s given back by %s (generation %d) at %s",
+            if self.leases.release(self.space, self.token):
+                log.debug(
+                    "lease on space %s given back by %s (generation %d) at %s",
+                    self.space,
+                    self.holder,
+                    self.token,
+                    utcnow().isoformat(),
+                )
+                return
+            left = self.leases.duration.total_seconds() - (time.monotonic() - self._renewed)
+            log.warning(
+                "lease on space %s left to lapse by %s (generation %d) at %s",
                 self.space,
                 self.holder,
                 self.token,
-                utcnow().isoformat(),
+                (utcnow() + timedelta(seconds=max(left, 0.0))).isoformat(),
             )
 
 

@@ -46,7 +46,7 @@ STEPS = 11  # rounds of edits, one every 1.5 s or so
 GRACE_S = 3.0  # after a server is back, the seconds an ask may still fail with a 503
 RUNNING = re.compile(r"connectors\.schedule: sync ")  # a worker's first run ended
 TAKEN = re.compile(
-    r"lease on space (\S+) (taken|given back|lost) by (\S+)"
+    r"lease on space (\S+) (taken|given back|left to lapse|lost) by (\S+)"
     r" \(generation (\d+)\) at ([0-9T:.+-]+)"
 )
 

@@ -84,3 +84,24 @@ def test_a_dead_process_of_this_host_is_taken_over_at_once(state_url):
 def test_a_positive_duration_is_required(state_url):
     with pytest.raises(ValueError, match="CONFBOT_SYNC_LEASE"):
         SpaceLeases(state_url, timedelta(0))
+
+
+def test_a_failed_release_logs_when_the_lease_lapses_not_that_it_was_given_back(
+    state_url, caplog, monkeypatch
+):
+    leases = SpaceLeases(state_url, timedelta(minutes=5), holder="host-a:1:x")
+    lease = leases.acquire("ENG")
+
+    def database_down():
+        raise ConnectionError("database is restarting")
+
+    monkeypatch.setattr(leases, "_sessions", database_down)
+    with caplog.at_level("DEBUG", logger="connectors.lease"):
+        lease.release()
+    said = caplog.text
+    assert "given back" not in said
+    assert "could not give back the lease on space ENG" in said
+    assert "lease on space ENG left to lapse by host-a:1:x" in said
+    monkeypatch.undo()
+    other = SpaceLeases(state_url, timedelta(minutes=5), holder="host-b:2:y")
+    assert not other.acquire("ENG")  # not given back: it is held until it lapses

@@ -9,9 +9,11 @@ would be, runs `confbot sync --full` (every page re-indexed; the embedding cache
 embedder). Where the machine has more than 2 CPUs, the sync process gets a quarter of them
 (at least one) and this process the others, as a deployment gives the worker its own
 cores. Prints median and p95 of both, their ratio, the re-sync's time, the CPUs and load,
-and how many answers read again, in their own time, what the index derives from the store
+how many answers read again, in their own time, what the index derives from the store
 (`core.refresh.Refreshed`: query translator, spelling corrector, page catalog) and for how
-long.
+long, and how often the answering process opened the vectors again after the sync's writes
+(single node; only when this run did not write the index itself, so run it twice on one
+data folder: the first run builds the index).
 
 Single node (SQLite store, embedded Chroma):
     CONFBOT_DATA_DIR=/tmp/bench-resync .venv/bin/python benchmarks/resync_latency.py
@@ -40,6 +42,7 @@ from connectors.sync import SpaceSync  # noqa: E402
 from core.assistant import Assistant, ConversationKey  # noqa: E402
 from core.evaluation.benchmark import load_conversations  # noqa: E402
 from core.evaluation.benchmark import questions as benchmark_questions  # noqa: E402
+from core.index import EvidenceIndex  # noqa: E402
 from core.refresh import Refreshed  # noqa: E402
 from core.settings import Settings  # noqa: E402
 
@@ -65,6 +68,24 @@ def time_reloads() -> None:
         return get(self, key, timed, *args, **kwargs)
 
     Refreshed.get = timed_get
+
+
+REOPENED: list[float] = []  # seconds each opening of the vectors took (`count_reopens`)
+
+
+def count_reopens() -> None:
+    """Record each time the answering process opens the vectors again after the sync
+    process wrote (`EvidenceIndex._reopen`, embedded mode only)."""
+    reopen = EvidenceIndex._reopen
+
+    def counted(self, generation):
+        began = time.perf_counter()
+        try:
+            return reopen(self, generation)
+        finally:
+            REOPENED.append(time.perf_counter() - began)
+
+    EvidenceIndex._reopen = counted
 
 
 def questions_of(conversations: list[dict]) -> list:
@@ -146,6 +167,7 @@ def main() -> None:
     sync_cpus, ask_cpus = cpu_split()
     os.sched_setaffinity(0, ask_cpus)
     time_reloads()
+    count_reopens()
 
     idle_answers, _ = latencies(assistant, questions)
 
@@ -166,6 +188,9 @@ def main() -> None:
 
     during_answers, seconds = latencies(assistant, questions, resync)
     idle, during = report("idle", idle_answers), report("re-sync", during_answers)
+    if REOPENED:
+        took = ", ".join(f"{s:.1f}" for s in REOPENED)
+        print(f"  the answering process opened the vectors again {len(REOPENED)} times ({took} s)")
     load = ", ".join(f"{x:.2f}" for x in os.getloadavg())
     print(f"mode: {mode}; {assistant.index.count()} evidences; {ASKERS} askers")
     print(f"CPUs: sync {sorted(sync_cpus)}, askers {sorted(ask_cpus)}; load average {load}")

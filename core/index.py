@@ -112,6 +112,16 @@ VECTOR_REOPEN_S = 10.0
 """The least time between two openings of the vectors that follow another process's writes:
 each loads the whole vector index again, and a sync writes many times a minute."""
 
+VECTOR_SETTLE_S = 3.0
+"""How long another process's writes must have paused before the vectors are opened again:
+a sync writing batch after batch would otherwise have them reloaded every
+`VECTOR_REOPEN_S`, each time costing the answers of the moment (the tail of answer latency
+during a re-sync, benchmarks/resync_latency.py)."""
+
+VECTOR_BEHIND_MAX_S = 60.0
+"""The longest the open vectors stay behind writes that do not pause: they are opened again
+then even while the sync goes on (new pages meanwhile are found by their words only)."""
+
 
 def store_url(settings: Settings, folder: Path) -> str:
     """Where the evidence store lives: the state database when it is a server database
@@ -265,6 +275,9 @@ class EvidenceIndex:
         self._beacon = None if settings.chroma_url else SearchBeacon(self.folder / "searching")
         self._wrote_vectors = False  # whether this process has written Chroma
         self._followed_at = float("-inf")  # time.monotonic() of the last `_searched` check
+        self._seen_generation = self._vectors_generation  # the store's, at the last check
+        self._seen_changed_at = float("-inf")  # when the last check saw it change
+        self._behind_since: float | None = None  # first check that saw the vectors behind
         self._follow_lock = threading.Lock()
         # Derived from the store and keyed by its generation (see `_derived`).
         self._translator: Refreshed[int, TermTranslator] = Refreshed(
@@ -303,10 +316,11 @@ class EvidenceIndex:
         answer from the vectors of its start for good. So a process that has not written
         Chroma itself checks the store's generation every `VECTOR_FOLLOW_S` and, once
         another process wrote, opens the collection again in a thread (loading its vectors
-        took 4-5 s at 4,433 of them on a loaded machine), at most every `VECTOR_REOPEN_S`;
-        searches go on with the open one meanwhile. A process that writes (the worker,
-        `confbot serve` with its worker) searches what it wrote; one writer per embedded
-        data folder (docs/deployment.md)."""
+        took 4-5 s at 4,433 of them on a loaded machine), at most every `VECTOR_REOPEN_S`,
+        once the writes have paused `VECTOR_SETTLE_S` or the vectors have been behind
+        `VECTOR_BEHIND_MAX_S`; searches go on with the open one meanwhile. A process that
+        writes (the worker, `confbot serve` with its worker) searches what it wrote; one
+        writer per embedded data folder (docs/deployment.md)."""
         if self._chroma_server or self._wrote_vectors:
             return self._collection
         now = time.monotonic()
@@ -316,7 +330,13 @@ class EvidenceIndex:
         try:
             self._followed_at = now
             generation = self.store.generation()
-            if generation != self._vectors_generation and not self._wrote_vectors:
+            if generation != self._seen_generation:
+                self._seen_generation, self._seen_changed_at = generation, now
+            if generation == self._vectors_generation:
+                self._behind_since = None
+            elif self._behind_since is None:
+                self._behind_since = now
+            if self._due_to_reopen(now) and not self._wrote_vectors:
                 reopening = True
                 threading.Thread(
                     target=self._reopen, args=(generation,), name="vectors", daemon=True
@@ -325,6 +345,14 @@ class EvidenceIndex:
             if not reopening:
                 self._follow_lock.release()
         return self._collection
+
+    def _due_to_reopen(self, now: float) -> bool:
+        """Whether the open vectors are behind the store and the writes have paused (or the
+        vectors have been behind too long)."""
+        if self._behind_since is None:
+            return False
+        settled = now - self._seen_changed_at >= VECTOR_SETTLE_S
+        return settled or now - self._behind_since >= VECTOR_BEHIND_MAX_S
 
     def _reopen(self, generation: int) -> None:
         """Open the vectors again and load them (one search) before searches use them;
@@ -337,6 +365,8 @@ class EvidenceIndex:
                 collection.query(query_embeddings=sample["embeddings"][:1], n_results=1)
             self._collection = collection
             self._vectors_generation = generation
+            if self._seen_generation == generation:
+                self._behind_since = None
             log.info(
                 "opened the vectors again (another process wrote the index): %.1f s",
                 time.monotonic() - began,

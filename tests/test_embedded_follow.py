@@ -10,6 +10,7 @@ import sys
 import textwrap
 import time
 from pathlib import Path
+from types import SimpleNamespace
 
 import core.index
 from core.index import EvidenceIndex
@@ -49,9 +50,10 @@ def eventually(condition, timeout: float = 60.0) -> None:
 
 def test_a_web_process_follows_the_vectors_a_worker_process_writes(tmp_path, monkeypatch):
     """The reopening runs in a thread (searches go on meanwhile) and at most every
-    `VECTOR_REOPEN_S`, both 0 here."""
+    `VECTOR_REOPEN_S` once the writes paused `VECTOR_SETTLE_S`, all 0 here."""
     monkeypatch.setattr(core.index, "VECTOR_FOLLOW_S", 0.0)
     monkeypatch.setattr(core.index, "VECTOR_REOPEN_S", 0.0)
+    monkeypatch.setattr(core.index, "VECTOR_SETTLE_S", 0.0)
     settings = Settings.load(environ={"CONFBOT_DATA_DIR": str(tmp_path / "data")})
     web = EvidenceIndex(settings, HashEmbedder())
     body = "<p>Lunch is served at noon in the atrium.</p>"
@@ -75,3 +77,49 @@ def test_a_process_that_writes_keeps_its_own_vectors_open(tmp_path, monkeypatch)
     collection = index._collection
     assert nearest_pages(index, "alpha") == {"a"}
     assert index._collection is collection  # its own writes are in what it has open
+
+
+def test_vectors_are_opened_again_once_writes_pause_or_when_too_far_behind(tmp_path, monkeypatch):
+    """A sync writing batch after batch does not have the vectors reloaded after every
+    batch (each reload costs the answers of the moment): they wait for a pause, or for
+    `VECTOR_BEHIND_MAX_S` behind."""
+    monkeypatch.setattr(core.index, "VECTOR_FOLLOW_S", 0.0)
+    clock = [1000.0]
+    monkeypatch.setattr(core.index.time, "monotonic", lambda: clock[0])
+    settings = Settings.load(environ={"CONFBOT_DATA_DIR": str(tmp_path / "data")})
+    web = EvidenceIndex(settings, HashEmbedder())
+    generation = [web.store.generation()]
+    monkeypatch.setattr(web.store, "generation", lambda: generation[0])
+    reopened: list[int] = []
+
+    def reopen(seen: int) -> None:
+        reopened.append(seen)
+        web._vectors_generation = seen
+        web._behind_since = None
+        web._follow_lock.release()
+
+    monkeypatch.setattr(web, "_reopen", reopen)
+
+    class AtOnce:  # the reopening thread, run in the caller's so the test reads no race
+        def __init__(self, target, args, **_):
+            self.run = lambda: target(*args)
+
+        def start(self):
+            self.run()
+
+    monkeypatch.setattr(core.index, "threading", SimpleNamespace(Thread=AtOnce))
+
+    def ask_while_another_process_writes(seconds: float) -> None:
+        generation[0] += 1
+        clock[0] += seconds
+        web._searched()
+
+    for _ in range(10):  # a write every second: never settled, not yet too far behind
+        ask_while_another_process_writes(1.0)
+    assert reopened == []
+    clock[0] += core.index.VECTOR_SETTLE_S  # the writes pause
+    web._searched()
+    assert reopened == [generation[0]]
+    for _ in range(int(core.index.VECTOR_BEHIND_MAX_S) + 1):  # writes that never pause
+        ask_while_another_process_writes(1.0)
+    assert len(reopened) == 2  # reopened once, behind for VECTOR_BEHIND_MAX_S

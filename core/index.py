@@ -112,7 +112,7 @@ VECTOR_REOPEN_S = 10.0
 """The least time between two openings of the vectors that follow another process's writes:
 each loads the whole vector index again, and a sync writes many times a minute."""
 
-VECTOR_SETTLE_S = 3.0
+VECTOR_SETTLE_S = 10.0
 """How long another process's writes must have paused before the vectors are opened again:
 a sync writing batch after batch would otherwise have them reloaded every
 `VECTOR_REOPEN_S`, each time costing the answers of the moment (the tail of answer latency

@@ -25,6 +25,7 @@ from dataclasses import dataclass, field
 from core.limits import MAX_EVIDENCE_WORDS
 from core.questions import (
     CONTEXT,
+    ENTITY_WEIGHT,
     STOPWORDS,
     TOKEN,
     QuestionProfile,
@@ -37,6 +38,7 @@ from core.questions import (
 from core.spans import (
     _EMPTY_CELL,
     _NAME,
+    KEY_WORDS,
     TYPED_VALUES,
     _cell_verdict,
     best_spans,
@@ -431,10 +433,15 @@ def _noun(text: str, language: str) -> str:
 
 # --------------------------------------------------------------------------- composing
 def compose(
-    question: str, sources: Sequence[tuple[int, str, str]], translations: Translations = ()
+    question: str,
+    sources: Sequence[tuple[int, str, str]],
+    translations: Translations = (),
+    whole: bool = True,
 ) -> Composed | None:
     """The composed answer to `question` from `sources` (`number, header, text`), or None
-    when no composition clearly applies (see the module docstring)."""
+    when no composition clearly applies (see the module docstring). A part of a two-part
+    question (`whole` False) lacks the other part's conditions: the values of a column are
+    not listed for it."""
     if not is_followup(question) and _TWO_ASKS.match(question.strip()):
         return two_asks(question, sources, translations)
     profile = profile_question(question, translations)
@@ -443,7 +450,7 @@ def compose(
     asked = Asked(profile, [f"{h} {t}" for _, h, t in sources])
     tables = read_tables(sources)
     if profile.qtype == "yesno":
-        return compare_rows(profile, asked, tables)
+        return compare_rows(profile, asked, tables) or any_verdict(profile, asked, tables)
     counted = _COUNTS.search(profile.text) if profile.qtype == "count" else None
     if counted:
         noun = _noun(counted.group("noun"), profile.language)
@@ -459,6 +466,10 @@ def compose(
             or filter_rows(profile, asked, tables)
             or passed_columns(profile, asked, tables)
         )
+    if whole and profile.plural and profile.qtype in _VALUE_ASKS:
+        listed = column_values(profile, asked, tables)
+        if listed is not None:
+            return listed
     if _STEPS.search(profile.text):
         return list_steps(profile, asked, read_lists(sources))
     if _ACTIONS.search(profile.text):
@@ -868,6 +879,185 @@ def extreme_row(profile: QuestionProfile, asked: Asked, tables: Sequence[Table])
     return None
 
 
+# The question types whose plural "which X" may ask for the values of a column.
+_VALUE_ASKS = frozenset(("what", "version"))
+
+
+def _covering_column(asked: Asked, table: Table) -> str:
+    """The one column the question's "which X" names whole ("Which Xen versions" → Xen
+    Version, "Welche Host-Boots" → Host Boot): every word of its name is asked, and only
+    as part of X; "" when none or several are, or when X holds a name the column does not
+    ("Which Dell models": the values must name Dell, a filter, not a column)."""
+    profile = asked.profile
+    found = []
+    for name in table.columns:
+        stems = set(terms(name))
+        named = asked.found(name)
+        if stems and all(asked.found(stem) for stem in stems) and named <= profile.focus:
+            found.append((name, named))
+    if len(found) != 1:
+        return ""
+    name, named = found[0]
+    left = profile.focus - named - _compounds(asked)
+    if any(profile.terms.get(t, 0.0) >= ENTITY_WEIGHT for t in left):
+        return ""
+    return name
+
+
+def _compounds(asked: Asked) -> set[str]:
+    """The asked compounds whose parts are asked terms too ("Host-Boots": host, boot)."""
+    return {t for t in asked.terms if "-" in t and set(terms(t.replace("-", " "))) <= asked.terms}
+
+
+def _names(asked: Asked, table: Table, column: str) -> set[str]:
+    """The names and numbers of the question (not those of the table's header, its asked
+    column or the wording) that say which rows are meant ("with Dell Optiplex 7040")."""
+    profile = asked.profile
+    named = {
+        t
+        for t in asked.terms
+        if profile.terms.get(t, 0.0) >= ENTITY_WEIGHT or any(c.isdigit() for c in t)
+    }
+    skip = asked.found(table.header) | asked.found(column) | profile.focus | _WORDING
+    return named - skip - _compounds(asked) - asked.unseen
+
+
+def column_values(
+    profile: QuestionProfile, asked: Asked, tables: Sequence[Table]
+) -> Composed | None:
+    """ "Which Xen versions were used in these tests?", "What were the host boots used with
+    machine A and machine B?": the distinct values of the column the question's plural
+    "which X" names (`_covering_column`) among the rows of one table that hold most of the
+    question's names and numbers (`_names`: a row of machine A or of machine B), each value
+    cited with the rows that hold it. The table is the one whose header holds most of the
+    question's terms. A single value is left to the best span (it answers with one row),
+    and so are values that differ in every row (a key column: the rows, listed, answer).
+    Over a table of which only some rows were found, the answer says which rows it read."""
+    found: list[tuple[float, Table, str]] = []
+    for table in tables:
+        column = _covering_column(asked, table)
+        if column:
+            weight = sum(profile.terms.get(t, 0.0) for t in asked.found(table.header))
+            found.append((weight, table, column))
+    if not found:
+        return None
+    top = max(weight for weight, _, _ in found)
+    _, table, column = next(entry for entry in found if entry[0] == top)
+    names = _names(asked, table, column)
+    held = [
+        (len(asked.found(" ".join(v for _, v in row.pairs)) & names), row) for row in table.ordered
+    ]
+    most = max(count for count, _ in held)
+    if names and not most:
+        return None
+    cited: dict[str, list[int]] = {}
+    keys: dict[str, None] = {}
+    for count, row in held:
+        cells = dict(row.pairs)
+        value = cells.get(column, "")
+        if count < most or _empty(value) or _CATCH_ALL.match(row.pairs[0][1]):
+            continue
+        cited.setdefault(value, []).append(row.source)
+        for name, other in row.pairs:
+            if name != column and len(other.split()) <= KEY_WORDS and asked.found(other) & names:
+                keys[other.rstrip(".;: ")] = None
+    if len(cited) < 2 or len(cited) == sum(len(numbers) for numbers in cited.values()):
+        return None  # one value, or one per row: the rows themselves answer (`listed_under`)
+    language = _language(profile)
+    values = _joined([f"{value} {_cites(sorted(set(n)))}" for value, n in cited.items()], language)
+    title = table.header.split(" — ")[0]
+    about = (
+        f"{'für' if language == 'de' else 'for'} {_joined(list(keys)[:3], language)} "
+        if keys
+        else ""
+    )
+    text = f"{column} {about}in {title}: {values}"
+    used = sorted({n for numbers in cited.values() for n in numbers})
+    return Composed(f"{text}{table.seen(language)}.", tuple(used))
+
+
+# "Did any ... fail / pass?", "Hat irgendeine ... nicht bestanden?": a yes/no over the
+# verdict column of a table's rows.
+_ANY = re.compile(r"\b(any|anything|irgendeine?[nrms]?|irgendwelche[nrms]?)\b", re.I)
+_NOT_PASSED = re.compile(
+    r"\b(?:not|nicht|never|nie)\s+(?:\w+\s+)?(?:pass(?:ed)?|bestanden|erfolgreich)\b"
+    r"|n't\s+pass\b",
+    re.I,
+)
+
+
+def _verdict_column(table: Table) -> str:
+    """The column holding most pass/fail verdicts (at least two, and at least half of its
+    filled cells: "Result" with PASS, FAIL and PWE), or ""."""
+    best = (1, "")
+    for name in table.columns:
+        values = [dict(r.pairs).get(name, "") for r in table.ordered]
+        filled = [v for v in values if not _empty(v)]
+        said = sum(_verdict(v) is not None for v in filled)
+        if said > best[0] and 2 * said >= len(filled):
+            best = (said, name)
+    return best[1]
+
+
+def any_verdict(profile: QuestionProfile, asked: Asked, tables: Sequence[Table]) -> Composed | None:
+    """ "Did any configuration fail the rc1 test?": Yes with the rows whose verdict column
+    (`_verdict_column`) says fail (pass, when the question asks whether any passed), or No
+    with the verdicts the rows say, over the rows of the table whose header holds most of
+    the question's terms that hold most of its names and numbers (`_names`); said for the
+    rows found when the table was not found whole."""
+    if not _ANY.search(profile.text):
+        return None
+    failing = bool(_FAIL_WORDS.search(profile.text) or _NOT_PASSED.search(profile.text))
+    if not failing and not _PASS_WORDS.search(profile.text):
+        return None
+    found = []
+    for table in tables:
+        column = _verdict_column(table)
+        if column:
+            weight = sum(profile.terms.get(t, 0.0) for t in asked.found(table.header))
+            found.append((weight, table, column))
+    if not found:
+        return None
+    top = max(weight for weight, _, _ in found)
+    if not top:
+        return None
+    _, table, column = next(entry for entry in found if entry[0] == top)
+    names = _names(asked, table, column)
+    held = [(len(asked.found(" ".join(v for _, v in r.pairs)) & names), r) for r in table.ordered]
+    most = max(count for count, _ in held)
+    if names and not most:
+        return None
+    rows = [
+        row for count, row in held if count == most and not _empty(dict(row.pairs).get(column, ""))
+    ]
+    if len(rows) < 2:
+        return None
+    language = _language(profile)
+    yes, no = ("Ja", "Nein") if language == "de" else ("Yes", "No")
+    title = table.header.split(" — ")[0]
+    hits = [row for row in rows if _verdict(dict(row.pairs)[column]) is (not failing)]
+    if hits:
+        label = _label_column(asked, table, "")
+        said = [
+            f"{_label(r, label)} ({column}: {dict(r.pairs)[column]}) [{r.source}]" for r in hits
+        ]
+        return Composed(
+            f"{yes}: {_joined(said[:5], language)}{table.seen(language)}.",
+            tuple(sorted({r.source for r in hits})),
+        )
+    cited: dict[str, list[int]] = {}
+    for row in rows:
+        cited.setdefault(dict(row.pairs)[column], []).append(row.source)
+    values = _joined([f"{v} {_cites(sorted(set(n)))}" for v, n in cited.items()], language)
+    if language == "de":
+        verdict = "fehlgeschlagen" if failing else "bestanden"
+        text = f"{no}: keine der Zeilen in {title} ist {verdict} ({column}: {values})"
+    else:
+        verdict = "failed" if failing else "passed"
+        text = f"{no}: none of the rows in {title} {verdict} ({column}: {values})"
+    return Composed(f"{text}{table.seen(language)}.", tuple(sorted({r.source for r in rows})))
+
+
 def compare_rows(
     profile: QuestionProfile, asked: Asked, tables: Sequence[Table]
 ) -> Composed | None:
@@ -995,7 +1185,7 @@ def _part(
     `MIN_PART_SUPPORT` of its terms, is a whole table row (no cell answers it) or holds no
     value of the asked type (a person for "who", a date for "when", a version, a
     number)."""
-    composed = compose(ask, sources, translations)
+    composed = compose(ask, sources, translations, whole=False)
     if composed is not None:
         return composed.text, composed.sources, None
     spans = best_spans(ask, sources, translations)

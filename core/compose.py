@@ -449,6 +449,8 @@ def compose(
         return None
     asked = Asked(profile, [f"{h} {t}" for _, h, t in sources])
     tables = read_tables(sources)
+    if _MORE_OR.search(profile.text) and _OR.search(profile.text):
+        return more_rows(profile, asked, tables)
     if profile.qtype == "yesno":
         return compare_rows(profile, asked, tables) or any_verdict(profile, asked, tables)
     counted = _COUNTS.search(profile.text) if profile.qtype == "count" else None
@@ -1056,6 +1058,88 @@ def any_verdict(profile: QuestionProfile, asked: Asked, tables: Sequence[Table])
         verdict = "failed" if failing else "passed"
         text = f"{no}: none of the rows in {title} {verdict} ({column}: {values})"
     return Composed(f"{text}{table.seen(language)}.", tuple(sorted({r.source for r in rows})))
+
+
+# "Were more versions of A tested, or B?", "Wurden mehr A oder B getestet?": which of two
+# named kinds of rows a table holds more of.
+_MORE_OR = re.compile(r"\b(more|most|mehr|meisten)\b", re.I)
+_OR = re.compile(r"\s(?:or|oder)\s", re.I)
+
+
+def _named_run(asked: Asked, words: Sequence[str]) -> set[str]:
+    """The asked names and numbers of the first run of name words in `words`, as terms;
+    up to `SKIPPED_WORDS` words before it that name nothing are skipped ("tested, or")."""
+    profile = asked.profile
+    found: set[str] = set()
+    for position, word in enumerate(words):
+        held = {
+            t
+            for t in asked.found(word)
+            if profile.terms.get(t, 0.0) >= ENTITY_WEIGHT or any(c.isdigit() for c in t)
+        }
+        if held:
+            found |= held
+        elif found or position >= SKIPPED_WORDS:
+            break
+    return found
+
+
+SKIPPED_WORDS = 2
+
+
+def more_rows(profile: QuestionProfile, asked: Asked, tables: Sequence[Table]) -> Composed | None:
+    """ "Were more versions of Dell Latitude tested, or HP EliteDesks?": the rows of one
+    table holding the names before "or" and those holding the names after it, counted and
+    named, and which are more; None when the question asks about pass or fail (the rows
+    would need a verdict each), when either kind has no row, or when they are as many."""
+    if _PASS_WORDS.search(profile.text) or _FAIL_WORDS.search(profile.text):
+        return None
+    text = CONTEXT.sub(" ", profile.text)
+    split = _OR.search(text)
+    before, after = text[: split.start()].split(), text[split.end() :].split()
+    first = _named_run(asked, reversed(before))
+    second = _named_run(asked, after)
+    if not first or not second or first & second:
+        return None
+    language = _language(profile)
+    for table in tables:
+        groups: list[list[Row]] = [[], []]
+        for row in table.ordered:
+            held = asked.found(" ".join(v for _, v in row.pairs))
+            for group, names in zip(groups, (first, second), strict=True):
+                if names <= held:
+                    group.append(row)
+        if not all(groups) or len(groups[0]) == len(groups[1]) or set(groups[0]) & set(groups[1]):
+            continue
+        said = []
+        for rows, names in zip(groups, (first, second), strict=True):
+            named = [
+                " ".join(v for _, v in row.pairs if asked.found(v) & names) + f" [{row.source}]"
+                for row in rows
+            ]
+            said.append(f"{len(rows)}: {_joined(named, language)}")
+        more = 0 if len(groups[0]) > len(groups[1]) else 1
+        words = [_words(before, first, reverse=True), _words(after, second)]
+        than = "als" if language == "de" else "than"
+        verdict = (
+            f"{'Mehr' if language == 'de' else 'More'} {words[more]} ({said[more]})"
+            f" {than} {words[1 - more]} ({said[1 - more]})"
+        )
+        used = [row.source for rows in groups for row in rows]
+        return Composed(f"{verdict}{table.seen(language)}.", tuple(sorted(set(used))))
+    return None
+
+
+def _words(words: Sequence[str], names: set[str], reverse: bool = False) -> str:
+    """The words of the question that name a kind of rows ("Dell Latitude")."""
+    ordered = list(reversed(words)) if reverse else list(words)
+    run: list[str] = []
+    for word in ordered:
+        if set(terms(word)) & names:
+            run.append(word.strip(",;:?"))
+        elif run:
+            break
+    return " ".join(reversed(run) if reverse else run)
 
 
 def compare_rows(

@@ -145,3 +145,30 @@ def test_a_question_asked_with_a_negation_is_not_denied_by_a_cell():
     question = "Was the battery test not run for the Lenovo X1 with Legacy boot?"
     (_, span), *_ = best_spans(question, laptop_sources())
     assert span.label != "Notes: Did not run battery tests" or span.answer != "No"
+
+
+@pytest.mark.parametrize(
+    ("question", "expected"),
+    [
+        (
+            "Were more Lenovo laptops tested, or Framework laptops, in the rollout tests?",
+            "More Lenovo (3: Lenovo X1 [1], Lenovo X1 [2] and Lenovo X1 [3]) than Framework (2:"
+            " Framework 13 [4] and Framework 13 [5]) (from rows 2–5 and 7 of the table found).",
+        ),
+        (
+            "Wurden mehr Framework oder Lenovo Laptops in den Rollout Tests getestet?",
+            "Mehr Lenovo (3: Lenovo X1 [1], Lenovo X1 [2] und Lenovo X1 [3]) als Framework (2:"
+            " Framework 13 [4] und Framework 13 [5]) (aus den gefundenen Zeilen 2–5 und 7 der"
+            " Tabelle).",
+        ),
+    ],
+)
+def test_which_of_two_kinds_of_rows_a_table_holds_more_of(question, expected):
+    assert answer(question, laptop_sources()) == expected
+
+
+def test_more_of_two_kinds_needs_rows_of_each_and_no_verdict():
+    # no row names Dell: nothing to compare
+    assert answer("Were more Lenovo or Dell laptops tested?", laptop_sources()) is None
+    # failures per kind would need each row's verdict
+    assert answer("Did more Lenovo or Framework laptops fail?", laptop_sources()) is None

@@ -452,7 +452,11 @@ def compose(
     if _MORE_OR.search(profile.text) and _OR.search(profile.text):
         return more_rows(profile, asked, tables)
     if profile.qtype == "yesno":
-        return compare_rows(profile, asked, tables) or any_verdict(profile, asked, tables)
+        return (
+            compare_rows(profile, asked, tables)
+            or any_verdict(profile, asked, tables)
+            or other_values(profile, asked, tables)
+        )
     counted = _COUNTS.search(profile.text) if profile.qtype == "count" else None
     if counted:
         noun = _noun(counted.group("noun"), profile.language)
@@ -1140,6 +1144,76 @@ def _words(words: Sequence[str], names: set[str], reverse: bool = False) -> str:
         elif run:
             break
     return " ".join(reversed(run) if reverse else run)
+
+
+# "Were any other vendors considered besides Dell and HP?": the values a column holds
+# besides the ones named.
+_OTHER = re.compile(r"\b(other|others|else|andere[nrms]?|sonst|noch)\b", re.I)
+_BESIDES = re.compile(
+    r"\b(?:besides|beside|apart from|other than|except|aside from|neben|außer|ausser)\s+", re.I
+)
+_JOINERS = frozenset("and or und oder , & the a an der die das dem den des".split())
+
+
+def _listed_names(asked: Asked, words: Sequence[str]) -> set[str]:
+    """The asked names and numbers of the words that open `words`, joined by "and", "or"
+    or commas, articles skipped ("Dell and HP in the ..." → dell, hp)."""
+    profile = asked.profile
+    found: set[str] = set()
+    for word in words:
+        held = {
+            t
+            for t in asked.found(word)
+            if profile.terms.get(t, 0.0) >= ENTITY_WEIGHT or any(c.isdigit() for c in t)
+        }
+        if held:
+            found |= held
+        elif word.lower() not in _JOINERS:
+            break
+    return found
+
+
+def other_values(
+    profile: QuestionProfile, asked: Asked, tables: Sequence[Table]
+) -> Composed | None:
+    """ "Were any other vendors considered besides Dell and HP?": the values of the column
+    the question names (its name asked, its values holding the names after "besides") that
+    are none of those names: Yes with them, or No with the values there are."""
+    text = CONTEXT.sub(" ", profile.text)
+    besides = _BESIDES.search(text)
+    if not besides or not _OTHER.search(text):
+        return None
+    named = _listed_names(asked, text[besides.end() :].replace(",", " , ").split())
+    if not named:
+        return None
+    language = _language(profile)
+    for table in tables:
+        for column in table.columns:
+            if not asked.found(column) or asked.found(column) & named:
+                continue
+            values: dict[str, list[int]] = {}
+            spelled: dict[str, str] = {}  # one value, however its rows write it ("DELL")
+            for row in table.ordered:
+                value = dict(row.pairs).get(column, "")
+                if not _empty(value) and not _CATCH_ALL.match(value):
+                    value = spelled.setdefault(value.casefold(), value)
+                    values.setdefault(value, []).append(row.source)
+            held = {v: asked.found(v) & named for v in values}
+            if not values or not any(held.values()) or len(values) < 2:
+                continue
+            others = [v for v in values if not held[v]]
+            cited = [f"{v} {_cites(sorted(set(values[v])))}" for v in (others or values)]
+            yes, no = ("Ja", "Nein") if language == "de" else ("Yes", "No")
+            if others:
+                text = f"{yes}: {column} {_joined(cited, language)}"
+            elif language == "de":
+                text = f"{no}: {column} ist nur {_joined(cited, language)}"
+            else:
+                text = f"{no}: {column} is only {_joined(cited, language)}"
+            used = others or list(values)
+            numbers = sorted({n for v in used for n in values[v]})
+            return Composed(f"{text}{table.seen(language)}.", tuple(numbers))
+    return None
 
 
 def compare_rows(

@@ -172,3 +172,39 @@ def test_more_of_two_kinds_needs_rows_of_each_and_no_verdict():
     assert answer("Were more Lenovo or Dell laptops tested?", laptop_sources()) is None
     # failures per kind would need each row's verdict
     assert answer("Did more Lenovo or Framework laptops fail?", laptop_sources()) is None
+
+
+MACHINES_DE = (("maschinen", ("machine", "machines")),)
+
+
+@pytest.mark.parametrize(
+    ("question", "translations", "expected"),
+    [
+        (
+            "Were any other machines tested besides the Lenovo X1 and the Framework 13?",
+            (),
+            "No: Machine is only Lenovo X1 [1][2][3] and Framework 13 [4][5] (from rows 2–5 and"
+            " 7 of the table found).",
+        ),
+        (
+            "Wurden neben dem Lenovo X1 und dem Framework 13 noch andere Maschinen getestet?",
+            MACHINES_DE,
+            "Nein: Machine ist nur Lenovo X1 [1][2][3] und Framework 13 [4][5] (aus den"
+            " gefundenen Zeilen 2–5 und 7 der Tabelle).",
+        ),
+    ],
+)
+def test_no_other_values_of_a_column_besides_those_named(question, translations, expected):
+    assert answer(question, laptop_sources(), translations) == expected
+
+
+def test_other_values_of_a_column_answer_yes():
+    rows = [*LAPTOP_ROWS, (8, "Dell XPS 13", "UEFI", "6.1", "Pass", "-")]
+    text = answer("Were other machines tested besides the Lenovo X1?", laptop_sources(rows))
+    assert text == (
+        "Yes: Machine Framework 13 [4][5] and Dell XPS 13 [6] (from rows 2–5 and 7–8 of the"
+        " table found)."
+    )
+    # no column named, or no value of it named: nothing composed
+    assert answer("Were other tests run besides the Lenovo X1?", laptop_sources(rows)) is None
+    assert answer("Were other machines tested besides the Acer?", laptop_sources(rows)) is None

@@ -1231,6 +1231,12 @@ def gather_rows(
         return ()
     header_asked = profile.asked_in(_header_terms(header))
     conditions = _row_conditions(profile, first, columns) - header_asked
+    if profile.plural and profile.qtype == "what":
+        # For "which X (plural)": the names and numbers the row holds ("OXT-704") say which
+        # rows are meant; a plain word its notes happen to share with the question ("Sleep
+        # issue") does not.
+        names = {t for t in conditions if profile.terms.get(t, 0) >= ENTITY_WEIGHT or _has_digit(t)}
+        conditions = names or conditions
     needed = _weight(profile, conditions)
     if not needed:
         return ()
@@ -1283,6 +1289,10 @@ def gather_items(
         ):
             parts.append((number, unit.text))
     return tuple(parts[:GATHERED])
+
+
+def _has_digit(term: str) -> bool:
+    return any(c.isdigit() for c in term)
 
 
 def _row_conditions(profile: QuestionProfile, unit: Unit, columns: Sequence[str]) -> set[str]:

@@ -1117,10 +1117,7 @@ def more_rows(profile: QuestionProfile, asked: Asked, tables: Sequence[Table]) -
             continue
         said = []
         for rows, names in zip(groups, (first, second), strict=True):
-            named = [
-                " ".join(v for _, v in row.pairs if asked.found(v) & names) + f" [{row.source}]"
-                for row in rows
-            ]
+            named = [f"{_row_name(asked, table, row, names)} [{row.source}]" for row in rows]
             said.append(f"{len(rows)}: {_joined(named, language)}")
         more = 0 if len(groups[0]) > len(groups[1]) else 1
         words = [_words(before, first, reverse=True), _words(after, second)]
@@ -1132,6 +1129,16 @@ def more_rows(profile: QuestionProfile, asked: Asked, tables: Sequence[Table]) -
         used = [row.source for rows in groups for row in rows]
         return Composed(f"{verdict}{table.seen(language)}.", tuple(sorted(set(used))))
     return None
+
+
+def _row_name(asked: Asked, table: Table, row: Row, names: set[str]) -> str:
+    """What a counted row is called: its cells that hold the kind's names when they say
+    more than those ("Dell" and "Latitude 7480"), else its label ("Fleet Platform" for a
+    row counted by its office, Berlin)."""
+    said = " ".join(v for _, v in row.pairs if asked.found(v) & names)
+    if set(terms(said)) - names:
+        return said
+    return _label(row, _label_column(asked, table, ""))
 
 
 def _words(words: Sequence[str], names: set[str], reverse: bool = False) -> str:

@@ -220,3 +220,16 @@ def test_rows_gathered_for_a_plural_which_by_the_names_they_share():
     (number, span), *_ = best_spans(question, laptop_sources(rows))
     # "issue" in the first row's notes does not exclude the other BUG-12 row
     assert {span.answer, *(value for _, value in span.parts)} == {"Lenovo X1", "Framework 13"}
+
+
+def test_rows_counted_by_a_bare_name_are_called_by_their_label():
+    rows = [
+        (1, "Lenovo X1", "UEFI", "5.15", "Pass", "-"),
+        (2, "Framework 13", "UEFI", "6.1", "Pass", "-"),
+        (3, "Dell XPS 13", "Legacy", "6.1", "Pass", "-"),
+    ]
+    text = answer("Were more machines booted with UEFI or Legacy?", laptop_sources(rows))
+    assert text == (
+        "More UEFI (2: Lenovo X1 [1] and Framework 13 [2]) than Legacy (1: Dell XPS 13 [3])"
+        " (from rows 1–3 of the table found)."
+    )

@@ -1,6 +1,7 @@
 """Composed answers over structured evidence: counts, filters, comparisons, minimum and
-maximum over table rows, counts of list items, and the steps of a short list, each fact
-cited with the number of the source it came from.
+maximum over table rows, the distinct values of a column over the rows asked about, yes/no
+over a verdict column or over the other values of a column, counts of list items, and the
+steps of a short list, each fact cited with the number of the source it came from.
 
 The offline answerer (`core.extractive`) answers with one span; a question that asks to
 count, filter or compare needs several rows or items at once. `compose(question, sources)`
@@ -915,15 +916,20 @@ def _compounds(asked: Asked) -> set[str]:
     return {t for t in asked.terms if "-" in t and set(terms(t.replace("-", " "))) <= asked.terms}
 
 
+def _name_terms(profile: QuestionProfile, found: Iterable[str]) -> set[str]:
+    """The terms among `found` that the question writes as a name or a number."""
+    return {
+        t
+        for t in found
+        if profile.terms.get(t, 0.0) >= ENTITY_WEIGHT or any(c.isdigit() for c in t)
+    }
+
+
 def _names(asked: Asked, table: Table, column: str) -> set[str]:
     """The names and numbers of the question (not those of the table's header, its asked
     column or the wording) that say which rows are meant ("with Dell Optiplex 7040")."""
     profile = asked.profile
-    named = {
-        t
-        for t in asked.terms
-        if profile.terms.get(t, 0.0) >= ENTITY_WEIGHT or any(c.isdigit() for c in t)
-    }
+    named = _name_terms(profile, asked.terms)
     skip = asked.found(table.header) | asked.found(column) | profile.focus | _WORDING
     return named - skip - _compounds(asked) - asked.unseen
 
@@ -1076,11 +1082,7 @@ def _named_run(asked: Asked, words: Sequence[str]) -> set[str]:
     profile = asked.profile
     found: set[str] = set()
     for position, word in enumerate(words):
-        held = {
-            t
-            for t in asked.found(word)
-            if profile.terms.get(t, 0.0) >= ENTITY_WEIGHT or any(c.isdigit() for c in t)
-        }
+        held = _name_terms(profile, asked.found(word))
         if held:
             found |= held
         elif found or position >= SKIPPED_WORDS:
@@ -1168,11 +1170,7 @@ def _listed_names(asked: Asked, words: Sequence[str]) -> set[str]:
     profile = asked.profile
     found: set[str] = set()
     for word in words:
-        held = {
-            t
-            for t in asked.found(word)
-            if profile.terms.get(t, 0.0) >= ENTITY_WEIGHT or any(c.isdigit() for c in t)
-        }
+        held = _name_terms(profile, asked.found(word))
         if held:
             found |= held
         elif word.lower() not in _JOINERS:

@@ -1,6 +1,7 @@
 """Composed answers over structured evidence: counts, filters, comparisons, minimum and
-maximum over table rows, counts of list items, and the steps of a short list, each fact
-cited with the number of the source it came from.
+maximum over table rows, the distinct values of a column over the rows asked about, yes/no
+over a verdict column or over the other values of a column, counts of list items, and the
+steps of a short list, each fact cited with the number of the source it came from.
 
 The offline answerer (`core.extractive`) answers with one span; a question that asks to
 count, filter or compare needs several rows or items at once. `compose(question, sources)`
@@ -25,6 +26,7 @@ from dataclasses import dataclass, field
 from core.limits import MAX_EVIDENCE_WORDS
 from core.questions import (
     CONTEXT,
+    ENTITY_WEIGHT,
     STOPWORDS,
     TOKEN,
     QuestionProfile,
@@ -37,6 +39,7 @@ from core.questions import (
 from core.spans import (
     _EMPTY_CELL,
     _NAME,
+    KEY_WORDS,
     TYPED_VALUES,
     _cell_verdict,
     best_spans,
@@ -431,10 +434,15 @@ def _noun(text: str, language: str) -> str:
 
 # --------------------------------------------------------------------------- composing
 def compose(
-    question: str, sources: Sequence[tuple[int, str, str]], translations: Translations = ()
+    question: str,
+    sources: Sequence[tuple[int, str, str]],
+    translations: Translations = (),
+    whole: bool = True,
 ) -> Composed | None:
     """The composed answer to `question` from `sources` (`number, header, text`), or None
-    when no composition clearly applies (see the module docstring)."""
+    when no composition clearly applies (see the module docstring). A part of a two-part
+    question (`whole` False) lacks the other part's conditions: the values of a column are
+    not listed for it."""
     if not is_followup(question) and _TWO_ASKS.match(question.strip()):
         return two_asks(question, sources, translations)
     profile = profile_question(question, translations)
@@ -442,8 +450,14 @@ def compose(
         return None
     asked = Asked(profile, [f"{h} {t}" for _, h, t in sources])
     tables = read_tables(sources)
+    if _MORE_OR.search(profile.text) and _OR.search(profile.text):
+        return more_rows(profile, asked, tables)
     if profile.qtype == "yesno":
-        return compare_rows(profile, asked, tables)
+        return (
+            compare_rows(profile, asked, tables)
+            or any_verdict(profile, asked, tables)
+            or other_values(profile, asked, tables)
+        )
     counted = _COUNTS.search(profile.text) if profile.qtype == "count" else None
     if counted:
         noun = _noun(counted.group("noun"), profile.language)
@@ -459,6 +473,10 @@ def compose(
             or filter_rows(profile, asked, tables)
             or passed_columns(profile, asked, tables)
         )
+    if whole and profile.plural and profile.qtype in _VALUE_ASKS:
+        listed = column_values(profile, asked, tables)
+        if listed is not None:
+            return listed
     if _STEPS.search(profile.text):
         return list_steps(profile, asked, read_lists(sources))
     if _ACTIONS.search(profile.text):
@@ -868,6 +886,341 @@ def extreme_row(profile: QuestionProfile, asked: Asked, tables: Sequence[Table])
     return None
 
 
+# The question types whose plural "which X" may ask for the values of a column.
+_VALUE_ASKS = frozenset(("what", "version"))
+
+
+def _covering_column(asked: Asked, table: Table) -> str:
+    """The one column the question's "which X" names whole ("Which Xen versions" → Xen
+    Version, "Welche Host-Boots" → Host Boot): every word of its name is asked, and only
+    as part of X; "" when none or several are, or when X holds a name the column does not
+    ("Which Dell models": the values must name Dell, a filter, not a column)."""
+    profile = asked.profile
+    found = []
+    for name in table.columns:
+        stems = set(terms(name))
+        named = asked.found(name)
+        if stems and all(asked.found(stem) for stem in stems) and named <= profile.focus:
+            found.append((name, named))
+    if len(found) != 1:
+        return ""
+    name, named = found[0]
+    left = profile.focus - named - _compounds(asked)
+    if any(profile.terms.get(t, 0.0) >= ENTITY_WEIGHT for t in left):
+        return ""
+    return name
+
+
+def _compounds(asked: Asked) -> set[str]:
+    """The asked compounds whose parts are asked terms too ("Host-Boots": host, boot)."""
+    return {t for t in asked.terms if "-" in t and set(terms(t.replace("-", " "))) <= asked.terms}
+
+
+def _name_terms(profile: QuestionProfile, found: Iterable[str]) -> set[str]:
+    """The terms among `found` that the question writes as a name or a number."""
+    return {
+        t
+        for t in found
+        if profile.terms.get(t, 0.0) >= ENTITY_WEIGHT or any(c.isdigit() for c in t)
+    }
+
+
+def _names(asked: Asked, table: Table, column: str) -> set[str]:
+    """The names and numbers of the question (not those of the table's header, its asked
+    column or the wording) that say which rows are meant ("with Dell Optiplex 7040")."""
+    profile = asked.profile
+    named = _name_terms(profile, asked.terms)
+    skip = asked.found(table.header) | asked.found(column) | profile.focus | _WORDING
+    return named - skip - _compounds(asked) - asked.unseen
+
+
+def column_values(
+    profile: QuestionProfile, asked: Asked, tables: Sequence[Table]
+) -> Composed | None:
+    """ "Which Xen versions were used in these tests?", "What were the host boots used with
+    machine A and machine B?": the distinct values of the column the question's plural
+    "which X" names (`_covering_column`) among the rows of one table that hold most of the
+    question's names and numbers (`_names`: a row of machine A or of machine B), each value
+    cited with the rows that hold it. The table is the one whose header holds most of the
+    question's terms. A single value is left to the best span (it answers with one row),
+    and so are values that differ in every row (a key column: the rows, listed, answer).
+    Over a table of which only some rows were found, the answer says which rows it read."""
+    found: list[tuple[float, Table, str]] = []
+    for table in tables:
+        column = _covering_column(asked, table)
+        if column:
+            weight = sum(profile.terms.get(t, 0.0) for t in asked.found(table.header))
+            found.append((weight, table, column))
+    if not found:
+        return None
+    top = max(weight for weight, _, _ in found)
+    _, table, column = next(entry for entry in found if entry[0] == top)
+    names = _names(asked, table, column)
+    held = [
+        (len(asked.found(" ".join(v for _, v in row.pairs)) & names), row) for row in table.ordered
+    ]
+    most = max(count for count, _ in held)
+    if names and not most:
+        return None
+    cited: dict[str, list[int]] = {}
+    keys: dict[str, None] = {}
+    for count, row in held:
+        cells = dict(row.pairs)
+        value = cells.get(column, "")
+        if count < most or _empty(value) or _CATCH_ALL.match(row.pairs[0][1]):
+            continue
+        cited.setdefault(value, []).append(row.source)
+        for name, other in row.pairs:
+            if name != column and len(other.split()) <= KEY_WORDS and asked.found(other) & names:
+                keys[other.rstrip(".;: ")] = None
+    if len(cited) < 2 or len(cited) == sum(len(numbers) for numbers in cited.values()):
+        return None  # one value, or one per row: the rows themselves answer (`listed_under`)
+    language = _language(profile)
+    values = _joined([f"{value} {_cites(sorted(set(n)))}" for value, n in cited.items()], language)
+    title = table.header.split(" — ")[0]
+    about = (
+        f"{'für' if language == 'de' else 'for'} {_joined(list(keys)[:3], language)} "
+        if keys
+        else ""
+    )
+    text = f"{column} {about}in {title}: {values}"
+    used = sorted({n for numbers in cited.values() for n in numbers})
+    return Composed(f"{text}{table.seen(language)}.", tuple(used))
+
+
+# "Did any ... fail / pass?", "Hat irgendeine ... nicht bestanden?": a yes/no over the
+# verdict column of a table's rows.
+_ANY = re.compile(r"\b(any|anything|irgendeine?[nrms]?|irgendwelche[nrms]?)\b", re.I)
+_NOT_PASSED = re.compile(
+    r"\b(?:not|nicht|never|nie)\s+(?:\w+\s+)?(?:pass(?:ed)?|bestanden|erfolgreich)\b"
+    r"|n't\s+pass\b",
+    re.I,
+)
+
+
+def _verdict_column(table: Table) -> str:
+    """The column holding most pass/fail verdicts (at least two, and at least half of its
+    filled cells: "Result" with PASS, FAIL and PWE), or ""."""
+    best = (1, "")
+    for name in table.columns:
+        values = [dict(r.pairs).get(name, "") for r in table.ordered]
+        filled = [v for v in values if not _empty(v)]
+        said = sum(_verdict(v) is not None for v in filled)
+        if said > best[0] and 2 * said >= len(filled):
+            best = (said, name)
+    return best[1]
+
+
+def any_verdict(profile: QuestionProfile, asked: Asked, tables: Sequence[Table]) -> Composed | None:
+    """ "Did any configuration fail the rc1 test?": Yes with the rows whose verdict column
+    (`_verdict_column`) says fail (pass, when the question asks whether any passed), or No
+    with the verdicts the rows say, over the rows of the table whose header holds most of
+    the question's terms that hold most of its names and numbers (`_names`); said for the
+    rows found when the table was not found whole."""
+    if not _ANY.search(profile.text):
+        return None
+    failing = bool(_FAIL_WORDS.search(profile.text) or _NOT_PASSED.search(profile.text))
+    if not failing and not _PASS_WORDS.search(profile.text):
+        return None
+    found = []
+    for table in tables:
+        column = _verdict_column(table)
+        if column:
+            weight = sum(profile.terms.get(t, 0.0) for t in asked.found(table.header))
+            found.append((weight, table, column))
+    if not found:
+        return None
+    top = max(weight for weight, _, _ in found)
+    if not top:
+        return None
+    _, table, column = next(entry for entry in found if entry[0] == top)
+    names = _names(asked, table, column)
+    held = [(len(asked.found(" ".join(v for _, v in r.pairs)) & names), r) for r in table.ordered]
+    most = max(count for count, _ in held)
+    if names and not most:
+        return None
+    rows = [
+        row for count, row in held if count == most and not _empty(dict(row.pairs).get(column, ""))
+    ]
+    if len(rows) < 2:
+        return None
+    language = _language(profile)
+    yes, no = ("Ja", "Nein") if language == "de" else ("Yes", "No")
+    title = table.header.split(" — ")[0]
+    hits = [row for row in rows if _verdict(dict(row.pairs)[column]) is (not failing)]
+    if hits:
+        label = _label_column(asked, table, "")
+        said = [
+            f"{_label(r, label)} ({column}: {dict(r.pairs)[column]}) [{r.source}]" for r in hits
+        ]
+        return Composed(
+            f"{yes}: {_joined(said[:5], language)}{table.seen(language)}.",
+            tuple(sorted({r.source for r in hits})),
+        )
+    cited: dict[str, list[int]] = {}
+    for row in rows:
+        cited.setdefault(dict(row.pairs)[column], []).append(row.source)
+    values = _joined([f"{v} {_cites(sorted(set(n)))}" for v, n in cited.items()], language)
+    if language == "de":
+        verdict = "fehlgeschlagen" if failing else "bestanden"
+        text = f"{no}: keine der Zeilen in {title} ist {verdict} ({column}: {values})"
+    else:
+        verdict = "failed" if failing else "passed"
+        text = f"{no}: none of the rows in {title} {verdict} ({column}: {values})"
+    return Composed(f"{text}{table.seen(language)}.", tuple(sorted({r.source for r in rows})))
+
+
+# "Were more versions of A tested, or B?", "Wurden mehr A oder B getestet?": which of two
+# named kinds of rows a table holds more of.
+_MORE_OR = re.compile(r"\b(more|most|mehr|meisten)\b", re.I)
+_OR = re.compile(r"\s(?:or|oder)\s", re.I)
+
+
+def _named_run(asked: Asked, words: Sequence[str]) -> set[str]:
+    """The asked names and numbers of the first run of name words in `words`, as terms;
+    up to `SKIPPED_WORDS` words before it that name nothing are skipped ("tested, or")."""
+    profile = asked.profile
+    found: set[str] = set()
+    for position, word in enumerate(words):
+        held = _name_terms(profile, asked.found(word))
+        if held:
+            found |= held
+        elif found or position >= SKIPPED_WORDS:
+            break
+    return found
+
+
+SKIPPED_WORDS = 2
+
+
+def more_rows(profile: QuestionProfile, asked: Asked, tables: Sequence[Table]) -> Composed | None:
+    """ "Were more versions of Dell Latitude tested, or HP EliteDesks?": the rows of one
+    table holding the names before "or" and those holding the names after it, counted and
+    named, and which are more; None when the question asks about pass or fail (the rows
+    would need a verdict each), when either kind has no row, or when they are as many."""
+    if _PASS_WORDS.search(profile.text) or _FAIL_WORDS.search(profile.text):
+        return None
+    text = CONTEXT.sub(" ", profile.text)
+    split = _OR.search(text)
+    before, after = text[: split.start()].split(), text[split.end() :].split()
+    first = _named_run(asked, reversed(before))
+    second = _named_run(asked, after)
+    if not first or not second or first & second:
+        return None
+    language = _language(profile)
+    for table in tables:
+        groups: list[list[Row]] = [[], []]
+        for row in table.ordered:
+            held = asked.found(" ".join(v for _, v in row.pairs))
+            for group, names in zip(groups, (first, second), strict=True):
+                if names <= held:
+                    group.append(row)
+        if not all(groups) or len(groups[0]) == len(groups[1]) or set(groups[0]) & set(groups[1]):
+            continue
+        said = []
+        for rows, names in zip(groups, (first, second), strict=True):
+            named = [f"{_row_name(asked, table, row, names)} [{row.source}]" for row in rows]
+            said.append(f"{len(rows)}: {_joined(named, language)}")
+        more = 0 if len(groups[0]) > len(groups[1]) else 1
+        words = [_words(before, first, reverse=True), _words(after, second)]
+        than = "als" if language == "de" else "than"
+        verdict = (
+            f"{'Mehr' if language == 'de' else 'More'} {words[more]} ({said[more]})"
+            f" {than} {words[1 - more]} ({said[1 - more]})"
+        )
+        used = [row.source for rows in groups for row in rows]
+        return Composed(f"{verdict}{table.seen(language)}.", tuple(sorted(set(used))))
+    return None
+
+
+def _row_name(asked: Asked, table: Table, row: Row, names: set[str]) -> str:
+    """What a counted row is called: its cells that hold the kind's names when they say
+    more than those ("Dell" and "Latitude 7480"), else its label ("Fleet Platform" for a
+    row counted by its office, Berlin)."""
+    said = " ".join(v for _, v in row.pairs if asked.found(v) & names)
+    if set(terms(said)) - names:
+        return said
+    return _label(row, _label_column(asked, table, ""))
+
+
+def _words(words: Sequence[str], names: set[str], reverse: bool = False) -> str:
+    """The words of the question that name a kind of rows ("Dell Latitude")."""
+    ordered = list(reversed(words)) if reverse else list(words)
+    run: list[str] = []
+    for word in ordered:
+        if set(terms(word)) & names:
+            run.append(word.strip(",;:?"))
+        elif run:
+            break
+    return " ".join(reversed(run) if reverse else run)
+
+
+# "Were any other vendors considered besides Dell and HP?": the values a column holds
+# besides the ones named.
+_OTHER = re.compile(r"\b(other|others|else|andere[nrms]?|sonst|noch)\b", re.I)
+_BESIDES = re.compile(
+    r"\b(?:besides|beside|apart from|other than|except|aside from|neben|außer|ausser)\s+", re.I
+)
+_JOINERS = frozenset("and or und oder , & the a an der die das dem den des".split())
+
+
+def _listed_names(asked: Asked, words: Sequence[str]) -> set[str]:
+    """The asked names and numbers of the words that open `words`, joined by "and", "or"
+    or commas, articles skipped ("Dell and HP in the ..." → dell, hp)."""
+    profile = asked.profile
+    found: set[str] = set()
+    for word in words:
+        held = _name_terms(profile, asked.found(word))
+        if held:
+            found |= held
+        elif word.lower() not in _JOINERS:
+            break
+    return found
+
+
+def other_values(
+    profile: QuestionProfile, asked: Asked, tables: Sequence[Table]
+) -> Composed | None:
+    """ "Were any other vendors considered besides Dell and HP?": the values of the column
+    the question names (its name asked, its values holding the names after "besides") that
+    are none of those names: Yes with them, or No with the values there are."""
+    text = CONTEXT.sub(" ", profile.text)
+    besides = _BESIDES.search(text)
+    if not besides or not _OTHER.search(text):
+        return None
+    named = _listed_names(asked, text[besides.end() :].replace(",", " , ").split())
+    if not named:
+        return None
+    language = _language(profile)
+    for table in tables:
+        for column in table.columns:
+            if not asked.found(column) or asked.found(column) & named:
+                continue
+            values: dict[str, list[int]] = {}
+            spelled: dict[str, str] = {}  # one value, however its rows write it ("DELL")
+            for row in table.ordered:
+                value = dict(row.pairs).get(column, "")
+                if not _empty(value) and not _CATCH_ALL.match(value):
+                    value = spelled.setdefault(value.casefold(), value)
+                    values.setdefault(value, []).append(row.source)
+            held = {v: asked.found(v) & named for v in values}
+            if not values or not any(held.values()) or len(values) < 2:
+                continue
+            others = [v for v in values if not held[v]]
+            cited = [f"{v} {_cites(sorted(set(values[v])))}" for v in (others or values)]
+            yes, no = ("Ja", "Nein") if language == "de" else ("Yes", "No")
+            if others:
+                text = f"{yes}: {column} {_joined(cited, language)}"
+            elif language == "de":
+                text = f"{no}: {column} ist nur {_joined(cited, language)}"
+            else:
+                text = f"{no}: {column} is only {_joined(cited, language)}"
+            used = others or list(values)
+            numbers = sorted({n for v in used for n in values[v]})
+            return Composed(f"{text}{table.seen(language)}.", tuple(numbers))
+    return None
+
+
 def compare_rows(
     profile: QuestionProfile, asked: Asked, tables: Sequence[Table]
 ) -> Composed | None:
@@ -995,7 +1348,7 @@ def _part(
     `MIN_PART_SUPPORT` of its terms, is a whole table row (no cell answers it) or holds no
     value of the asked type (a person for "who", a date for "when", a version, a
     number)."""
-    composed = compose(ask, sources, translations)
+    composed = compose(ask, sources, translations, whole=False)
     if composed is not None:
         return composed.text, composed.sources, None
     spans = best_spans(ask, sources, translations)

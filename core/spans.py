@@ -600,9 +600,12 @@ def _row_answer(profile: QuestionProfile, unit: Unit, words: int) -> str:
     when no cell stands out."""
     chosen = _row_cells(profile, unit)
     if profile.qtype == "yesno":
-        # A pass/fail cell under the asked column decides; otherwise the row, found for
-        # the question's terms, says yes (as a sentence without a negation does).
+        # A pass/fail cell under the asked column decides; then a cell that denies what is
+        # asked ("Did not run performance tests"); otherwise the row, found for the
+        # question's terms, says yes (as a sentence without a negation does).
         verdict = _cell_verdict(chosen[0][1]) if chosen else None
+        if verdict is None and _denying_cell(profile, unit):
+            return "No"
         return verdict or ("No" if _contradicts(profile, unit) else "Yes")
     if not chosen:
         return clip_words(unit.text, words)
@@ -647,10 +650,33 @@ def _yesno_label(
 ) -> tuple[str, str]:
     """For a yes/no question answered by a row: the deciding cell as "column: value" and
     the cells saying which row is meant."""
-    if not chosen:
+    denied = _denying_cell(profile, unit)
+    if not chosen and not denied:
         return "", ""
-    name, value = chosen[0]
+    name, value = chosen[0] if chosen else denied
+    if _cell_verdict(value) is None and denied:
+        name, value = denied
     return _cell(name, value), _row_key(profile, unit, name)
+
+
+# The asked terms a cell must hold to deny what a yes/no question asks (set by design: one
+# shared word, "test", says little).
+DENYING_TERMS = 2
+
+
+def _denying_cell(profile: QuestionProfile, unit: Unit) -> tuple[str, str] | None:
+    """The cell of a row that denies what a yes/no question asks: a negation with at least
+    `DENYING_TERMS` of the question's terms ("Notes: Did not run performance tests" for "Was
+    a performance test run ...?"), when the question itself asks without one; or None. The
+    row's other cells (its test description) say what was planned, this one what was done."""
+    if _NEGATION.search(profile.text):
+        return None
+    for name, value in unit.pairs:
+        for clause in SENTENCE_END.split(value):
+            negated = _NEGATION.search(clause)
+            if negated and len(profile.asked_in(frozenset(terms(clause)))) >= DENYING_TERMS:
+                return name, value
+    return None
 
 
 def _says_column(profile: QuestionProfile, name: str, value: str) -> bool:
@@ -1080,6 +1106,7 @@ def best_spans(
     found.sort(
         key=lambda pair: (
             -_tier(typed_support(profile, pair[1])),
+            not denies(profile, pair[1]),
             not holds_relation(profile, pair[1].whole),
             not counted & set(terms(pair[1].whole)),
             -pair[1].score,
@@ -1094,6 +1121,17 @@ def best_spans(
         if parts:
             found[0] = (number, replace(span, parts=parts))
     return found
+
+
+def denies(profile: QuestionProfile, span: Span) -> bool:
+    """Whether a yes/no question's span is a row that one of its cells answers No
+    (`_denying_cell`): among rows that cover the question equally (a test's planned
+    description repeated in every row of it), the one whose notes say it was not done
+    decides, not the first."""
+    if profile.qtype != "yesno" or span.kind != "row" or span.answer != "No":
+        return False
+    name, _, value = span.label.partition(": ")
+    return bool(value) and _cell_verdict(value) is None and _NEGATION.search(value) is not None
 
 
 # A span that holds no value of the asked type (no person for "who", no number for "how
@@ -1193,6 +1231,12 @@ def gather_rows(
         return ()
     header_asked = profile.asked_in(_header_terms(header))
     conditions = _row_conditions(profile, first, columns) - header_asked
+    if profile.plural and profile.qtype == "what":
+        # For "which X (plural)": the names and numbers the row holds ("OXT-704") say which
+        # rows are meant; a plain word its notes happen to share with the question ("Sleep
+        # issue") does not.
+        names = {t for t in conditions if profile.terms.get(t, 0) >= ENTITY_WEIGHT or _has_digit(t)}
+        conditions = names or conditions
     needed = _weight(profile, conditions)
     if not needed:
         return ()
@@ -1245,6 +1289,10 @@ def gather_items(
         ):
             parts.append((number, unit.text))
     return tuple(parts[:GATHERED])
+
+
+def _has_digit(term: str) -> bool:
+    return any(c.isdigit() for c in term)
 
 
 def _row_conditions(profile: QuestionProfile, unit: Unit, columns: Sequence[str]) -> set[str]:

@@ -602,7 +602,7 @@ def _row_answer(profile: QuestionProfile, unit: Unit, words: int) -> str:
     if profile.qtype == "yesno":
         # A pass/fail cell under the asked column decides; otherwise the row, found for
         # the question's terms, says yes (as a sentence without a negation does).
-        verdict = _cell_verdict(chosen[0][1]) if chosen else None
+        verdict = _asked_verdict(profile, chosen[0][1]) if chosen else None
         return verdict or ("No" if _contradicts(profile, unit) else "Yes")
     if not chosen:
         return clip_words(unit.text, words)
@@ -714,16 +714,49 @@ _OPPOSITES = tuple(
 )
 
 
+# A negation just before a word (at most one word between): "nicht bestanden", "not passed",
+# "didn't really work".
+_NEGATED = re.compile(r"(?:\b(?:not|never|nicht|nie|niemals)|n't)\s+(?:\w+\s+)?$", re.IGNORECASE)
+
+
+@lru_cache(maxsize=4096)
+def asked_sides(question: str) -> frozenset[tuple[int, int]]:
+    """The sides of the `_OPPOSITES` pairs a yes/no question asks about, as (pair, side):
+    a word of a side asks about that side, and a negated one about the other ("Hat eine
+    Konfiguration den Test nicht bestanden?" asks whether one failed, as "Did any
+    configuration fail the test?" does)."""
+    out = set()
+    for match in TOKEN.finditer(question):
+        word = match.group().lower()
+        for pair, sides in enumerate(_OPPOSITES):
+            for side, words in enumerate(sides):
+                if word in words:
+                    negated = _NEGATED.search(question[: match.start()]) is not None
+                    out.add((pair, side ^ negated))
+    return frozenset(out)
+
+
 def _contradicts(profile: QuestionProfile, unit: Unit) -> bool:
-    """Whether a unit says the opposite of a word the question asks with (`_OPPOSITES`)
-    and not the word itself."""
-    asked = {w.lower() for w in profile.words}
+    """Whether a unit says the opposite of what the question asks about (`asked_sides`)
+    and not the thing itself."""
     said = {w.lower() for w in TOKEN.findall(unit.text)}
-    for first, second in _OPPOSITES:
-        for word, opposite in ((first, second), (second, first)):
-            if asked & word and said & opposite and not said & word:
-                return True
+    for pair, side in asked_sides(profile.text):
+        word, opposite = _OPPOSITES[pair][side], _OPPOSITES[pair][1 - side]
+        if said & opposite and not said & word:
+            return True
     return False
+
+
+def _asked_verdict(profile: QuestionProfile, value: str) -> str | None:
+    """Yes/No for a pass/fail-like cell (`_cell_verdict`), read against what the question
+    asks: a "Pass" cell answers "Did it fail?" (or "Hat es nicht bestanden?") with No."""
+    verdict = _cell_verdict(value)
+    first = value.strip().lower().split(" ")[0].strip(".,;:()[]*") if value.strip() else ""
+    for pair, side in asked_sides(profile.text):
+        for cell_side, words in enumerate(_OPPOSITES[pair]):
+            if first in words:
+                return "Yes" if cell_side == side else "No"
+    return verdict
 
 
 def _unit_answer(profile: QuestionProfile, unit: Unit, words: int) -> str:
@@ -795,7 +828,8 @@ def score_unit(
     plus `CONTEXT_WEIGHT` per context term, plus `TYPE_BONUS` when it holds a value of the
     asked type, divided by a mild length penalty; support is the share of the asked weight
     the unit and header cover (a term found only through a translation counts
-    `TRANSLATION_CREDIT` of its weight: word translations are often wrong)."""
+    `TRANSLATION_CREDIT` of its weight: word translations are often wrong; not the
+    glossary's, `QuestionProfile.glossed`)."""
     # A whole list answers questions about the list (its heading) or its size, not about
     # one of its items.
     counting = profile.qtype == "count" and counts_items(profile.text, unit.text)
@@ -818,7 +852,9 @@ def score_unit(
     score /= 1 + weights.length_penalty * math.log2(1 + unit.words / 16)
     total = profile.weight
     found = own | header_only
-    direct = found & ((unit.stems if unit.kind != "list" or counting else set()) | header_terms)
+    held = (unit.stems if unit.kind != "list" or counting else set()) | header_terms
+    # A word the glossary translates is as sure as the word itself (`QuestionProfile.glossed`).
+    direct = found & (held | {profile.aliases[s] for s in held & profile.glossed})
     credit = _weight(profile, direct) + TRANSLATION_CREDIT * _weight(profile, found - direct)
     if unit.kind in ("sentence", "item") and names_only(profile, found):
         credit *= NAMES_ONLY

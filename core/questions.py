@@ -279,6 +279,7 @@ _FOCUS = re.compile(
 
 
 _FOCUS_JOINERS = frozenset("and und / & or oder".split())
+_WHICH = re.compile(r"which|what|welche[rsmn]?")
 
 
 FOCUS_WORDS = 4
@@ -308,6 +309,8 @@ def question_focus(text: str) -> tuple[tuple[str, ...], bool]:
         if lower in _FOCUS_JOINERS and words:
             words.append(lower)
             continue
+        if _WHICH.fullmatch(lower) and words and words[-1] in _FOCUS_JOINERS:
+            continue  # "Welches BIOS und welche Build-Versionen": the which of the second
         if (
             lower in STOPWORDS
             or (lower.endswith("ed") and len(lower) > 4 and not word[:1].isupper())

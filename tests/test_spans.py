@@ -227,6 +227,13 @@ def test_page_fact(question, fact):
         ),
         ("For which machines is it known that passthrough fails?", ("machines",), True),
         ("Welche Ubuntu Versionen wurden verwendet?", ("Ubuntu", "Versionen"), True),
+        # a which repeated after "and" asks for the second thing too
+        (
+            "Welches BIOS und welche Build Versionen wurden verwendet?",
+            ("BIOS", "und", "Build", "Versionen"),
+            True,
+        ),
+        ("Which BIOS and which build was used?", ("BIOS", "and", "build"), True),
         ("What does BATS stand for?", (), False),
         ("Who presented the Argo design?", (), False),
     ],

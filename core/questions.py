@@ -36,7 +36,10 @@ _TYPE_PATTERNS: tuple[tuple[str, re.Pattern], ...] = tuple(
         # "versions 7.x" names the version the question is about, it does not ask for one
         (
             "version",
-            r"\b(which|what|welche[rsmn]?|was für)\b[^?]*\b(versions?|versionen)\b(?!\s+v?\d)",
+            r"\b(which|what|welche[rsmn]?|was für)\b[^?]*\b(versions?|versionen)\b(?!\s+v?\d)"
+            # German asks "Was war die Version ...?", "Wie lauteten die Versionsnummern?"
+            r"|^\W*(?:was (?:war|waren|ist|sind)|wie (?:lautet|lautete|lauten|lauteten))\b"
+            r"[^?]*\b(?:version|versionen|versionsnummer|versionsnummern)\b(?!\s+v?\d)",
         ),
         ("who", r"^\W*(who|whom|whose|wer|wem|wen|wessen)\b"),
         (
@@ -54,8 +57,8 @@ _TYPE_PATTERNS: tuple[tuple[str, re.Pattern], ...] = tuple(
         ("where", r"^\W*(where|wo|wohin|woher)\b"),
         (
             "howto",
-            r"^\W*(how|wie)\b(?! (many|much|long|old|often|viele?|lange?|alt|hoch|oft"
-            r"|lautet|lautete|lauten|lauteten|heißt|hieß|heisst)\b)",
+            r"^\W*(how|wie|inwiefern|inwieweit)\b(?! (many|much|long|old|often|viele?|lange?|alt"
+            r"|hoch|oft|lautet|lautete|lauten|lauteten|heißt|hieß|heisst)\b)",
         ),
         (
             "yesno",

@@ -67,6 +67,12 @@ def answer(question: str, text: str, header: str = "Page") -> str:
         ("Wie lautet die Problemnummer für die Umschalttasten?", "what"),  # "Wie lautet" = what
         ("Wie heißt der Server?", "what"),
         ("Und welche Xen Versionen wurden genutzt?", "version"),
+        # German asks for a version with "Was war" and "Wie lauteten" too
+        ("Was war die Version des Build-Servers für OpenXT 7.x?", "version"),
+        ("Wie lauteten die BIOS-Versionsnummern für die Dell-Rechner?", "version"),
+        ("Was ist in Version 9 neu?", "what"),
+        ("Was the new version tested?", "yesno"),
+        ("Inwiefern ist das Parsen von HID Deskriptoren dem von Assembler ähnlich?", "howto"),
         ("What was the reason that the Dell Optiplex failed the test?", "why"),
         ("Was war der Grund dafür, dass der Dell Optiplex gefallen ist?", "why"),
         ("Aus welchen Gründen können PRs abgelehnt werden?", "why"),

@@ -1143,7 +1143,26 @@ def answers_type(profile: QuestionProfile, span: Span) -> bool:
     """Whether a span's answer holds a value of the kind the question asks for (always, for
     questions that ask for no particular kind)."""
     text = " ".join([span.answer, *(value for _, value in span.parts)])
-    return _holds_asked_kind(profile, text, span.kind)
+    return _holds_asked_kind(profile, text, span.kind) and _says_owner(
+        profile, span.whole, span.kind
+    )
+
+
+# What says who owns, wrote or keeps something, English and German.
+_OWNING = re.compile(
+    r"\b(?:own(?:s|ed|er|ers)?|author(?:s|ed)?|creat(?:ed|or|ors)|wrote|written|maintain(?:s|ed"
+    r"|er|ers)|responsible|eigentümer\w*|besitzer\w*|autor\w*|verfasst|erstellt|geschrieben"
+    r"|gehört|verantwortlich\w*)\b",
+    re.IGNORECASE,
+)
+
+
+def _says_owner(profile: QuestionProfile, whole: str, kind: str) -> bool:
+    """Whether a unit (its `whole` text) can answer a question about who owns or wrote a page
+    (`QuestionProfile.fact`): a byline, or a unit with a word that says so ("Document author:
+    Christopher Clark"; not "Abstract Section: ... the entire document"); always for other
+    questions."""
+    return profile.fact != "owner" or kind == "byline" or _OWNING.search(whole) is not None
 
 
 def _holds_asked_kind(profile: QuestionProfile, text: str, kind: str) -> bool:
@@ -1322,7 +1341,9 @@ def _typed_unit_support(profile: QuestionProfile, candidate: Scored) -> float:
     """A unit's support, `TYPE_MISS` of it when it holds no value of the asked kind (as
     `typed_support` weighs a span)."""
     unit = candidate.unit
-    typed = _holds_asked_kind(profile, unit.text, unit.kind)
+    typed = _holds_asked_kind(profile, unit.text, unit.kind) and _says_owner(
+        profile, unit.text, unit.kind
+    )
     return candidate.support if typed else TYPE_MISS * candidate.support
 
 

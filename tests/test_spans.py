@@ -7,6 +7,7 @@ import pytest
 
 from core.questions import page_fact, profile_question, question_focus, question_type
 from core.spans import (
+    answers_type,
     best_span,
     best_spans,
     byline_facts,
@@ -781,3 +782,19 @@ def test_a_word_in_german_quotes_is_no_name():
     # is in the English question.
     question = "Darf jeder ein neues Ticket erstellen, wie im Dokument „Beiträge“ angegeben?"
     assert profile_question(question).terms["beiträg"] == 1.0
+
+
+@pytest.mark.parametrize(
+    "question",
+    ["Who created the contributions document?", "Wer hat das Dokument über Beiträge erstellt?"],
+)
+def test_a_question_about_the_page_owner_is_not_answered_by_a_label(question):
+    # No byline among the evidences: a labelled item that names no owner is no answer
+    # ("Abstract Section" is no person who created the page); one that says so is.
+    translations = glossary_translations(question)
+    items = "- Abstract Section: The RFC gives an overview of the entire document."
+    spans = best_spans(question, [(1, "How to contribute", items)], translations)
+    assert not answers_type(profile_question(question), spans[0][1])
+    author = "- Document author: Danielle Cummings."
+    spans = best_spans(question, [(1, "How to contribute", author)], translations)
+    assert answers_type(profile_question(question), spans[0][1])

@@ -36,7 +36,10 @@ _TYPE_PATTERNS: tuple[tuple[str, re.Pattern], ...] = tuple(
         # "versions 7.x" names the version the question is about, it does not ask for one
         (
             "version",
-            r"\b(which|what|welche[rsmn]?|was für)\b[^?]*\b(versions?|versionen)\b(?!\s+v?\d)",
+            r"\b(which|what|welche[rsmn]?|was für)\b[^?]*\b(versions?|versionen)\b(?!\s+v?\d)"
+            # German asks "Was war die Version ...?", "Wie lauteten die Versionsnummern?"
+            r"|^\W*(?:was (?:war|waren|ist|sind)|wie (?:lautet|lautete|lauten|lauteten))\b"
+            r"[^?]*\b(?:version|versionen|versionsnummer|versionsnummern)\b(?!\s+v?\d)",
         ),
         ("who", r"^\W*(who|whom|whose|wer|wem|wen|wessen)\b"),
         (
@@ -54,8 +57,8 @@ _TYPE_PATTERNS: tuple[tuple[str, re.Pattern], ...] = tuple(
         ("where", r"^\W*(where|wo|wohin|woher)\b"),
         (
             "howto",
-            r"^\W*(how|wie)\b(?! (many|much|long|old|often|viele?|lange?|alt|hoch|oft"
-            r"|lautet|lautete|lauten|lauteten|heißt|hieß|heisst)\b)",
+            r"^\W*(how|wie|inwiefern|inwieweit)\b(?! (many|much|long|old|often|viele?|lange?|alt"
+            r"|hoch|oft|lautet|lautete|lauten|lauteten|heißt|hieß|heisst)\b)",
         ),
         (
             "yesno",
@@ -122,7 +125,15 @@ QUESTION_WORDS = frozenset(
     # German verbs and fillers of asking ("Wie lautet ...", "Ich würde gerne mehr über ...
     # erfahren"), which no page says
     " lautet lautete lauten lauteten heißt hieß gern gerne erfahren weiß eigentlich über gemäß"
-    " zufolge".split()
+    " zufolge"
+    # German function words whose English counterparts are English stopwords ("any", "both",
+    # "more", "same", "for it", "about it"), which the German list lacks: the English
+    # question drops them, so the German one must too, or they lower every span's support
+    " irgendein irgendeine irgendeinen irgendeinem irgendeiner irgendeines irgendwelche"
+    " irgendwelchen irgendetwas sowohl beide beiden beides mehr meisten wenige wenigen"
+    " selben gleichen eigene eigenen eigener eigenes bereits schon ebenfalls jeweils derzeit"
+    " dafür darüber dabei davon daran darauf dadurch darin danach davor hierfür hierzu"
+    " hierbei hierüber".split()
 )
 
 
@@ -136,7 +147,8 @@ class QuestionProfile:
     context (`context`), its lower-cased words (`words`, so an answer leaves out what the
     question already says), and the wiki's stems that stand for its foreign terms
     (`aliases`: stem → the question's stem; `spelled`, those of them that spell out an
-    acronym of the question, which still say something new in an answer)."""
+    acronym of the question, which still say something new in an answer; `glossed`, those
+    the German-English glossary gives, `core.glossary`, which are as sure as the word)."""
 
     text: str
     qtype: str
@@ -150,6 +162,7 @@ class QuestionProfile:
     fact: str = ""
     defines: frozenset[str] = frozenset()
     spelled: frozenset[str] = frozenset()
+    glossed: frozenset[str] = frozenset()
 
     @property
     def weight(self) -> float:
@@ -200,8 +213,9 @@ def terms(text: str, stopwords: frozenset[str] = ENGLISH_STOPWORDS) -> list[str]
 
 def is_entity(word: str) -> bool:
     """A word that names something: it has a digit, an inner capital or joiner, or it is
-    all capitals (OXT, TPM, BIOS)."""
-    core = word.strip(".,;:!?\"'()[]")
+    all capitals (OXT, TPM, BIOS). Quotes around it are no part of it (the capital after a
+    German „ is no inner capital)."""
+    core = word.strip(".,;:!?\"'()[]„“”‚‘’«»")
     if len(core) < 2:
         return False
     if any(c.isdigit() for c in core) or _JOINER.search(core.strip("-_./+")):
@@ -268,6 +282,7 @@ _FOCUS = re.compile(
 
 
 _FOCUS_JOINERS = frozenset("and und / & or oder".split())
+_WHICH = re.compile(r"which|what|welche[rsmn]?")
 
 
 FOCUS_WORDS = 4
@@ -297,6 +312,8 @@ def question_focus(text: str) -> tuple[tuple[str, ...], bool]:
         if lower in _FOCUS_JOINERS and words:
             words.append(lower)
             continue
+        if _WHICH.fullmatch(lower) and words and words[-1] in _FOCUS_JOINERS:
+            continue  # "Welches BIOS und welche Build-Versionen": the which of the second
         if (
             lower in STOPWORDS
             or (lower.endswith("ed") and len(lower) > 4 and not word[:1].isupper())
@@ -323,6 +340,10 @@ def question_focus(text: str) -> tuple[tuple[str, ...], bool]:
 Translations = tuple[tuple[str, tuple[str, ...]], ...]
 
 
+# A comma or semicolon written straight before the next word.
+_JOINED = re.compile(r"([,;])(?=[^\W\d_])")
+
+
 @lru_cache(maxsize=4096)
 def profile_question(text: str, translations: Translations = ()) -> QuestionProfile:
     """The type, language and weighted terms of a question. `translations` pair a foreign
@@ -330,7 +351,9 @@ def profile_question(text: str, translations: Translations = ()) -> QuestionProf
     finding the word (`QuestionProfile.aliases`)."""
     language = question_language(text)
     stopwords = (STOPWORDS if language == "de" else ENGLISH_STOPWORDS) | QUESTION_WORDS
-    asked_text = CONTEXT.sub(" ", text)
+    # "empfohlen,Builds": a comma with no space after it still ends a word (a capital
+    # after it would mark the joined word as a name).
+    asked_text = _JOINED.sub(r"\1 ", CONTEXT.sub(" ", text))
     translated = frozenset(word for word, _ in translations)
     weights: dict[str, float] = {}
     for position, word in enumerate(asked_text.split()):
@@ -342,12 +365,20 @@ def profile_question(text: str, translations: Translations = ()) -> QuestionProf
         for stem, stem_weight in _weighted_terms(word, weight, language, stopwords, translated):
             weights[stem] = max(weights.get(stem, 0.0), stem_weight)
     aliases: dict[str, str] = {}
+    glossed: set[str] = set()
     for word, neighbours in translations:
         own = [t for t in terms(word, stopwords) if t in weights]
+        # The glossary's words for it, when the answerer read the word with the glossary
+        # (`core.extractive.ExtractiveLLM.translations` gives all of them).
+        glossary = set(glossary_words(word))
+        if not glossary <= set(neighbours):
+            glossary = set()
         for neighbour in neighbours:
             for stem in terms(neighbour):
                 if own and stem not in weights:
                     aliases.setdefault(stem, own[0])
+                    if neighbour in glossary and aliases[stem] == own[0]:
+                        glossed.add(stem)
     context = frozenset(terms(" ".join(CONTEXT.findall(text)), stopwords)) - set(weights)
     words = frozenset(w.lower() for w in TOKEN.findall(text))
     phrase, plural = question_focus(text)
@@ -364,6 +395,7 @@ def profile_question(text: str, translations: Translations = ()) -> QuestionProf
         plural,
         page_fact(text),
         _defined(text, stopwords),
+        glossed=frozenset(glossed),
     )
 
 
@@ -384,7 +416,8 @@ def _weighted_terms(
     German hyphenated compound, whose parts weigh as names only when they are names
     ("Versions-Checkliste" is a checklist, not a name, though its hyphen marks English
     compounds as one; "OpenXT-Problemnummer" keeps OpenXT's weight, "rc1-Tests" rc1's,
-    "Fedora-Gast-VM" Fedora's and VM's), as the words of the English question would weigh.
+    "Fedora-Gast-VM" Fedora's and VM's), as the words of the English question would weigh;
+    the whole compound is a term of its own only when every part is a name or number.
     Measured on ConfQuestions (dev, 20 conversations): German compounds weighted as names
     ranked rows about a software "version" first for "Software-Dokumentation ...
     Versions-Checkliste"."""
@@ -394,8 +427,11 @@ def _weighted_terms(
     named = [
         is_entity(p) or any(c.isdigit() for c in p) or _foreign_name(p, translated) for p in parts
     ]
-    whole = ENTITY_WEIGHT if any(named) else 1.0
-    out = [(stem, whole) for stem in terms(word, stopwords) if "-" in stem]
+    # The whole compound is a term only when all its parts are names or numbers
+    # ("Stable-9", "OXT-1654"): a part in German makes the whole a German word no English
+    # page writes ("Software-Dokumentation" is "software documentation" there), which would
+    # only add weight no span can cover.
+    out = [(stem, ENTITY_WEIGHT) for stem in terms(word, stopwords) if "-" in stem and all(named)]
     for part, name in zip(parts, named, strict=True):
         out += [(stem, ENTITY_WEIGHT if name else 1.0) for stem in terms(part, stopwords)]
     return out

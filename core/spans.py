@@ -603,7 +603,7 @@ def _row_answer(profile: QuestionProfile, unit: Unit, words: int) -> str:
         # A pass/fail cell under the asked column decides; then a cell that denies what is
         # asked ("Did not run performance tests"); otherwise the row, found for the
         # question's terms, says yes (as a sentence without a negation does).
-        verdict = _cell_verdict(chosen[0][1]) if chosen else None
+        verdict = _asked_verdict(profile, chosen[0][1]) if chosen else None
         if verdict is None and _denying_cell(profile, unit):
             return "No"
         return verdict or ("No" if _contradicts(profile, unit) else "Yes")
@@ -740,16 +740,49 @@ _OPPOSITES = tuple(
 )
 
 
+# A negation just before a word (at most one word between): "nicht bestanden", "not passed",
+# "didn't really work".
+_NEGATED = re.compile(r"(?:\b(?:not|never|nicht|nie|niemals)|n't)\s+(?:\w+\s+)?$", re.IGNORECASE)
+
+
+@lru_cache(maxsize=4096)
+def asked_sides(question: str) -> frozenset[tuple[int, int]]:
+    """The sides of the `_OPPOSITES` pairs a yes/no question asks about, as (pair, side):
+    a word of a side asks about that side, and a negated one about the other ("Hat eine
+    Konfiguration den Test nicht bestanden?" asks whether one failed, as "Did any
+    configuration fail the test?" does)."""
+    out = set()
+    for match in TOKEN.finditer(question):
+        word = match.group().lower()
+        for pair, sides in enumerate(_OPPOSITES):
+            for side, words in enumerate(sides):
+                if word in words:
+                    negated = _NEGATED.search(question[: match.start()]) is not None
+                    out.add((pair, side ^ negated))
+    return frozenset(out)
+
+
 def _contradicts(profile: QuestionProfile, unit: Unit) -> bool:
-    """Whether a unit says the opposite of a word the question asks with (`_OPPOSITES`)
-    and not the word itself."""
-    asked = {w.lower() for w in profile.words}
+    """Whether a unit says the opposite of what the question asks about (`asked_sides`)
+    and not the thing itself."""
     said = {w.lower() for w in TOKEN.findall(unit.text)}
-    for first, second in _OPPOSITES:
-        for word, opposite in ((first, second), (second, first)):
-            if asked & word and said & opposite and not said & word:
-                return True
+    for pair, side in asked_sides(profile.text):
+        word, opposite = _OPPOSITES[pair][side], _OPPOSITES[pair][1 - side]
+        if said & opposite and not said & word:
+            return True
     return False
+
+
+def _asked_verdict(profile: QuestionProfile, value: str) -> str | None:
+    """Yes/No for a pass/fail-like cell (`_cell_verdict`), read against what the question
+    asks: a "Pass" cell answers "Did it fail?" (or "Hat es nicht bestanden?") with No."""
+    verdict = _cell_verdict(value)
+    first = value.strip().lower().split(" ")[0].strip(".,;:()[]*") if value.strip() else ""
+    for pair, side in asked_sides(profile.text):
+        for cell_side, words in enumerate(_OPPOSITES[pair]):
+            if first in words:
+                return "Yes" if cell_side == side else "No"
+    return verdict
 
 
 def _unit_answer(profile: QuestionProfile, unit: Unit, words: int) -> str:
@@ -821,7 +854,8 @@ def score_unit(
     plus `CONTEXT_WEIGHT` per context term, plus `TYPE_BONUS` when it holds a value of the
     asked type, divided by a mild length penalty; support is the share of the asked weight
     the unit and header cover (a term found only through a translation counts
-    `TRANSLATION_CREDIT` of its weight: word translations are often wrong)."""
+    `TRANSLATION_CREDIT` of its weight: word translations are often wrong; not the
+    glossary's, `QuestionProfile.glossed`)."""
     # A whole list answers questions about the list (its heading) or its size, not about
     # one of its items.
     counting = profile.qtype == "count" and counts_items(profile.text, unit.text)
@@ -844,7 +878,9 @@ def score_unit(
     score /= 1 + weights.length_penalty * math.log2(1 + unit.words / 16)
     total = profile.weight
     found = own | header_only
-    direct = found & ((unit.stems if unit.kind != "list" or counting else set()) | header_terms)
+    held = (unit.stems if unit.kind != "list" or counting else set()) | header_terms
+    # A word the glossary translates is as sure as the word itself (`QuestionProfile.glossed`).
+    direct = found & (held | {profile.aliases[s] for s in held & profile.glossed})
     credit = _weight(profile, direct) + TRANSLATION_CREDIT * _weight(profile, found - direct)
     if unit.kind in ("sentence", "item") and names_only(profile, found):
         credit *= NAMES_ONLY
@@ -1145,7 +1181,26 @@ def answers_type(profile: QuestionProfile, span: Span) -> bool:
     """Whether a span's answer holds a value of the kind the question asks for (always, for
     questions that ask for no particular kind)."""
     text = " ".join([span.answer, *(value for _, value in span.parts)])
-    return _holds_asked_kind(profile, text, span.kind)
+    return _holds_asked_kind(profile, text, span.kind) and _says_owner(
+        profile, span.whole, span.kind
+    )
+
+
+# What says who owns, wrote or keeps something, English and German.
+_OWNING = re.compile(
+    r"\b(?:own(?:s|ed|er|ers)?|author(?:s|ed)?|creat(?:ed|or|ors)|wrote|written|maintain(?:s|ed"
+    r"|er|ers)|responsible|eigentümer\w*|besitzer\w*|autor\w*|verfasst|erstellt|geschrieben"
+    r"|gehört|verantwortlich\w*)\b",
+    re.IGNORECASE,
+)
+
+
+def _says_owner(profile: QuestionProfile, whole: str, kind: str) -> bool:
+    """Whether a unit (its `whole` text) can answer a question about who owns or wrote a page
+    (`QuestionProfile.fact`): a byline, or a unit with a word that says so ("Document author:
+    Christopher Clark"; not "Abstract Section: ... the entire document"); always for other
+    questions."""
+    return profile.fact != "owner" or kind == "byline" or _OWNING.search(whole) is not None
 
 
 def _holds_asked_kind(profile: QuestionProfile, text: str, kind: str) -> bool:
@@ -1334,7 +1389,9 @@ def _typed_unit_support(profile: QuestionProfile, candidate: Scored) -> float:
     """A unit's support, `TYPE_MISS` of it when it holds no value of the asked kind (as
     `typed_support` weighs a span)."""
     unit = candidate.unit
-    typed = _holds_asked_kind(profile, unit.text, unit.kind)
+    typed = _holds_asked_kind(profile, unit.text, unit.kind) and _says_owner(
+        profile, unit.text, unit.kind
+    )
     return candidate.support if typed else TYPE_MISS * candidate.support
 
 

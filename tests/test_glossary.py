@@ -29,6 +29,10 @@ from tests.fakes.evidence import make_evidence
         ("übernommen", "adopted"),
         ("bedeutet", "indicates"),
         ("Freigabecheckliste", "checklist"),
+        # modal and build verbs of questions: "Darf jeder ...?", "Kann X kompiliert werden?"
+        ("darf", "may"),
+        ("dürfen", "allowed"),
+        ("kompiliert", "built"),
     ],
 )
 def test_inflected_forms_find_their_entry(word, expected):

@@ -7,6 +7,7 @@ import pytest
 
 from core.questions import page_fact, profile_question, question_focus, question_type
 from core.spans import (
+    answers_type,
     best_span,
     best_spans,
     byline_facts,
@@ -67,6 +68,12 @@ def answer(question: str, text: str, header: str = "Page") -> str:
         ("Wie lautet die Problemnummer für die Umschalttasten?", "what"),  # "Wie lautet" = what
         ("Wie heißt der Server?", "what"),
         ("Und welche Xen Versionen wurden genutzt?", "version"),
+        # German asks for a version with "Was war" and "Wie lauteten" too
+        ("Was war die Version des Build-Servers für OpenXT 7.x?", "version"),
+        ("Wie lauteten die BIOS-Versionsnummern für die Dell-Rechner?", "version"),
+        ("Was ist in Version 9 neu?", "what"),
+        ("Was the new version tested?", "yesno"),
+        ("Inwiefern ist das Parsen von HID Deskriptoren dem von Assembler ähnlich?", "howto"),
         ("What was the reason that the Dell Optiplex failed the test?", "why"),
         ("Was war der Grund dafür, dass der Dell Optiplex gefallen ist?", "why"),
         ("Aus welchen Gründen können PRs abgelehnt werden?", "why"),
@@ -227,6 +234,13 @@ def test_page_fact(question, fact):
         ),
         ("For which machines is it known that passthrough fails?", ("machines",), True),
         ("Welche Ubuntu Versionen wurden verwendet?", ("Ubuntu", "Versionen"), True),
+        # a which repeated after "and" asks for the second thing too
+        (
+            "Welches BIOS und welche Build Versionen wurden verwendet?",
+            ("BIOS", "und", "Build", "Versionen"),
+            True,
+        ),
+        ("Which BIOS and which build was used?", ("BIOS", "and", "build"), True),
         ("What does BATS stand for?", (), False),
         ("Who presented the Argo design?", (), False),
     ],
@@ -695,3 +709,92 @@ def test_an_intro_holding_every_asked_term_announces_the_answer():
 def test_an_intro_lacking_an_asked_term_is_no_answer():
     # "Action items:" lacks Rich: the items it announces may be anyone's
     assert best_span(profile_question("Action items for Rich?"), "P", ANNOUNCING) is None
+
+
+def test_a_german_compound_of_german_words_is_no_term_of_its_own():
+    # "Software-Dokumentation" is "software documentation" on an English page: only its
+    # parts can be found; a compound of names and numbers is written the same in both.
+    terms = profile_question("Was bedeutet die Software-Dokumentation in der Stable-9?").terms
+    assert "software-dokumentation" not in terms
+    assert terms["softwar"] == terms["dokument"] == 1.0
+    assert terms["stable-9"] == 2.0
+
+
+def test_german_function_words_are_no_terms_as_their_english_ones_are_not():
+    # "irgendeine" is "any", "dafür" "for it", "mehr" "more": English stopwords.
+    terms = profile_question("Hat irgendeine Konfiguration dafür mehr Tests gebraucht?").terms
+    assert not {"irgendein", "dafür", "mehr"} & terms.keys()
+    english = profile_question("Did any configuration need more tests for it?").terms
+    assert len(terms) == len(english)
+
+
+def test_a_comma_without_a_space_still_ends_a_german_word():
+    # "empfohlen,Builds" is two words; joined, the inner capital made it a name.
+    terms = profile_question("Warum wird empfohlen,Builds zu archivieren?").terms
+    assert terms["empfohlen"] == terms["build"] == 1.0
+    assert {"1", "5"} <= profile_question("Warum wird 1,5 GB empfohlen?").terms.keys()
+
+
+@pytest.mark.parametrize(
+    "question, expected",
+    [
+        ("Did the Dell Optiplex 7040 fail the UEFI OTA upgrade?", "No"),
+        ("Did the Dell Optiplex 7060 fail the UEFI OTA upgrade?", "Yes"),
+        ("Hat der Dell Optiplex 7040 das UEFI OTA Upgrade nicht bestanden?", "No"),
+        ("Hat der Dell Optiplex 7060 das UEFI OTA Upgrade nicht bestanden?", "Yes"),
+        ("Hat der Dell Optiplex 7040 das UEFI OTA Upgrade bestanden?", "Yes"),
+    ],
+)
+def test_a_question_asking_whether_something_failed_reads_a_pass_cell_as_no(question, expected):
+    # "nicht bestanden" asks about failing, as "fail" does: a Pass cell says no.
+    assert answer(question, TABLE) == expected
+
+
+def test_a_negated_german_question_is_contradicted_by_its_positive_word():
+    text = "Row 1 in Table 1: Configuration is Network DHCP, and Notes is tests passed"
+    question = "Hat die Konfiguration Network DHCP den Test nicht bestanden?"
+    assert answer(question, text) == "No"
+    assert answer("Hat die Konfiguration Network DHCP den Test bestanden?", text) == "Yes"
+
+
+RELEASE_ROWS = (
+    "Row 2 in Table 1: Column 1 is Release software version is correct in the release branch,"
+    " and Column 2 is Version metadata needs to be updated\n",
+    "Row 16 in Table 1: Column 1 is Software documentation has been completed, and Column 2 is"
+    " Updated to reflect new features",
+)
+
+
+def test_a_word_the_glossary_translates_counts_as_the_english_word():
+    # "Dokumentation" and "abgeschlossen" are the glossary's "documentation", "completed":
+    # the row holding them answers before the one holding only the cognates "software"
+    # and "version", as it does for the English question, though it was found lower.
+    question = "Was bedeutet „Software-Dokumentation abgeschlossen“ gemäß der Versions-Checkliste?"
+    sources = [(n, "Release Checklist", text) for n, text in zip((1, 9), RELEASE_ROWS, strict=True)]
+    spans = best_spans(question, sources, glossary_translations(question))
+    assert spans[0][1].answer.startswith("Software documentation has been completed")
+    english = "What does software documentation completed mean in the release checklist?"
+    assert best_spans(english, sources)[0][1].answer == spans[0][1].answer
+
+
+def test_a_word_in_german_quotes_is_no_name():
+    # The capital after „ is no inner capital: „Beiträge“ is a plain noun, as "contributions"
+    # is in the English question.
+    question = "Darf jeder ein neues Ticket erstellen, wie im Dokument „Beiträge“ angegeben?"
+    assert profile_question(question).terms["beiträg"] == 1.0
+
+
+@pytest.mark.parametrize(
+    "question",
+    ["Who created the contributions document?", "Wer hat das Dokument über Beiträge erstellt?"],
+)
+def test_a_question_about_the_page_owner_is_not_answered_by_a_label(question):
+    # No byline among the evidences: a labelled item that names no owner is no answer
+    # ("Abstract Section" is no person who created the page); one that says so is.
+    translations = glossary_translations(question)
+    items = "- Abstract Section: The RFC gives an overview of the entire document."
+    spans = best_spans(question, [(1, "How to contribute", items)], translations)
+    assert not answers_type(profile_question(question), spans[0][1])
+    author = "- Document author: Danielle Cummings."
+    spans = best_spans(question, [(1, "How to contribute", author)], translations)
+    assert answers_type(profile_question(question), spans[0][1])

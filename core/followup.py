@@ -655,6 +655,8 @@ def resolve_references(
         following = tokens[position + 1] if position + 1 < len(tokens) else None
         nxt = following.group(0).lower() if following else ""
         alone = not nxt or nxt in STOPWORDS or nxt.endswith("ed")
+        # "Is this compulsory?": after an opening verb, before the last word (a predicate)
+        alone = alone or (position == 1 and position + 2 == len(tokens) and word in DEMONSTRATIVES)
         if word in DEMONSTRATIVES and not alone:
             phrase = noun_phrase(previous, nxt)
             if not phrase and title and nxt in PAGE_NOUNS:

@@ -217,6 +217,13 @@ def test_no_substitution(previous, followup):
             "Where is BATS declared?",
         ),
         ("Wofür steht das?", "Warum wurde BATS verwendet?", "Wofür steht BATS?"),
+        # "this" before the last word of "Is this ...?" stands alone: a predicate follows
+        (
+            "Is this compulsory?",
+            "What does the HID descriptor describe?",
+            "Is the HID descriptor compulsory?",
+        ),
+        ("Is this documentation finalized?", "What does the HID descriptor describe?", None),
         (
             "Wo ist es zu finden?",
             "Welche Farbe bekommt das XT Shield nach einem Upgrade?",

@@ -530,10 +530,11 @@ def subject(question: str) -> str:
     first, last = run[0], run[-1]
     article = tokens[first - 1].group(0).lower() if first > 0 else ""
     if len(run) == 1 and article in ("the", "a", "an") and last + 1 < len(tokens):
-        noun = tokens[last + 1].group(0).strip(",.;:!?()\"'“”")
+        noun = re.sub(r"['’]s$", "", tokens[last + 1].group(0).strip(",.;:!?()\"'“”"))
         if noun.isalpha() and noun.islower() and noun not in STOPWORDS and not noun.endswith("ed"):
             last += 1
     phrase = question[tokens[first].start() : tokens[last].end()].strip(",.;:!?()\"'“”")
+    phrase = re.sub(r"['’]s$", "", phrase)  # "the SRE team's Slack channel": the team
     if article == "the":
         phrase = "the " + phrase
     return phrase

@@ -327,6 +327,7 @@ def test_an_earlier_question_s_phrase_wins_over_the_page():
         ("Did the Optiplex 7060 pass the test?", "the Optiplex 7060"),
         ("Who is on call for the Payments team?", "the Payments team"),
         ("what is the weather like?", ""),
+        ("and what is the SRE team's Slack channel?", "the SRE team"),  # not its possessive
     ],
 )
 def test_subject(question, subject_):

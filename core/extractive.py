@@ -343,8 +343,13 @@ def wrong_kind(question: str, span: Span) -> bool:
     another question (`core.spans.answers_type`). Such a question is declined: tried, the
     best span of its kind below it answered 1 of 6 such dev questions right and 5 with
     confident junk ("Installed Windows, Device Manager" for a who question)."""
-    if not _OPENS_TYPED.match(CONTEXT.sub(" ", question)):
+    asked = CONTEXT.sub(" ", question).strip()
+    if not _OPENS_TYPED.match(asked):
         return False
+    # "How many people attended? Who?": a span of either question's kind answers it
+    questions = [part for part in re.split(r"(?<=\?)\s+", asked) if part.strip()]
+    if len(questions) > 1:
+        return not any(answers_type(profile_question(part), span) for part in questions)
     return not answers_type(profile_question(question), span)
 
 

@@ -56,7 +56,7 @@ _MAX_PHRASE_WORDS = 4
 
 # Words that point back at something named before (English; German ones are told apart by
 # `GERMAN_REFERENCES`, as their case endings make rewriting unsafe).
-PRONOUNS = frozenset("it its they them their this these those".split())
+PRONOUNS = frozenset("it its they them their this these those he she him her his".split())
 DEMONSTRATIVES = frozenset("this that these those".split())
 GERMAN_REFERENCES = frozenset(
     """es dies dieser diese dieses diesen diesem dort dafür darüber davon dabei daran
@@ -530,10 +530,11 @@ def subject(question: str) -> str:
     first, last = run[0], run[-1]
     article = tokens[first - 1].group(0).lower() if first > 0 else ""
     if len(run) == 1 and article in ("the", "a", "an") and last + 1 < len(tokens):
-        noun = tokens[last + 1].group(0).strip(",.;:!?()\"'“”")
+        noun = re.sub(r"['’]s$", "", tokens[last + 1].group(0).strip(",.;:!?()\"'“”"))
         if noun.isalpha() and noun.islower() and noun not in STOPWORDS and not noun.endswith("ed"):
             last += 1
     phrase = question[tokens[first].start() : tokens[last].end()].strip(",.;:!?()\"'“”")
+    phrase = re.sub(r"['’]s$", "", phrase)  # "the SRE team's Slack channel": the team
     if article == "the":
         phrase = "the " + phrase
     return phrase
@@ -584,13 +585,67 @@ def german_subject(question: str) -> str:
     return ""
 
 
-def resolve_references(followup: str, previous: str) -> str | None:
+# What an earlier question asks for, when its answer names the thing a follow-up's pronoun
+# points at: "Which team owns tern-os?" (answered "Robot Firmware") → "who leads it?";
+# "Who is the VP Engineering?" (answered "Karin Vogel") → "where is she based?".
+_ASKS_WHICH = re.compile(r"^\W*(?:and\s+|und\s+)?(?:which|welche[rsmn]?)\s+\w", re.IGNORECASE)
+_ASKS_WHO = re.compile(r"^\W*(?:and\s+|und\s+)?(?:who|wer)\b", re.IGNORECASE)
+_NAME_RUN = r"[A-ZÄÖÜ][\w\-]*(?:\s+[A-ZÄÖÜ][\w\-]*){0,3}"
+_LEADING_NAME = re.compile(rf"^({_NAME_RUN})(?=\s*(?:\(|\[|,|;|\.?$))")
+_STATED_NAME = re.compile(rf"\b(?:is|are|ist|sind)\s+({_NAME_RUN})\s*\.?$")
+# Pronouns for a person, English (German "sie" is also "they" and "you": left alone).
+PERSONAL = frozenset("he she him her his".split())
+# Plural pronouns, which stand for a named group ("the Payments team") or an answered name.
+PLURAL = frozenset("they them their".split())
+
+
+def answered_name(question: str, answer: str) -> str:
+    """The name an earlier turn's answer gives for what its question asked ("Robot
+    Firmware" for "Which team owns tern-os?" answered "Robot Firmware (Team for ...)",
+    "Karin Vogel" for "Who is the VP Engineering?" answered "The VP Engineering is Karin
+    Vogel."): the answer's first line opening with a name, or a statement ending in one;
+    "" when the question asks for no thing or the answer names none."""
+    if not (_ASKS_WHICH.match(question) or _ASKS_WHO.match(question)):
+        return ""
+    lines = answer.strip().splitlines()
+    line = CITATION.sub("", lines[0]).strip() if lines else ""
+    found = _LEADING_NAME.match(line) or _STATED_NAME.search(line)
+    return found.group(1).strip() if found else ""
+
+
+# Nouns for a wiki page: "this document" is the page the conversation's answers cite.
+PAGE_NOUNS = frozenset("document doc page article dokument seite artikel".split())
+
+
+def _page_phrase(noun: str, title: str, article: str = "the") -> str:
+    """A page named by its title in a follow-up's words ("the document “Release Checklist”",
+    "das Dokument „Release Checklist“")."""
+    if article == "the":
+        return f"the {noun} “{title}”"
+    return f"{article} {noun} „{title}“"
+
+
+def resolve_references(
+    followup: str, previous: str, answer: str = "", title: str = ""
+) -> str | None:
     """The follow-up with its references replaced from the earlier question: "this
     upgrade" / "that team" / "diesem Upgrade" by the earlier phrase ending in that noun, "it"
     and a "this" or "that" standing alone by the earlier question's subject, a German "es"
     or a final "das" by the name the earlier question is about; None when a reference is
-    left (other German ones, plural ones) or nothing was replaced."""
-    thing = subject(previous)
+    left (other German ones, plural ones) or nothing was replaced.
+
+    With the earlier question's `answer`, a question that asked which thing ("Which team
+    owns tern-os?") has "it", "they" and "es" point at the thing its answer names, and one
+    that asked who has "he" and "she" point at the person its answer names
+    (`answered_name`). "they" and "their" otherwise stand for the earlier question's
+    subject only when it names a group ("the Payments team"). "this document" / "diese
+    Seite" with no such phrase in the earlier question is the page of `title` (the page the
+    conversation's latest answer cited)."""
+    named = answered_name(previous, answer) if answer else ""
+    which = bool(named) and _ASKS_WHICH.match(previous) is not None
+    thing = named if which else subject(previous)
+    person = named if named and not which else ""
+    group = thing if which or re.fullmatch(r"the \S+(?: \S+)* [a-z]+", thing) else ""
     tokens = list(re.finditer(r"[^\W_]+(?:[.\-/'’][^\W_]+)*", followup))
     edits: list[tuple[int, int, str]] = []
     skip = -1
@@ -601,18 +656,26 @@ def resolve_references(followup: str, previous: str) -> str | None:
         following = tokens[position + 1] if position + 1 < len(tokens) else None
         nxt = following.group(0).lower() if following else ""
         alone = not nxt or nxt in STOPWORDS or nxt.endswith("ed")
+        # "Is this compulsory?": after an opening verb, before the last word (a predicate)
+        alone = alone or (position == 1 and position + 2 == len(tokens) and word in DEMONSTRATIVES)
         if word in DEMONSTRATIVES and not alone:
             phrase = noun_phrase(previous, nxt)
+            if not phrase and title and nxt in PAGE_NOUNS:
+                phrase = _page_phrase(following.group(0), title)
             if not phrase:
                 return None
             edits.append((token.start(), following.end(), phrase))
             skip = position + 1
         elif word in GERMAN_DEMONSTRATIVES and following and following.group(0)[:1].isupper():
-            phrase = noun_phrase(previous, nxt)
-            if not phrase:
-                return None
             article = GERMAN_DEMONSTRATIVES[word]
-            edits.append((token.start(), following.end(), f"{article} {phrase[4:]}"))
+            phrase = noun_phrase(previous, nxt)
+            if phrase:
+                phrase = f"{article} {phrase[4:]}"
+            elif title and nxt in PAGE_NOUNS:
+                phrase = _page_phrase(following.group(0), title, article)
+            else:
+                return None
+            edits.append((token.start(), following.end(), phrase))
             skip = position + 1
         elif word == "es" or (word == "das" and following is None):
             lowered = [t.group(0).lower() for t in tokens]
@@ -620,7 +683,7 @@ def resolve_references(followup: str, previous: str) -> str | None:
                 continue  # "gibt es": there is
             if _expletive(lowered, position):
                 continue
-            name = german_subject(previous)
+            name = thing if which else german_subject(previous)
             if not name:
                 return None
             edits.append((token.start(), token.end(), name))
@@ -628,6 +691,12 @@ def resolve_references(followup: str, previous: str) -> str | None:
             if not thing:
                 return None
             edits.append((token.start(), token.end(), f"{thing}'s" if word == "its" else thing))
+        elif word in PLURAL or word in PERSONAL:
+            put = group if word in PLURAL else person
+            if not put:
+                return None
+            possessive = word in ("their", "his") or (word == "her" and not alone)
+            edits.append((token.start(), token.end(), f"{put}'s" if possessive else put))
     if not edits:
         return None
     text = followup

@@ -367,16 +367,27 @@ class OfflineCompleter:
             shown_terms = salient_terms(shown)
             kept = {t.lower() for t in shown_terms}
             own = [t for t in salient_terms(question) if t.lower() not in kept]
-            query = " ".join([*shown_terms, *own])
             notes["substituted"] = [list(pair) for pair in replace]
             dropped = {old.lower() for old, _ in replace}
+            query = " ".join(
+                [
+                    *shown_terms,
+                    *own,
+                    *self.page_terms(topic, kept | {t.lower() for t in own}, dropped),
+                ]
+            )
         else:
             check = self.new_topic(question, topic, results)
             if check["new_topic"]:
                 notes = {"method": "offline", "topic_start": True, **check}
                 return Completion(question, question, None, notes)
             notes.update(check)
-            shown = resolve_references(question, anchor) if refs else None
+            # the answer a pronoun may point at: the one to the question it follows
+            last = topic[-1]
+            answer = last.answer if anchor == last.completed_question.strip() else ""
+            titles = topic_named(topic)
+            title = titles[-1].question if titles else ""
+            shown = resolve_references(question, anchor, answer, title) if refs else None
             if shown is not None:
                 notes["resolved"] = True
             elif is_thin(question) or refs:
@@ -385,7 +396,7 @@ class OfflineCompleter:
                 shown = question
             own = shown if notes.get("resolved") else question
             carried_turns = topic
-            if not (is_thin(question) or refs or is_elliptical(question)):
+            if notes.get("resolved") or not (is_thin(question) or refs or is_elliptical(question)):
                 # it says what it asks: the topic's first question (which names the topic)
                 # and the latest keep it on the topic's page; the others would pull the
                 # evidence they asked for ahead of the evidence it asks for
@@ -401,8 +412,10 @@ class OfflineCompleter:
         asked = shown if not is_following_up(shown) else question
         if subs:
             carried = self.carried(asked, topic, dropped)
-        elif is_thin(question) or refs or is_elliptical(question):
-            # it needs the question it follows, not the whole topic's words
+        elif (is_thin(question) or refs or is_elliptical(question)) and not notes.get("resolved"):
+            # it needs the question it follows, not the whole topic's words (once its
+            # references are resolved it says what it asks: the earlier question's words
+            # would pull the earlier answer's span ahead of its own)
             carried = self.carried(asked, [*topic_named(topic), topic[-1]], dropped)
         else:
             # it says what it asks: only the page the topic is on comes with it
@@ -414,6 +427,23 @@ class OfflineCompleter:
             else (f"(following up on: {topic[-1].question.strip()})")
         )
         return Completion(shown, query, None, notes, prompt=f"{asked} {suffix}")
+
+    @staticmethod
+    def page_terms(topic: Sequence[Exchange], named: set[str], dropped: set[str]) -> list[str]:
+        """The salient terms of the titles of the pages the topic's answers cited
+        (`topic_named`) that the completed question does not name (`named`, lower case) and
+        no replacement took out: a question completed from a follow-up that was itself
+        thin ("How many were from the AIS team?" → "... the BAH team?") names too little
+        of its topic to find its page again."""
+        out: list[str] = []
+        dropped_terms = {t.lower() for d in dropped for t in salient_terms(d)}
+        for exchange in topic_named(topic):
+            for term in salient_terms(exchange.question):
+                lower = term.lower()
+                if lower not in named and lower not in dropped_terms:
+                    out.append(term)
+                    named = named | {lower}
+        return out
 
     def carried(self, asked: str, topic: Sequence[Exchange], dropped: set[str]) -> list[str]:
         """The salient terms of the topic's questions, most recent first, that `asked` does

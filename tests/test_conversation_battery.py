@@ -75,6 +75,21 @@ CONVERSATIONS = {
             facts=("Sophie Brandt",),
         ),
     ],
+    # a pronoun points at what the earlier answer named ("it": the team that owns tern-os),
+    # at a person answered ("she"), or at the team the earlier question named ("their")
+    "pronouns-take-the-answer": [
+        T("Which team owns the tern-os component?", facts=("Robot Firmware",)),
+        T("who leads it?", "who leads Robot Firmware?", ("Lena Hoffmann",)),
+        NEW,
+        T("Who is the VP Engineering?", facts=("Karin Vogel",)),
+        T("where is she based?", "where is Karin Vogel based?", ("Berlin",)),
+        NEW,
+        T("Who is on call for the Payments team in week 2?", page=ROTATION),
+        T("what's their slack channel?", "what's the Payments team's slack channel?"),
+        NEW,
+        T("Welches Team ist für tern-os zuständig?", facts=("Robot Firmware",)),
+        T("wer leitet es?", "wer leitet Robot Firmware?", ("Lena Hoffmann",)),
+    ],
     "firmware-rotation": [
         T("Who is the primary on-call for Robot Firmware in week 1?", page=ROTATION),
         T(
@@ -312,8 +327,8 @@ def test_the_prompt_carries_the_topic_the_shown_question_does_not(assistant):
     prompt = assistant.turn_record(turn.id).messages["answer"][-1]["content"]
     assert turn.completed_question == "How many desks does the Berlin office have?"
     assert is_followup(prompt) and not is_followup(turn.completed_question)
-    # the question it follows and the page the topic's answer cited
+    # the page the topic's answer cited; not the words of the question it follows ("address"),
+    # which the resolved question no longer needs and which would pull that answer back
     assert prompt.endswith(
-        "Question: How many desks does the Berlin office have?"
-        " (context: address, Offices, Public, Holidays)"
+        "Question: How many desks does the Berlin office have? (context: Offices, Public, Holidays)"
     )

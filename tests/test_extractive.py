@@ -350,3 +350,22 @@ def test_a_german_word_is_known_when_the_wiki_has_another_form_of_its_english_wo
     llm = ExtractiveLLM(vocabulary=lambda: vocabulary, glossary=True)
     assert "customized" not in llm.unknown_words("Was ist der Vorteil der Anpassung?")
     assert llm.unknown_words("Wie lange ist die Elternzeit?") == ["parental"]
+
+
+def test_a_count_question_that_also_asks_who_is_answered_with_the_people():
+    """ "How many ...? Who?" asks for a count and the people: a sentence naming the people
+    answers it, and one holding neither is declined (EN and DE)."""
+    sentence = (
+        "Daniel Smith proposed the idea, which has been supported in discussions by"
+        " Christopher Clark and Rich Persaud."
+    )
+    supported = [ev(1, sentence, "VirtIO & Argo")]
+    for question in (
+        "How many people supported Daniel? Who?",
+        "Wie viele Personen haben Daniel unterstützt? Wer?",
+    ):
+        assert "Christopher Clark" in ask(question, evidences=supported)
+    nothing = [ev(1, "Daniel's idea has been supported in discussions.", "VirtIO & Argo")]
+    assert ask("How many people supported Daniel? Who?", evidences=nothing) == OUT_OF_SCOPE
+    # one question of one kind is still held to it
+    assert ask("How many people supported Daniel?", evidences=supported) == OUT_OF_SCOPE

@@ -217,6 +217,13 @@ def test_no_substitution(previous, followup):
             "Where is BATS declared?",
         ),
         ("Wofür steht das?", "Warum wurde BATS verwendet?", "Wofür steht BATS?"),
+        # "this" before the last word of "Is this ...?" stands alone: a predicate follows
+        (
+            "Is this compulsory?",
+            "What does the HID descriptor describe?",
+            "Is the HID descriptor compulsory?",
+        ),
+        ("Is this documentation finalized?", "What does the HID descriptor describe?", None),
         (
             "Wo ist es zu finden?",
             "Welche Farbe bekommt das XT Shield nach einem Upgrade?",
@@ -238,12 +245,89 @@ def test_resolve_references(followup, previous, resolved):
 
 
 @pytest.mark.parametrize(
+    "followup, previous, answer, resolved",
+    [
+        # a question asking which thing: "it" / "they" / "es" is the thing answered
+        (
+            "who leads it?",
+            "Which team owns the tern-os component?",
+            "Robot Firmware (Team for #team-firmware, tern-os) [1]",
+            "who leads Robot Firmware?",
+        ),
+        (
+            "and where are they based?",
+            "Which team owns the tern-os component?",
+            "Robot Firmware (Team for #team-firmware) [1]",
+            "and where are Robot Firmware based?",
+        ),
+        (
+            "wer leitet es?",
+            "Welches Team ist für tern-os zuständig?",
+            "Robot Firmware (Team für #team-firmware) [1]",
+            "wer leitet Robot Firmware?",
+        ),
+        # a question asking who: "she" / "his" is the person answered
+        (
+            "where is she based?",
+            "Who is the VP Engineering?",
+            "The VP Engineering is Karin Vogel [2].",
+            "where is Karin Vogel based?",
+        ),
+        (
+            "what is his phone number?",
+            "Who is the release manager?",
+            "The release manager is Marco Rossi [1].",
+            "what is Marco Rossi's phone number?",
+        ),
+        # "their" is the group the earlier question named, not the people answered
+        (
+            "what's their slack channel?",
+            "Who is on call for the Payments team in week 2?",
+            "On-call / Primary: Emre Yilmaz; On-call / Secondary: Sophie Brandt [1]",
+            "what's the Payments team's slack channel?",
+        ),
+        # an answer that names nothing, or a question that asks for no thing: left
+        ("where is she based?", "Who is the VP Engineering?", "Not found.", None),
+        ("who leads it?", "Why was it moved?", "Robot Firmware [1]", None),
+        ("Which of them failed?", "Which machines ran BATS?", "", None),
+    ],
+)
+def test_references_take_the_earlier_answer(followup, previous, answer, resolved):
+    assert resolve_references(followup, previous, answer) == resolved
+
+
+@pytest.mark.parametrize(
+    "followup, title, resolved",
+    [
+        ("who created this doc?", "How to contribute", "who created the doc “How to contribute”?"),
+        (
+            "Wie kann man dieses Dokument aktualisieren?",
+            "Release Checklist",
+            "Wie kann man das Dokument „Release Checklist“ aktualisieren?",
+        ),
+        ("Who wrote this page?", "", None),  # no page cited: left as asked
+    ],
+)
+def test_this_document_is_the_cited_page(followup, title, resolved):
+    previous = "Can everyone create new tickets?"
+    assert resolve_references(followup, previous, "", title) == resolved
+
+
+def test_an_earlier_question_s_phrase_wins_over_the_page():
+    resolved = resolve_references(
+        "Who signs this page off?", "Where is the Release page kept?", "", "Release Checklist"
+    )
+    assert resolved == "Who signs the Release page off?"
+
+
+@pytest.mark.parametrize(
     "question, subject_",
     [
         ("Why was BATS used for OpenXT?", "BATS"),
         ("Did the Optiplex 7060 pass the test?", "the Optiplex 7060"),
         ("Who is on call for the Payments team?", "the Payments team"),
         ("what is the weather like?", ""),
+        ("and what is the SRE team's Slack channel?", "the SRE team"),  # not its possessive
     ],
 )
 def test_subject(question, subject_):

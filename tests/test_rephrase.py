@@ -334,3 +334,48 @@ def test_the_topics_page_is_the_latest_two_cited_pages():
         "What is the modification or contribution policy of the website?", history
     )
     assert completion.notes["carried"] == ["Confluence", "Wiki", "Access", "OpenXT"]
+
+
+def test_a_substitution_searches_with_the_topics_page_too():
+    # the question it changes was itself a follow-up that named little of its topic
+    history = [
+        Exchange(
+            "What was the dial-in number for the meeting on 23.7.15?",
+            "What was the dial-in number for the meeting on 23.7.15?",
+            "Dial-in number: 857-216-2410 [1]",
+            True,
+            ("Community Call - July 23 2015",),
+        ),
+        Exchange(
+            "How many were from the AIS team?",
+            "How many were from the AIS team?",
+            "AIS: 7 people [1]",
+            False,
+            ("Community Call - July 23 2015",),
+        ),
+    ]
+    completion = OfflineCompleter().complete("And BAH?", history)
+    assert completion.question == "How many were from the BAH team?"
+    assert completion.query.split()[-5:] == ["Community", "Call", "July", "23", "2015"]
+    assert "AIS" not in completion.query
+
+
+def test_a_resolved_reference_carries_the_topics_page_not_the_question_it_follows():
+    history = [
+        Exchange(
+            "What is a known issue with the upgrade?",
+            "What is a known issue with the upgrade?",
+            "Re-addition of DRTM [1]",
+            True,
+            ("OpenXT 9.0 Measurement Test",),
+        ),
+        ex("What color does the XT shield become?"),
+    ]
+    completion = OfflineCompleter().complete("Where is it located?", history)
+    assert completion.question == "Where is the XT shield located?"
+    assert completion.notes["carried"] == ["OpenXT", "9.0", "Measurement", "Test"]
+    # it searches as a question that says what it asks: with the topic's first and last turns
+    assert completion.query == (
+        "Where is the XT shield located? What is a known issue with the upgrade?"
+        " What color does the XT shield become?"
+    )

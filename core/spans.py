@@ -43,6 +43,7 @@ from core.questions import (
     profile_question,
     terms,
 )
+from core.relations import asked_relation, states_relation
 
 _DEFINITION = re.compile(
     r"^\W*(.{1,40}?) (?:is|are|ist|sind) (?:an?|the|one|ein|eine|der|die|das)\b", re.IGNORECASE
@@ -1118,8 +1119,17 @@ def _holds_asked_kind(profile: QuestionProfile, text: str, kind: str) -> bool:
 
 
 def typed_support(profile: QuestionProfile, span: Span) -> float:
-    """A span's support, `TYPE_MISS` of it when its answer is not of the asked kind."""
-    return span.support if answers_type(profile, span) else TYPE_MISS * span.support
+    """A span's support, `TYPE_MISS` of it when its answer is not of the asked kind, and
+    `TYPE_MISS` of that when its unit does not state the relation a what or how question
+    asks (`core.relations`: "the board votes to ..." for "What does the board vote on?",
+    not "Voting can commence when the board agrees")."""
+    typed = span.support if answers_type(profile, span) else TYPE_MISS * span.support
+    return typed * _relation_share(profile, span.whole)
+
+
+def _relation_share(profile: QuestionProfile, text: str) -> float:
+    """1, or `TYPE_MISS` when `text` does not state the relation the question asks."""
+    return 1.0 if states_relation(asked_relation(profile), text) else TYPE_MISS
 
 
 # What answers a where, why or how question besides the question's own words: a place (a
@@ -1287,7 +1297,8 @@ def _typed_unit_support(profile: QuestionProfile, candidate: Scored) -> float:
     `typed_support` weighs a span)."""
     unit = candidate.unit
     typed = _holds_asked_kind(profile, unit.text, unit.kind)
-    return candidate.support if typed else TYPE_MISS * candidate.support
+    support = candidate.support if typed else TYPE_MISS * candidate.support
+    return support * _relation_share(profile, unit.text)
 
 
 def _tier(support: float) -> float:

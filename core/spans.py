@@ -434,6 +434,34 @@ def clip_words(text: str, limit: int) -> str:
     return text if len(words) <= limit else " ".join(words[:limit]) + " …"
 
 
+def clip_clause(text: str, limit: int) -> str:
+    """An answer cut as `clip_words` cuts it, except that a cut that would end mid-clause
+    goes on to the clause's end (a word ending in `.`, `;`, `,` or `:`) when that comes
+    within `CLAUSE_SLACK` more words ("Closed indicates that QA has signed off on the item
+    as verified completed.", not "... signed off on the …"); the whole text is kept when it
+    ends there."""
+    words = text.split()
+    if len(words) <= limit:
+        return text
+    end = next(
+        (
+            i
+            for i in range(limit - 1, min(len(words), limit + CLAUSE_SLACK))
+            if words[i].endswith((".", ";", ",", ":"))
+        ),
+        None,
+    )
+    if end is None:
+        return clip_words(text, limit)
+    if end + 1 == len(words):
+        return text
+    return " ".join(words[: end + 1]).rstrip(",;:") + " …"
+
+
+# How many words past its limit an answer may run to end its clause.
+CLAUSE_SLACK = 12
+
+
 def _weight(profile: QuestionProfile, stems) -> float:
     return sum(profile.terms.get(s, 0.0) for s in stems)
 
@@ -606,10 +634,10 @@ def _row_answer(profile: QuestionProfile, unit: Unit, words: int) -> str:
         verdict = _cell_verdict(chosen[0][1]) if chosen else None
         return verdict or ("No" if _contradicts(profile, unit) else "Yes")
     if not chosen:
-        return clip_words(unit.text, words)
+        return clip_clause(unit.text, words)
     if len(chosen) == 1 and _says_column(profile, *chosen[0]):
-        return clip_words(chosen[0][1], words)
-    return clip_words("; ".join(_cell(n, v) for n, v in chosen), words)
+        return clip_clause(chosen[0][1], words)
+    return clip_clause("; ".join(_cell(n, v) for n, v in chosen), words)
 
 
 def row_label(profile: QuestionProfile, unit: Unit) -> tuple[str, str]:
@@ -695,7 +723,7 @@ def _announced_items(
     listed = "; ".join(items)
     if counts_items(profile.text, listed):
         listed = counted_items(listed)
-    return clip_words(listed, words)
+    return clip_clause(listed, words)
 
 
 # Words that answer a yes/no question about their opposite with no ("Is the office open on
@@ -738,9 +766,9 @@ def _unit_answer(profile: QuestionProfile, unit: Unit, words: int) -> str:
         label, value = labelled.groups()
         label_terms = frozenset(set(terms(label)) - set(terms(value)))
         if profile.asked_in(label_terms) and _new(value, profile):
-            return clip_words(value, words)
+            return clip_clause(value, words)
     if unit.kind == "list" and counts_items(profile.text, unit.text):
-        return clip_words(counted_items(unit.text), words)
+        return clip_clause(counted_items(unit.text), words)
     typed = typed_values(profile.qtype, unit.text, profile)
     if typed:
         several = profile.qtype == "version" or (profile.qtype == "who" and profile.plural)
@@ -751,7 +779,7 @@ def _unit_answer(profile: QuestionProfile, unit: Unit, words: int) -> str:
             return ", ".join(dict.fromkeys(keys))
     if profile.qtype == "yesno":
         return "No" if _NEGATION.search(unit.text) or _contradicts(profile, unit) else "Yes"
-    return clip_words(without_echo(profile, unit.text), words)
+    return clip_clause(without_echo(profile, unit.text), words)
 
 
 # Where a sentence splits into clauses: a comma, semicolon or dash before the next words.
@@ -1077,6 +1105,7 @@ def best_spans(
         span = best_span(profile, header, text, number, weights, units_of)
         if span is not None:
             found.append((number, span))
+    found = [_completed(profile, n, span, sources, weights) for n, span in found]
     counted = counted_terms(profile)
     found.sort(
         key=lambda pair: (
@@ -1095,6 +1124,37 @@ def best_spans(
         if parts:
             found[0] = (number, replace(span, parts=parts))
     return found
+
+
+def _completed(
+    profile: QuestionProfile,
+    number: int,
+    span: Span,
+    sources: Sequence[tuple[int, str, str]],
+    weights: SpanWeights,
+) -> tuple[int, Span]:
+    """(source number, span): a span whose unit is the last of its evidence and was cut
+    there (an index chunk ends mid-item: "Xen hypervisor and the Xen") is answered from the
+    whole unit and cited to the source that holds it ("Xen hypervisor and the Xen boot
+    command line"), keeping its own score and support; another span is kept as it is."""
+    if span.kind not in ("sentence", "item") or span.whole.endswith((".", "!", "?", ":")):
+        return number, span
+    own = next(text for n, _, text in sources if n == number)
+    if any(unit.kind != "list" for unit in units(own)[span.position + 1 :]):
+        return number, span  # not the last (a whole list's unit follows its last item)
+    for other, _, text in sources:
+        if other == number:
+            continue
+        for position, unit in enumerate(units(text)):
+            if unit.kind == span.kind and unit.text.startswith(span.whole + " "):
+                return other, replace(
+                    span,
+                    answer=_unit_answer(profile, unit, weights.answer_words),
+                    unit=clip_words(unit.text, SUPPORT_WORDS),
+                    whole=unit.text,
+                    position=position,
+                )
+    return number, span
 
 
 # A span that holds no value of the asked type (no person for "who", no number for "how

@@ -695,3 +695,35 @@ def test_an_intro_holding_every_asked_term_announces_the_answer():
 def test_an_intro_lacking_an_asked_term_is_no_answer():
     # "Action items:" lacks Rich: the items it announces may be anyone's
     assert best_span(profile_question("Action items for Rich?"), "P", ANNOUNCING) is None
+
+
+def test_an_answer_is_not_cut_before_the_end_of_its_clause():
+    from core.spans import clip_clause
+
+    sentence = (
+        "Closed indicates that QA has signed off on the item as verified completed, and "
+        "the ticket may then be archived by the release manager at any later time."
+    )
+    assert clip_clause(sentence, 8) == (
+        "Closed indicates that QA has signed off on the item as verified completed …"
+    )
+    short = "Closed indicates that QA has signed off on the item as verified completed."
+    assert clip_clause(short, 8) == short  # it ends there: shown whole
+    assert clip_clause(" ".join(["word"] * 40), 10) == " ".join(["word"] * 10) + " …"
+    german = (
+        "Geschlossen bedeutet, dass die Qualitätssicherung den Punkt als erledigt abgenommen hat."
+    )
+    assert clip_clause(german, 5) == german
+
+
+def test_an_item_cut_where_its_evidence_ends_is_answered_whole_from_another_source():
+    cut = "The following items are measured:\n- Device firmware\n- Xen hypervisor and the Xen"
+    whole = "- Device firmware\n- Xen hypervisor and the Xen boot command line\n- Dom0 kernel"
+    sources = [(1, "Measured Launch > Introduction", cut), (2, "Measured Launch", whole)]
+    question = "What was measured about the Xen hypervisor?"
+    (number, span), *_ = best_spans(question, sources)
+    assert (number, span.answer) == (2, "Xen hypervisor and the Xen boot command line")
+    (number, span), *_ = best_spans(question, sources[:1])
+    assert span.answer.endswith("and the Xen")  # no source holds the rest
+    german = "Was wurde über den Xen hypervisor gemessen?"
+    assert best_spans(german, sources)[0][1].answer.endswith("boot command line")

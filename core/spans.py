@@ -703,16 +703,33 @@ def counted_items(list_text: str) -> str:
     return f"{len(items)}: {list_text}"
 
 
+# A sentence that announces what the next one says: "... is attractive for several reasons.",
+# "... works as follows.", "... aus mehreren Gründen sinnvoll."
+_ANNOUNCES_NEXT = re.compile(
+    r"\b(?:for|because of|with) (?:several|a number of|many|various|two|three|four|the following)"
+    r" (?:reasons|benefits|advantages|purposes)\W*$|\bas follows\W*$"
+    r"|\baus (?:mehreren|folgenden|verschiedenen|zwei|drei|vier) Gründen\b"
+    r"|\bfolgende(?:rmaßen|n|s|r)?\W*$|\bwie folgt\W*$",
+    re.IGNORECASE,
+)
+
+
 def _announced_items(
     profile: QuestionProfile, found: Sequence[Unit], position: int, words: int
 ) -> str:
     """The items that the sentence or list item at `position` announces with a closing
-    colon ("The basic approaches are:"), as the answer (counted for "how many"); "" when it
-    is no such unit, no items follow it, or the question asks yes or no."""
+    colon ("The basic approaches are:"), as the answer (counted for "how many"), or the
+    sentence after one that announces its reasons without giving them ("The approach is
+    attractive for several reasons." → "First, only one extra repository ..."); "" when it
+    is no such unit, nothing follows it, or the question asks yes or no."""
     unit = found[position]
-    if unit.kind not in ("sentence", "item") or not unit.text.endswith(":"):
-        return ""
     if profile.qtype == "yesno":
+        return ""
+    if unit.kind == "sentence" and _ANNOUNCES_NEXT.search(unit.text):
+        following = found[position + 1 : position + 2]
+        if following and following[0].kind == "sentence":
+            return clip_clause(following[0].text, words)
+    if unit.kind not in ("sentence", "item") or not unit.text.endswith(":"):
         return ""
     following = found[position + 1 :]
     if unit.kind == "item":  # "- The basic approaches are:" and the items under it

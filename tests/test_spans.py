@@ -727,3 +727,27 @@ def test_an_item_cut_where_its_evidence_ends_is_answered_whole_from_another_sour
     assert span.answer.endswith("and the Xen")  # no source holds the rest
     german = "Was wurde über den Xen hypervisor gemessen?"
     assert best_spans(german, sources)[0][1].answer.endswith("boot command line")
+
+
+@pytest.mark.parametrize(
+    "question",
+    [
+        "What is the main advantage of a single customization layer?",
+        "Was ist der Hauptvorteil einer einzelnen customization layer?",
+    ],
+)
+def test_a_sentence_announcing_its_reasons_is_answered_by_the_next_one(question):
+    text = (
+        "The single customization layer approach is attractive for several reasons. First, "
+        "only one extra repository needs to be tracked, and it is not a fork. The derivative "
+        "project keeps control over it."
+    )
+    (_, span), *_ = best_spans(question, [(1, "Derivative RFC > Benefits", text)])
+    assert span.answer.startswith("First, only one extra repository needs to be tracked")
+
+
+def test_a_sentence_giving_its_reason_is_its_own_answer():
+    text = "The single layer is attractive because only one repository is tracked. It is small."
+    question = "Why is the single layer attractive?"
+    (_, span), *_ = best_spans(question, [(1, "Derivative RFC", text)])
+    assert "only one repository is tracked" in span.answer

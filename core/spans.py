@@ -353,13 +353,17 @@ def _unit(kind: str, text: str, pairs: tuple[tuple[str, str], ...] = (), group: 
 @lru_cache(maxsize=8192)
 def units(text: str) -> tuple[Unit, ...]:
     """The answerable units of an evidence text, in order: verbalized table rows (with
-    their pairs), list items and, for a list of at most `LIST_ITEMS` items, the whole list;
-    the sentences of other lines. A byline is a `byline` unit with its facts as pairs
+    their pairs), list items (after a line ending in ":" that introduces them, with its
+    terms as their `antecedent`) and, for a list of at most `LIST_ITEMS` items, the whole
+    list; the sentences of other lines. A byline is a `byline` unit with its facts as pairs
     (`byline_facts`), which only answers a question about the page itself; other metadata
     lines are left out."""
     out: list[Unit] = []
     items: list[str] = []
     lists = 0
+    # The terms of the line that introduces the items after it ("1. OpenXT 7.0 planning:",
+    # "The following items are measured:"), which read as their heading.
+    intro: frozenset[str] = frozenset()
 
     def close_list() -> None:
         nonlocal lists
@@ -383,15 +387,21 @@ def units(text: str) -> tuple[Unit, ...]:
             item = _LIST_MARKER.sub("", line, count=1).strip()
             if item:
                 items.append(item)
-                out.append(_unit("item", item, group=lists))
+                unit = _unit("item", item, group=lists)
+                out.append(replace(unit, antecedent=intro - unit.stems))
+                if item.endswith(":"):
+                    intro = unit.stems
             continue
         close_list()
+        intro = frozenset()
         if row:
             pairs = row_pairs(row.group(2))
             body = "; ".join(_cell(n, v) for n, v in pairs) or row.group(2)
             out.append(_unit("row", body, pairs, int(row.group(1))))
         else:
             out.extend(_sentences(line))
+            if line.endswith(":"):
+                intro = out[-1].stems if out else frozenset()
     close_list()
     return tuple(out)
 

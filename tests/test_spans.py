@@ -751,3 +751,35 @@ def test_a_sentence_giving_its_reason_is_its_own_answer():
     question = "Why is the single layer attractive?"
     (_, span), *_ = best_spans(question, [(1, "Derivative RFC", text)])
     assert "only one repository is tracked" in span.answer
+
+
+AGENDA = (
+    "Topics for this week's call:\n"
+    "1. Release 7.0 planning:\n"
+    "- Measured Launch merge\n"
+    "- Xen upstream: V4V improvements\n"
+    "- Xen upstream: xl/qemu improvements\n"
+    "2. Release 6.0 planning:\n"
+    "- upgrade support for minor versions\n"
+    "Xen upstream improvements were planned for release 6.0 last year."
+)
+
+
+def test_items_under_an_introducing_item_read_it_as_their_heading():
+    found = units(AGENDA)
+    items = [u for u in found if u.kind == "item" and "V4V" in u.text]
+    assert {"7.0", "plan"} <= items[0].antecedent
+    prose = [u for u in found if u.kind == "sentence" and "last year" in u.text]
+    assert not prose[0].antecedent  # a paragraph after the list is no item of it
+
+
+@pytest.mark.parametrize(
+    "question",
+    [
+        "What were the improvements planned for Xen upstream in the 7.0 planning?",
+        "Welche Verbesserungen für Xen upstream waren in der 7.0 planning vorgesehen?",
+    ],
+)
+def test_the_items_under_the_asked_intro_answer_not_a_sentence_elsewhere(question):
+    (_, span), *_ = best_spans(question, [(1, "Community Call", AGENDA)])
+    assert "V4V improvements" in span.answer

@@ -231,7 +231,9 @@ class Unit:
     items of a short list), sentence or byline; `stems` are its terms; `group` tells which
     table of the page a row is in (its number) or which list of the evidence an item is in;
     `antecedent`, for a sentence that opens by referring back ("This variable is declared
-    in local.conf"), the terms of the sentence before it that it refers to."""
+    in local.conf"), the terms of the sentence before it that it refers to; `answers`, for
+    the answer part of a question-and-answer line ("Is X planned? ANSWER: No."), which has
+    the question's terms as its `antecedent`."""
 
     kind: str
     text: str
@@ -240,6 +242,7 @@ class Unit:
     pairs: tuple[tuple[str, str], ...] = ()
     group: int = 0
     antecedent: frozenset[str] = frozenset()
+    answers: bool = False
 
 
 @dataclass(frozen=True)
@@ -398,6 +401,8 @@ def units(text: str) -> tuple[Unit, ...]:
             pairs = row_pairs(row.group(2))
             body = "; ".join(_cell(n, v) for n, v in pairs) or row.group(2)
             out.append(_unit("row", body, pairs, int(row.group(1))))
+        elif _ANSWER_MARK.search(line):
+            out.extend(_answered(line))
         else:
             out.extend(_sentences(line))
             if line.endswith(":"):
@@ -430,6 +435,23 @@ def _sentences(line: str) -> list[Unit]:
             unit = replace(unit, antecedent=(before.stems | before.antecedent) - unit.stems)
         out.append(unit)
     return out
+
+
+# A page's answer to the question before it on its line: "I assume X is not planned.
+# ANSWER: Correct.", "Frage ... Antwort: Ja."
+_ANSWER_MARK = re.compile(r"(?:^|\s)(?:ANSWER|Answer|ANTWORT|Antwort)\s*:\s+")
+
+
+def _answered(line: str) -> list[Unit]:
+    """The answer of a question-and-answer line as one unit, its question's terms as its
+    `antecedent` (the question reads as its heading); the question itself, which answers
+    nothing, is no unit."""
+    match = _ANSWER_MARK.search(line)
+    asked, answer = line[: match.start()].strip(), line[match.end() :].strip()
+    if not answer:
+        return _sentences(asked)
+    unit = _unit("sentence", answer)
+    return [replace(unit, antecedent=frozenset(terms(asked)) - unit.stems, answers=True)]
 
 
 @lru_cache(maxsize=8192)
@@ -936,7 +958,8 @@ def scored_units(
             continue
         if unit.kind == "row" and numbered_otherwise(profile.text, unit):
             continue
-        if not (unit.stems & wanted or (titled and unit.kind == "list") or definition):
+        held = unit.stems | unit.antecedent if unit.answers else unit.stems
+        if not (held & wanted or (titled and unit.kind == "list") or definition):
             continue
         score, covered = score_unit(profile, header_terms, unit, weights)
         if definition:

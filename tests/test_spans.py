@@ -783,3 +783,32 @@ def test_items_under_an_introducing_item_read_it_as_their_heading():
 def test_the_items_under_the_asked_intro_answer_not_a_sentence_elsewhere(question):
     (_, span), *_ = best_spans(question, [(1, "Community Call", AGENDA)])
     assert "V4V improvements" in span.answer
+
+
+QA_PAGE = (
+    "The proposed Display Handler would contain a dumb-buffer renderer\n"
+    "I assume from this that hooking DDI and D3D accelerations in the VM driver is not "
+    "planned at this time. ANSWER: Correct. BUT there will be HW cursor support.\n"
+    "The Display Handler will support more than one GPU, one GPU at a time for the UIVM.\n"
+    "Wird der Treiber Monitore klonen? Antwort: Nein, das klont der Display Handler."
+)
+
+
+@pytest.mark.parametrize(
+    "question",
+    [
+        "I assume that hooking DDI and D3D accelerations in the VM driver is not planned?",
+        "Ich gehe davon aus, dass DDI und D3D accelerations im VM driver nicht planned sind?",
+    ],
+)
+def test_a_question_and_answer_line_is_answered_by_its_answer(question):
+    (_, span), *_ = best_spans(question, [(1, "Display Driver", QA_PAGE)])
+    assert span.answer == "Correct. BUT there will be HW cursor support."
+
+
+def test_the_question_of_a_question_and_answer_line_is_no_unit():
+    texts = [u.text for u in units(QA_PAGE)]
+    assert "Nein, das klont der Display Handler." in texts
+    assert not any(t.startswith(("I assume", "Wird der Treiber")) for t in texts)
+    (answer,) = [u for u in units(QA_PAGE) if u.text.startswith("Correct")]
+    assert answer.answers and {"acceler", "driver"} <= answer.antecedent

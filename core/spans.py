@@ -402,7 +402,7 @@ def units(text: str) -> tuple[Unit, ...]:
             body = "; ".join(_cell(n, v) for n, v in pairs) or row.group(2)
             out.append(_unit("row", body, pairs, int(row.group(1))))
         elif _ANSWER_MARK.search(line):
-            out.extend(_answered(line))
+            out.extend(_answered(line, out[-1] if out else None))
         else:
             out.extend(_sentences(line))
             if line.endswith(":"):
@@ -442,16 +442,30 @@ def _sentences(line: str) -> list[Unit]:
 _ANSWER_MARK = re.compile(r"(?:^|\s)(?:ANSWER|Answer|ANTWORT|Antwort)\s*:\s+")
 
 
-def _answered(line: str) -> list[Unit]:
+def _answered(line: str, before: Unit | None) -> list[Unit]:
     """The answer of a question-and-answer line as one unit, its question's terms as its
-    `antecedent` (the question reads as its heading); the question itself, which answers
+    `antecedent` (the question reads as its heading), with those of the unit `before` it
+    when the question refers back to it ("How would this situation come about?" after "If
+    the guest has more displays than the host"); the question itself, which answers
     nothing, is no unit."""
     match = _ANSWER_MARK.search(line)
     asked, answer = line[: match.start()].strip(), line[match.end() :].strip()
     if not answer:
         return _sentences(asked)
     unit = _unit("sentence", answer)
-    return [replace(unit, antecedent=frozenset(terms(asked)) - unit.stems, answers=True)]
+    context = frozenset(terms(asked))
+    if before is not None and _REFERS_BACK.search(asked):
+        context |= before.stems
+    return [replace(unit, antecedent=context - unit.stems, answers=True)]
+
+
+# A question that refers back to the line before it: "How would this situation come
+# about?", "Is the above correct?", "Gilt das auch für ...?"
+_REFERS_BACK = re.compile(
+    r"^\W*(?:this|that|these|it|dies\w*|das|es)\b|\b(?:this|that|these|the above|the former"
+    r"|the latter|diese[rsmn]?|obige[rsmn]?)\s+\w+",
+    re.IGNORECASE,
+)
 
 
 @lru_cache(maxsize=8192)

@@ -812,3 +812,23 @@ def test_the_question_of_a_question_and_answer_line_is_no_unit():
     assert not any(t.startswith(("I assume", "Wird der Treiber")) for t in texts)
     (answer,) = [u for u in units(QA_PAGE) if u.text.startswith("Correct")]
     assert answer.answers and {"acceler", "driver"} <= answer.antecedent
+
+
+@pytest.mark.parametrize(
+    "question",
+    [
+        "How can a guest have more displays than the host?",
+        "Wie kann ein guest mehr displays als der host haben?",
+    ],
+)
+def test_an_answer_whose_question_refers_back_reads_the_line_before_it(question):
+    page = (
+        "If the guest has more displays than the host,\n"
+        "How would this situation come about? ANSWER: user unplugs a monitor. The driver "
+        "cannot respond.\n"
+        "If the guest has only one monitor, and the host has many, the guest is cloned."
+    )
+    (answer,) = [u for u in units(page) if u.answers]
+    assert {"guest", "display", "host", "situat"} <= answer.antecedent
+    (_, span), *_ = best_spans(question, [(1, "Driver", page)])
+    assert span.answer.startswith("user unplugs a monitor")

@@ -832,3 +832,23 @@ def test_an_answer_whose_question_refers_back_reads_the_line_before_it(question)
     assert {"guest", "display", "host", "situat"} <= answer.antecedent
     (_, span), *_ = best_spans(question, [(1, "Driver", page)])
     assert span.answer.startswith("user unplugs a monitor")
+
+
+@pytest.mark.parametrize(
+    "question",
+    [
+        "What was measured about grub during measured launches?",
+        "Was wurde über grub während der measured launches gemessen?",
+    ],
+)
+def test_a_name_finds_it_with_a_generation_number_run_on(question):
+    page = "The following items are measured:\n- UEFI multi-boot modules\n- grub2 bootloader"
+    (_, span), *_ = best_spans(question, [(1, "Measured Launch", page)])
+    assert span.answer == "grub2 bootloader"
+
+
+def test_a_generation_number_is_no_name_of_its_own():
+    from core.questions import terms
+
+    assert {"grub2", "grub", "tpm2", "tpm"} <= set(terms("grub2 TPM2"))
+    assert "rc" not in terms("rc2") and "x" not in terms("x86")

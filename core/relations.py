@@ -122,9 +122,10 @@ def _relation(
 def _predicate(asked: str) -> str:
     """The predicate verb of a question of the forms `_DO_QUESTION`, `_PASSIVE_QUESTION` and
     `_GERMAN_PASSIVE`, "" when none is found by its form: a passive question's last word
-    (past a trailing particle: "used for") when it has a participle's ending; a do-question's
-    word before its first preposition, or its last word ("What does the board primarily vote
-    on?"), when no determiner stands before it (which makes it a noun: "the head of ...")."""
+    (past a trailing particle: "used for") when it has a participle's ending (-ed, -en;
+    German -t, -en); a do-question's word before its first preposition, or its last word
+    ("What does the board primarily vote on?"), when no determiner stands before it (which
+    makes it a noun: "the head of ...")."""
     for pattern in (_DO_QUESTION, _PASSIVE_QUESTION, _GERMAN_PASSIVE):
         match = pattern.match(asked)
         if match:
@@ -145,7 +146,7 @@ def _predicate(asked: str) -> str:
         return ""
     if before.lower() in _DETERMINERS:
         return ""
-    if pattern is _PASSIVE_QUESTION and not verb.endswith(("ed", "en", "t")):
+    if pattern is _PASSIVE_QUESTION and not verb.endswith(("ed", "en")):
         return ""
     if pattern is _GERMAN_PASSIVE and not verb.endswith(("t", "en")):
         return ""

@@ -46,6 +46,7 @@ def headline(question: str, text: str, header: str = "Governance > Advisory Boar
         ("What does the head of sales approve?", None),
         ("Who approves the budget?", None),
         ("How are tickets that are not closed handled?", None),
+        ("What are the two main topics in the summary of the replacement?", None),
     ],
 )
 def test_the_predicate_verb_of_a_question(question, verb):

@@ -1182,8 +1182,10 @@ def best_spans(
     )
     if found:
         number, span = found[0]
-        parts = gather_rows(profile, number, span, scored) or gather_items(
-            profile, number, span, scored
+        parts = (
+            gather_rows(profile, number, span, scored)
+            or gather_items(profile, number, span, scored)
+            or paired_item(profile, number, span, scored)
         )
         if parts:
             found[0] = (number, replace(span, parts=parts))
@@ -1379,6 +1381,41 @@ def gather_items(
         ):
             parts.append((number, unit.text))
     return tuple(parts[:GATHERED])
+
+
+# Two names a question joins ("Qemu and LibXL", "Qemu und LibXL").
+_NAME_PAIR = re.compile(r"\b([A-ZÄÖÜ][\w.\-]*)\s+(?:and|und|&)\s+([A-ZÄÖÜ][\w.\-]*)")
+
+
+def paired_item(
+    profile: QuestionProfile,
+    number: int,
+    span: Span,
+    scored: Mapping[int, tuple[str, Sequence[Scored]]],
+) -> tuple[tuple[int, str], ...]:
+    """For a question about two things it names ("What was common to the discussion on Qemu
+    and LibXL?") answered by a list item that names one of them ("LibXL merge"), the item
+    of the same list that names the other ("Qemu 2.6 merge"); () otherwise."""
+    if span.kind != "item" or profile.qtype in ("yesno", "count"):
+        return ()
+    _, units_of = scored[number]
+    first = next((c.unit for c in units_of if c.position == span.position), None)
+    if first is None:
+        return ()
+    for match in _NAME_PAIR.finditer(CONTEXT.sub(" ", profile.text)):
+        one, other = (frozenset(terms(name)) for name in match.groups())
+        if not one or not other or one & other:
+            continue
+        if first.stems & other and not first.stems & one:
+            one, other = other, one
+        if not first.stems & one or first.stems & other:
+            continue
+        for candidate in units_of:
+            unit = candidate.unit
+            if unit.kind == "item" and unit.group == first.group and unit.stems & other:
+                if not unit.stems & one:
+                    return ((number, unit.text),)
+    return ()
 
 
 def _row_conditions(profile: QuestionProfile, unit: Unit, columns: Sequence[str]) -> set[str]:

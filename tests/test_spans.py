@@ -852,3 +852,22 @@ def test_a_generation_number_is_no_name_of_its_own():
 
     assert {"grub2", "grub", "tpm2", "tpm"} <= set(terms("grub2 TPM2"))
     assert "rc" not in terms("rc2") and "x" not in terms("x86")
+
+
+@pytest.mark.parametrize(
+    "question",
+    [
+        "What was common to the discussion on Qemu and LibXL in the 7.0 planning?",
+        "Was war gemeinsam bei der Diskussion über Qemu und LibXL in der 7.0 planning?",
+    ],
+)
+def test_a_question_about_two_named_things_gets_the_item_of_each(question):
+    (_, span), *_ = best_spans(question, [(1, "Community Call", AGENDA_PAIR)])
+    answered = [span.answer, *(value for _, value in span.parts)]
+    assert sorted(answered) == ["LibXL merge", "Qemu 2.6 merge"]
+
+
+AGENDA_PAIR = (
+    "1. Release 7.0 planning:\n- Measured Launch merge\n- LibXL merge\n- Qemu 2.6 merge\n"
+    "- tapdisk3 migration\n2. Release 6.0 planning:\n- Qemu security fixes"
+)

@@ -159,16 +159,21 @@ def _token_stems(text: str) -> tuple[frozenset[str], ...]:
     return tuple(frozenset(terms(token)) for token in TOKEN.findall(text))
 
 
-def states_relation(relation: Relation, text: str) -> bool:
+def states_relation(relation: Relation, text: str, held: frozenset[str] | None = None) -> bool:
     """Whether a unit's `text` states the asked relation: its verb within `WINDOW` words of
     a word of its subject, or, for action items, a line marked as an action that names whom
-    the question asks about. Always true
-    when the question asks no such relation."""
+    the question asks about. Always true when the question asks no such relation. `held`,
+    the unit's terms when known, saves reading a unit that lacks the verb or the person
+    word by word."""
     if relation.actions:
+        if held is not None and relation.subject and not held & relation.subject:
+            return False
         named = not relation.subject or any(s & relation.subject for s in _token_stems(text))
         return named and bool(_ACTION_LINE.search(text))
     if not relation.verb:
         return True
+    if held is not None and not held & relation.verb:
+        return False
     stems = _token_stems(text)
     verbs = [i for i, s in enumerate(stems) if s & relation.verb]
     subject = [i for i, s in enumerate(stems) if s & relation.subject]

@@ -1253,9 +1253,12 @@ def typed_support(profile: QuestionProfile, span: Span) -> float:
     return typed * _relation_share(profile, span.whole)
 
 
-def _relation_share(profile: QuestionProfile, text: str) -> float:
-    """1, or `TYPE_MISS` when `text` does not state the relation the question asks."""
-    return 1.0 if states_relation(asked_relation(profile), text) else TYPE_MISS
+def _relation_share(
+    profile: QuestionProfile, text: str, held: frozenset[str] | None = None
+) -> float:
+    """1, or `TYPE_MISS` when `text` (with its terms `held`, when known) does not state the
+    relation the question asks."""
+    return 1.0 if states_relation(asked_relation(profile), text, held) else TYPE_MISS
 
 
 # What answers a where, why or how question besides the question's own words: a place (a
@@ -1459,7 +1462,7 @@ def _typed_unit_support(profile: QuestionProfile, candidate: Scored) -> float:
     unit = candidate.unit
     typed = _holds_asked_kind(profile, unit.text, unit.kind)
     support = candidate.support if typed else TYPE_MISS * candidate.support
-    return support * _relation_share(profile, unit.text)
+    return support * _relation_share(profile, unit.text, unit.stems)
 
 
 def _tier(support: float) -> float:

@@ -208,7 +208,15 @@ def terms(text: str, stopwords: frozenset[str] = ENGLISH_STOPWORDS) -> list[str]
                     out.append(_stem(part))
         elif token not in stopwords and token not in _CONTRACTED:
             out.append(token if any(c.isdigit() for c in token) else _stem(token))
+            numbered = _NUMBERED_NAME.fullmatch(token)
+            if numbered and numbered.group(1) not in stopwords:
+                out.append(numbered.group(1))
     return out
+
+
+# A name with a generation number run on ("grub2", "tpm2", "python3"): it also names the
+# thing without the number, as "grub" in "What was measured about grub?".
+_NUMBERED_NAME = re.compile(r"([^\W\d_]{3,})\d{1,2}")
 
 
 def is_entity(word: str) -> bool:

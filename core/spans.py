@@ -43,6 +43,7 @@ from core.questions import (
     profile_question,
     terms,
 )
+from core.relations import asked_relation, states_relation
 
 _DEFINITION = re.compile(
     r"^\W*(.{1,40}?) (?:is|are|ist|sind) (?:an?|the|one|ein|eine|der|die|das)\b", re.IGNORECASE
@@ -230,7 +231,9 @@ class Unit:
     items of a short list), sentence or byline; `stems` are its terms; `group` tells which
     table of the page a row is in (its number) or which list of the evidence an item is in;
     `antecedent`, for a sentence that opens by referring back ("This variable is declared
-    in local.conf"), the terms of the sentence before it that it refers to."""
+    in local.conf"), the terms of the sentence before it that it refers to; `answers`, for
+    the answer part of a question-and-answer line ("Is X planned? ANSWER: No."), which has
+    the question's terms as its `antecedent`."""
 
     kind: str
     text: str
@@ -239,6 +242,7 @@ class Unit:
     pairs: tuple[tuple[str, str], ...] = ()
     group: int = 0
     antecedent: frozenset[str] = frozenset()
+    answers: bool = False
 
 
 @dataclass(frozen=True)
@@ -352,13 +356,17 @@ def _unit(kind: str, text: str, pairs: tuple[tuple[str, str], ...] = (), group: 
 @lru_cache(maxsize=8192)
 def units(text: str) -> tuple[Unit, ...]:
     """The answerable units of an evidence text, in order: verbalized table rows (with
-    their pairs), list items and, for a list of at most `LIST_ITEMS` items, the whole list;
-    the sentences of other lines. A byline is a `byline` unit with its facts as pairs
+    their pairs), list items (after a line ending in ":" that introduces them, with its
+    terms as their `antecedent`) and, for a list of at most `LIST_ITEMS` items, the whole
+    list; the sentences of other lines. A byline is a `byline` unit with its facts as pairs
     (`byline_facts`), which only answers a question about the page itself; other metadata
     lines are left out."""
     out: list[Unit] = []
     items: list[str] = []
     lists = 0
+    # The terms of the line that introduces the items after it ("1. OpenXT 7.0 planning:",
+    # "The following items are measured:"), which read as their heading.
+    intro: frozenset[str] = frozenset()
 
     def close_list() -> None:
         nonlocal lists
@@ -382,15 +390,23 @@ def units(text: str) -> tuple[Unit, ...]:
             item = _LIST_MARKER.sub("", line, count=1).strip()
             if item:
                 items.append(item)
-                out.append(_unit("item", item, group=lists))
+                unit = _unit("item", item, group=lists)
+                out.append(replace(unit, antecedent=intro - unit.stems))
+                if item.endswith(":"):
+                    intro = unit.stems
             continue
         close_list()
+        intro = frozenset()
         if row:
             pairs = row_pairs(row.group(2))
             body = "; ".join(_cell(n, v) for n, v in pairs) or row.group(2)
             out.append(_unit("row", body, pairs, int(row.group(1))))
+        elif _ANSWER_MARK.search(line):
+            out.extend(_answered(line, out[-1] if out else None))
         else:
             out.extend(_sentences(line))
+            if line.endswith(":"):
+                intro = out[-1].stems if out else frozenset()
     close_list()
     return tuple(out)
 
@@ -421,6 +437,37 @@ def _sentences(line: str) -> list[Unit]:
     return out
 
 
+# A page's answer to the question before it on its line: "I assume X is not planned.
+# ANSWER: Correct.", "Frage ... Antwort: Ja."
+_ANSWER_MARK = re.compile(r"(?:^|\s)(?:ANSWER|Answer|ANTWORT|Antwort)\s*:\s+")
+
+
+def _answered(line: str, before: Unit | None) -> list[Unit]:
+    """The answer of a question-and-answer line as one unit, its question's terms as its
+    `antecedent` (the question reads as its heading), with those of the unit `before` it
+    when the question refers back to it ("How would this situation come about?" after "If
+    the guest has more displays than the host"); the question itself, which answers
+    nothing, is no unit."""
+    match = _ANSWER_MARK.search(line)
+    asked, answer = line[: match.start()].strip(), line[match.end() :].strip()
+    if not answer:
+        return _sentences(asked)
+    unit = _unit("sentence", answer)
+    context = frozenset(terms(asked))
+    if before is not None and _REFERS_BACK.search(asked):
+        context |= before.stems
+    return [replace(unit, antecedent=context - unit.stems, answers=True)]
+
+
+# A question that refers back to the line before it: "How would this situation come
+# about?", "Is the above correct?", "Gilt das auch für ...?"
+_REFERS_BACK = re.compile(
+    r"^\W*(?:this|that|these|it|dies\w*|das|es)\b|\b(?:this|that|these|the above|the former"
+    r"|the latter|diese[rsmn]?|obige[rsmn]?)\s+\w+",
+    re.IGNORECASE,
+)
+
+
 @lru_cache(maxsize=8192)
 def _header_terms(header: str) -> frozenset[str]:
     return frozenset(terms(header))
@@ -431,6 +478,34 @@ def clip_words(text: str, limit: int) -> str:
     """`text` cut to at most `limit` words, with an ellipsis when cut."""
     words = text.split()
     return text if len(words) <= limit else " ".join(words[:limit]) + " …"
+
+
+def clip_clause(text: str, limit: int) -> str:
+    """An answer cut as `clip_words` cuts it, except that a cut that would end mid-clause
+    goes on to the clause's end (a word ending in `.`, `;`, `,` or `:`) when that comes
+    within `CLAUSE_SLACK` more words ("Closed indicates that QA has signed off on the item
+    as verified completed.", not "... signed off on the …"); the whole text is kept when it
+    ends there."""
+    words = text.split()
+    if len(words) <= limit:
+        return text
+    end = next(
+        (
+            i
+            for i in range(limit - 1, min(len(words), limit + CLAUSE_SLACK))
+            if words[i].endswith((".", ";", ",", ":"))
+        ),
+        None,
+    )
+    if end is None:
+        return clip_words(text, limit)
+    if end + 1 == len(words):
+        return text
+    return " ".join(words[: end + 1]).rstrip(",;:") + " …"
+
+
+# How many words past its limit an answer may run to end its clause.
+CLAUSE_SLACK = 12
 
 
 def _weight(profile: QuestionProfile, stems) -> float:
@@ -608,10 +683,10 @@ def _row_answer(profile: QuestionProfile, unit: Unit, words: int) -> str:
             return "No"
         return verdict or ("No" if _contradicts(profile, unit) else "Yes")
     if not chosen:
-        return clip_words(unit.text, words)
+        return clip_clause(unit.text, words)
     if len(chosen) == 1 and _says_column(profile, *chosen[0]):
-        return clip_words(chosen[0][1], words)
-    return clip_words("; ".join(_cell(n, v) for n, v in chosen), words)
+        return clip_clause(chosen[0][1], words)
+    return clip_clause("; ".join(_cell(n, v) for n, v in chosen), words)
 
 
 def row_label(profile: QuestionProfile, unit: Unit) -> tuple[str, str]:
@@ -700,16 +775,33 @@ def counted_items(list_text: str) -> str:
     return f"{len(items)}: {list_text}"
 
 
+# A sentence that announces what the next one says: "... is attractive for several reasons.",
+# "... works as follows.", "... aus mehreren Gründen sinnvoll."
+_ANNOUNCES_NEXT = re.compile(
+    r"\b(?:for|because of|with) (?:several|a number of|many|various|two|three|four|the following)"
+    r" (?:reasons|benefits|advantages|purposes)\W*$|\bas follows\W*$"
+    r"|\baus (?:mehreren|folgenden|verschiedenen|zwei|drei|vier) Gründen\b"
+    r"|\bfolgende(?:rmaßen|n|s|r)?\W*$|\bwie folgt\W*$",
+    re.IGNORECASE,
+)
+
+
 def _announced_items(
     profile: QuestionProfile, found: Sequence[Unit], position: int, words: int
 ) -> str:
     """The items that the sentence or list item at `position` announces with a closing
-    colon ("The basic approaches are:"), as the answer (counted for "how many"); "" when it
-    is no such unit, no items follow it, or the question asks yes or no."""
+    colon ("The basic approaches are:"), as the answer (counted for "how many"), or the
+    sentence after one that announces its reasons without giving them ("The approach is
+    attractive for several reasons." → "First, only one extra repository ..."); "" when it
+    is no such unit, nothing follows it, or the question asks yes or no."""
     unit = found[position]
-    if unit.kind not in ("sentence", "item") or not unit.text.endswith(":"):
-        return ""
     if profile.qtype == "yesno":
+        return ""
+    if unit.kind == "sentence" and _ANNOUNCES_NEXT.search(unit.text):
+        following = found[position + 1 : position + 2]
+        if following and following[0].kind == "sentence":
+            return clip_clause(following[0].text, words)
+    if unit.kind not in ("sentence", "item") or not unit.text.endswith(":"):
         return ""
     following = found[position + 1 :]
     if unit.kind == "item":  # "- The basic approaches are:" and the items under it
@@ -720,7 +812,7 @@ def _announced_items(
     listed = "; ".join(items)
     if counts_items(profile.text, listed):
         listed = counted_items(listed)
-    return clip_words(listed, words)
+    return clip_clause(listed, words)
 
 
 # Words that answer a yes/no question about their opposite with no ("Is the office open on
@@ -796,9 +888,9 @@ def _unit_answer(profile: QuestionProfile, unit: Unit, words: int) -> str:
         label, value = labelled.groups()
         label_terms = frozenset(set(terms(label)) - set(terms(value)))
         if profile.asked_in(label_terms) and _new(value, profile):
-            return clip_words(value, words)
+            return clip_clause(value, words)
     if unit.kind == "list" and counts_items(profile.text, unit.text):
-        return clip_words(counted_items(unit.text), words)
+        return clip_clause(counted_items(unit.text), words)
     typed = typed_values(profile.qtype, unit.text, profile)
     if typed:
         several = profile.qtype == "version" or (profile.qtype == "who" and profile.plural)
@@ -809,7 +901,7 @@ def _unit_answer(profile: QuestionProfile, unit: Unit, words: int) -> str:
             return ", ".join(dict.fromkeys(keys))
     if profile.qtype == "yesno":
         return "No" if _NEGATION.search(unit.text) or _contradicts(profile, unit) else "Yes"
-    return clip_words(without_echo(profile, unit.text), words)
+    return clip_clause(without_echo(profile, unit.text), words)
 
 
 # Where a sentence splits into clauses: a comma, semicolon or dash before the next words.
@@ -942,7 +1034,8 @@ def scored_units(
             continue
         if unit.kind == "row" and numbered_otherwise(profile.text, unit):
             continue
-        if not (unit.stems & wanted or (titled and unit.kind == "list") or definition):
+        held = unit.stems | unit.antecedent if unit.answers else unit.stems
+        if not (held & wanted or (titled and unit.kind == "list") or definition):
             continue
         score, covered = score_unit(profile, header_terms, unit, weights)
         if definition:
@@ -1138,6 +1231,7 @@ def best_spans(
         span = best_span(profile, header, text, number, weights, units_of)
         if span is not None:
             found.append((number, span))
+    found = [_completed(profile, n, span, sources, weights) for n, span in found]
     counted = counted_terms(profile)
     found.sort(
         key=lambda pair: (
@@ -1151,8 +1245,10 @@ def best_spans(
     )
     if found:
         number, span = found[0]
-        parts = gather_rows(profile, number, span, scored) or gather_items(
-            profile, number, span, scored
+        parts = (
+            gather_rows(profile, number, span, scored)
+            or gather_items(profile, number, span, scored)
+            or paired_item(profile, number, span, scored)
         )
         if parts:
             found[0] = (number, replace(span, parts=parts))
@@ -1168,6 +1264,37 @@ def denies(profile: QuestionProfile, span: Span) -> bool:
         return False
     name, _, value = span.label.partition(": ")
     return bool(value) and _cell_verdict(value) is None and _NEGATION.search(value) is not None
+
+
+def _completed(
+    profile: QuestionProfile,
+    number: int,
+    span: Span,
+    sources: Sequence[tuple[int, str, str]],
+    weights: SpanWeights,
+) -> tuple[int, Span]:
+    """(source number, span): a span whose unit is the last of its evidence and was cut
+    there (an index chunk ends mid-item: "Xen hypervisor and the Xen") is answered from the
+    whole unit and cited to the source that holds it ("Xen hypervisor and the Xen boot
+    command line"), keeping its own score and support; another span is kept as it is."""
+    if span.kind not in ("sentence", "item") or span.whole.endswith((".", "!", "?", ":")):
+        return number, span
+    own = next(text for n, _, text in sources if n == number)
+    if any(unit.kind != "list" for unit in units(own)[span.position + 1 :]):
+        return number, span  # not the last (a whole list's unit follows its last item)
+    for other, _, text in sources:
+        if other == number:
+            continue
+        for position, unit in enumerate(units(text)):
+            if unit.kind == span.kind and unit.text.startswith(span.whole + " "):
+                return other, replace(
+                    span,
+                    answer=_unit_answer(profile, unit, weights.answer_words),
+                    unit=clip_words(unit.text, SUPPORT_WORDS),
+                    whole=unit.text,
+                    position=position,
+                )
+    return number, span
 
 
 # A span that holds no value of the asked type (no person for "who", no number for "how
@@ -1211,8 +1338,20 @@ def _holds_asked_kind(profile: QuestionProfile, text: str, kind: str) -> bool:
 
 
 def typed_support(profile: QuestionProfile, span: Span) -> float:
-    """A span's support, `TYPE_MISS` of it when its answer is not of the asked kind."""
-    return span.support if answers_type(profile, span) else TYPE_MISS * span.support
+    """A span's support, `TYPE_MISS` of it when its answer is not of the asked kind, and
+    `TYPE_MISS` of that when its unit does not state the relation a what or how question
+    asks (`core.relations`: "the board votes to ..." for "What does the board vote on?",
+    not "Voting can commence when the board agrees")."""
+    typed = span.support if answers_type(profile, span) else TYPE_MISS * span.support
+    return typed * _relation_share(profile, span.whole)
+
+
+def _relation_share(
+    profile: QuestionProfile, text: str, held: frozenset[str] | None = None
+) -> float:
+    """1, or `TYPE_MISS` when `text` (with its terms `held`, when known) does not state the
+    relation the question asks."""
+    return 1.0 if states_relation(asked_relation(profile), text, held) else TYPE_MISS
 
 
 # What answers a where, why or how question besides the question's own words: a place (a
@@ -1350,6 +1489,41 @@ def _has_digit(term: str) -> bool:
     return any(c.isdigit() for c in term)
 
 
+# Two names a question joins ("Qemu and LibXL", "Qemu und LibXL").
+_NAME_PAIR = re.compile(r"\b([A-ZÄÖÜ][\w.\-]*)\s+(?:and|und|&)\s+([A-ZÄÖÜ][\w.\-]*)")
+
+
+def paired_item(
+    profile: QuestionProfile,
+    number: int,
+    span: Span,
+    scored: Mapping[int, tuple[str, Sequence[Scored]]],
+) -> tuple[tuple[int, str], ...]:
+    """For a question about two things it names ("What was common to the discussion on Qemu
+    and LibXL?") answered by a list item that names one of them ("LibXL merge"), the item
+    of the same list that names the other ("Qemu 2.6 merge"); () otherwise."""
+    if span.kind != "item" or profile.qtype in ("yesno", "count"):
+        return ()
+    _, units_of = scored[number]
+    first = next((c.unit for c in units_of if c.position == span.position), None)
+    if first is None:
+        return ()
+    for match in _NAME_PAIR.finditer(CONTEXT.sub(" ", profile.text)):
+        one, other = (frozenset(terms(name)) for name in match.groups())
+        if not one or not other or one & other:
+            continue
+        if first.stems & other and not first.stems & one:
+            one, other = other, one
+        if not first.stems & one or first.stems & other:
+            continue
+        for candidate in units_of:
+            unit = candidate.unit
+            if unit.kind == "item" and unit.group == first.group and unit.stems & other:
+                if not unit.stems & one:
+                    return ((number, unit.text),)
+    return ()
+
+
 def _row_conditions(profile: QuestionProfile, unit: Unit, columns: Sequence[str]) -> set[str]:
     """The asked terms a row's cells hold outside `columns` (what makes it the row meant)."""
     stems: set[str] = set()
@@ -1392,7 +1566,8 @@ def _typed_unit_support(profile: QuestionProfile, candidate: Scored) -> float:
     typed = _holds_asked_kind(profile, unit.text, unit.kind) and _says_owner(
         profile, unit.text, unit.kind
     )
-    return candidate.support if typed else TYPE_MISS * candidate.support
+    support = candidate.support if typed else TYPE_MISS * candidate.support
+    return support * _relation_share(profile, unit.text, unit.stems)
 
 
 def _tier(support: float) -> float:

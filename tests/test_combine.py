@@ -181,15 +181,16 @@ def test_an_answerer_that_cannot_stream_passes_its_whole_answer_once():
 
 
 def test_an_answer_picked_out_of_the_offline_answers_list_is_the_models(server):
-    # A real model's reply (issue 35 measurement): the offline answerer read out the whole
-    # list of measured items, the model the one item asked about; both agree.
+    # A real model's reply (issue 35 measurement): the offline answerer reads out the whole
+    # list of measured items, the model one item of it; both agree. (Asked about grub, the
+    # offline answerer now answers with the grub2 item itself.)
     measured = make_evidence(
         4,
         "The following items are measured:\n- Device firmware\n- BIOS configuration\n"
         "- grub2 bootloader and boot config file\n- TXT Authenticated Code Modules",
         "Measured Launch — Introduction",
     )
-    question = "What was measured about grub during measured launches?"
+    question = "What is measured during measured launches?"
     server.push("The grub2 bootloader and boot config file were measured.")
     model = OpenAILLM(server.base_url, "small-model", "k", max_retries=0)
     llm = CheckedLLM(model, ExtractiveLLM({"en": 0.0}))  # the list is a sure answer

@@ -784,6 +784,38 @@ def test_a_word_in_german_quotes_is_no_name():
     assert profile_question(question).terms["beiträg"] == 1.0
 
 
+def test_an_answer_is_not_cut_before_the_end_of_its_clause():
+    from core.spans import clip_clause
+
+    sentence = (
+        "Closed indicates that QA has signed off on the item as verified completed, and "
+        "the ticket may then be archived by the release manager at any later time."
+    )
+    assert clip_clause(sentence, 8) == (
+        "Closed indicates that QA has signed off on the item as verified completed …"
+    )
+    short = "Closed indicates that QA has signed off on the item as verified completed."
+    assert clip_clause(short, 8) == short  # it ends there: shown whole
+    assert clip_clause(" ".join(["word"] * 40), 10) == " ".join(["word"] * 10) + " …"
+    german = (
+        "Geschlossen bedeutet, dass die Qualitätssicherung den Punkt als erledigt abgenommen hat."
+    )
+    assert clip_clause(german, 5) == german
+
+
+def test_an_item_cut_where_its_evidence_ends_is_answered_whole_from_another_source():
+    cut = "The following items are measured:\n- Device firmware\n- Xen hypervisor and the Xen"
+    whole = "- Device firmware\n- Xen hypervisor and the Xen boot command line\n- Dom0 kernel"
+    sources = [(1, "Measured Launch > Introduction", cut), (2, "Measured Launch", whole)]
+    question = "What was measured about the Xen hypervisor?"
+    (number, span), *_ = best_spans(question, sources)
+    assert (number, span.answer) == (2, "Xen hypervisor and the Xen boot command line")
+    (number, span), *_ = best_spans(question, sources[:1])
+    assert span.answer.endswith("and the Xen")  # no source holds the rest
+    german = "Was wurde über den Xen hypervisor gemessen?"
+    assert best_spans(german, sources)[0][1].answer.endswith("boot command line")
+
+
 @pytest.mark.parametrize(
     "question",
     ["Who created the contributions document?", "Wer hat das Dokument über Beiträge erstellt?"],
@@ -798,3 +830,147 @@ def test_a_question_about_the_page_owner_is_not_answered_by_a_label(question):
     author = "- Document author: Danielle Cummings."
     spans = best_spans(question, [(1, "How to contribute", author)], translations)
     assert answers_type(profile_question(question), spans[0][1])
+
+
+@pytest.mark.parametrize(
+    "question",
+    [
+        "What is the main advantage of a single customization layer?",
+        "Was ist der Hauptvorteil einer einzelnen customization layer?",
+    ],
+)
+def test_a_sentence_announcing_its_reasons_is_answered_by_the_next_one(question):
+    text = (
+        "The single customization layer approach is attractive for several reasons. First, "
+        "only one extra repository needs to be tracked, and it is not a fork. The derivative "
+        "project keeps control over it."
+    )
+    (_, span), *_ = best_spans(question, [(1, "Derivative RFC > Benefits", text)])
+    assert span.answer.startswith("First, only one extra repository needs to be tracked")
+
+
+def test_a_sentence_giving_its_reason_is_its_own_answer():
+    text = "The single layer is attractive because only one repository is tracked. It is small."
+    question = "Why is the single layer attractive?"
+    (_, span), *_ = best_spans(question, [(1, "Derivative RFC", text)])
+    assert "only one repository is tracked" in span.answer
+
+
+AGENDA = (
+    "Topics for this week's call:\n"
+    "1. Release 7.0 planning:\n"
+    "- Measured Launch merge\n"
+    "- Xen upstream: V4V improvements\n"
+    "- Xen upstream: xl/qemu improvements\n"
+    "2. Release 6.0 planning:\n"
+    "- upgrade support for minor versions\n"
+    "Xen upstream improvements were planned for release 6.0 last year."
+)
+
+
+def test_items_under_an_introducing_item_read_it_as_their_heading():
+    found = units(AGENDA)
+    items = [u for u in found if u.kind == "item" and "V4V" in u.text]
+    assert {"7.0", "plan"} <= items[0].antecedent
+    prose = [u for u in found if u.kind == "sentence" and "last year" in u.text]
+    assert not prose[0].antecedent  # a paragraph after the list is no item of it
+
+
+@pytest.mark.parametrize(
+    "question",
+    [
+        "What were the improvements planned for Xen upstream in the 7.0 planning?",
+        "Welche Verbesserungen für Xen upstream waren in der 7.0 planning vorgesehen?",
+    ],
+)
+def test_the_items_under_the_asked_intro_answer_not_a_sentence_elsewhere(question):
+    (_, span), *_ = best_spans(question, [(1, "Community Call", AGENDA)])
+    assert "V4V improvements" in span.answer
+
+
+QA_PAGE = (
+    "The proposed Display Handler would contain a dumb-buffer renderer\n"
+    "I assume from this that hooking DDI and D3D accelerations in the VM driver is not "
+    "planned at this time. ANSWER: Correct. BUT there will be HW cursor support.\n"
+    "The Display Handler will support more than one GPU, one GPU at a time for the UIVM.\n"
+    "Wird der Treiber Monitore klonen? Antwort: Nein, das klont der Display Handler."
+)
+
+
+@pytest.mark.parametrize(
+    "question",
+    [
+        "I assume that hooking DDI and D3D accelerations in the VM driver is not planned?",
+        "Ich gehe davon aus, dass DDI und D3D accelerations im VM driver nicht planned sind?",
+    ],
+)
+def test_a_question_and_answer_line_is_answered_by_its_answer(question):
+    (_, span), *_ = best_spans(question, [(1, "Display Driver", QA_PAGE)])
+    assert span.answer == "Correct. BUT there will be HW cursor support."
+
+
+def test_the_question_of_a_question_and_answer_line_is_no_unit():
+    texts = [u.text for u in units(QA_PAGE)]
+    assert "Nein, das klont der Display Handler." in texts
+    assert not any(t.startswith(("I assume", "Wird der Treiber")) for t in texts)
+    (answer,) = [u for u in units(QA_PAGE) if u.text.startswith("Correct")]
+    assert answer.answers and {"acceler", "driver"} <= answer.antecedent
+
+
+@pytest.mark.parametrize(
+    "question",
+    [
+        "How can a guest have more displays than the host?",
+        "Wie kann ein guest mehr displays als der host haben?",
+    ],
+)
+def test_an_answer_whose_question_refers_back_reads_the_line_before_it(question):
+    page = (
+        "If the guest has more displays than the host,\n"
+        "How would this situation come about? ANSWER: user unplugs a monitor. The driver "
+        "cannot respond.\n"
+        "If the guest has only one monitor, and the host has many, the guest is cloned."
+    )
+    (answer,) = [u for u in units(page) if u.answers]
+    assert {"guest", "display", "host", "situat"} <= answer.antecedent
+    (_, span), *_ = best_spans(question, [(1, "Driver", page)])
+    assert span.answer.startswith("user unplugs a monitor")
+
+
+@pytest.mark.parametrize(
+    "question",
+    [
+        "What was measured about grub during measured launches?",
+        "Was wurde über grub während der measured launches gemessen?",
+    ],
+)
+def test_a_name_finds_it_with_a_generation_number_run_on(question):
+    page = "The following items are measured:\n- UEFI multi-boot modules\n- grub2 bootloader"
+    (_, span), *_ = best_spans(question, [(1, "Measured Launch", page)])
+    assert span.answer == "grub2 bootloader"
+
+
+def test_a_generation_number_is_no_name_of_its_own():
+    from core.questions import terms
+
+    assert {"grub2", "grub", "tpm2", "tpm"} <= set(terms("grub2 TPM2"))
+    assert "rc" not in terms("rc2") and "x" not in terms("x86")
+
+
+@pytest.mark.parametrize(
+    "question",
+    [
+        "What was common to the discussion on Qemu and LibXL in the 7.0 planning?",
+        "Was war gemeinsam bei der Diskussion über Qemu und LibXL in der 7.0 planning?",
+    ],
+)
+def test_a_question_about_two_named_things_gets_the_item_of_each(question):
+    (_, span), *_ = best_spans(question, [(1, "Community Call", AGENDA_PAIR)])
+    answered = [span.answer, *(value for _, value in span.parts)]
+    assert sorted(answered) == ["LibXL merge", "Qemu 2.6 merge"]
+
+
+AGENDA_PAIR = (
+    "1. Release 7.0 planning:\n- Measured Launch merge\n- LibXL merge\n- Qemu 2.6 merge\n"
+    "- tapdisk3 migration\n2. Release 6.0 planning:\n- Qemu security fixes"
+)

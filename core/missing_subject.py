@@ -1,0 +1,122 @@
+"""What a question asks about that the wiki lacks: a name it never mentions ("Chromebook",
+"vSphere"), or a numbered thing the evidence has only under other numbers ("Windows 11"
+where the pages speak of Windows 7 and 10).
+
+A question that names something — a product, a place, a tool — asks about that thing; when
+the wiki has no word for it in any form, no span of the wiki answers it, however many of
+the question's other words a span holds ("How do I install OpenXT on a Chromebook?" finds
+"installing" and "OpenXT" on the installation page). Such a question is declined whatever
+its support (`core.extractive.ExtractiveLLM.lacks_topic`), where a plain word the wiki lacks
+("parental") only lowers the support needed to decline, since a plain word is often said
+otherwise on the page.
+
+A name is told by its form, the same in English and German questions: a word with a capital
+inside it ("VirtualBox", "vSphere", "iOS"), or, in an English question, a capitalized word
+that does not open a sentence ("Chromebook", "Tokyo"); a German question capitalizes every
+noun, so there only the first kind counts. Each part of a hyphenated word is read on its
+own ("GitHub-Actions-Workflow"). A name one edit away from a wiki word is a typo of it
+("Measuremnt"), not another thing (`core.spelling.edits1`).
+
+A numbered thing ("OpenXT 12", "week 7", "Stable-9") names one of a series: when the
+evidences retrieved for the question number that word only otherwise ("OpenXT 6", "OpenXT
+9.0"), the one asked about is not in them (`other_numbers`), and an answer from them would
+be about another member of the series. A word the evidences never number (a German word
+for an English one, "Woche 3") says nothing, and dates are left to the date matching of
+retrieval ("July 23" is also "23 July").
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Collection, Iterable
+
+from core.entities import month_number
+from core.glossary import glossary_words
+from core.questions import CONTEXT, QUESTION_WORDS, STOPWORDS, question_language
+from core.spelling import edits1
+
+# A word of a question with its hyphen-joined parts, and what may stand around it.
+_WORD = re.compile(r"[^\W_][\w'’-]*")
+_SENTENCE_START = re.compile(r"(?:^|[.!?:;]\s+)$")
+_LETTERS = re.compile(r"^[^\W\d_]+$")
+
+
+def unknown_names(question: str, known: Collection[str]) -> list[str]:
+    """The names of `question` (lower-cased, in order) that the wiki's vocabulary `known`
+    (lower-cased words) has in no simple inflection and not one edit away; the carried
+    context of an offline-completed follow-up is left out."""
+    asked = CONTEXT.sub(" ", question)
+    english = question_language(question) == "en"
+    out: list[str] = []
+    for match in _WORD.finditer(asked):
+        opens = bool(_SENTENCE_START.search(asked[: match.start()]))
+        for part in match.group().strip("'’-").split("-"):
+            part = part.removesuffix("'s").removesuffix("’s")  # Apple's → Apple
+            if not _is_name(part, english and not opens):
+                continue
+            word = part.lower()
+            if len(word) < 3 or word in STOPWORDS or word in QUESTION_WORDS:
+                continue
+            if not _known(word, known) and word not in out:
+                out.append(word)
+    return out
+
+
+def _is_name(part: str, capital_names: bool) -> bool:
+    """Whether one word (no hyphen) is written as a name: letters only, with a capital after
+    its first letter, or (`capital_names`) a capital first letter and more lower-case ones."""
+    if not _LETTERS.match(part) or len(part) < 3:
+        return False
+    if any(c.isupper() for c in part[1:]) and any(c.islower() for c in part):
+        return True
+    return capital_names and part[0].isupper() and part[1:].islower()
+
+
+def _known(word: str, known: Collection[str]) -> bool:
+    """Whether the wiki has the word in a simple inflection or one edit away (a typo)."""
+    forms = {word, f"{word}s", f"{word}es"}
+    for ending in ("s", "es"):
+        if word.endswith(ending) and len(word) - len(ending) >= 3:
+            forms.add(word[: -len(ending)])
+    if any(form in known for form in forms):
+        return True
+    return len(word) >= 5 and any(edit in known for edit in edits1(word))
+
+
+# A numbered thing: a word and the whole number after it ("OpenXT 12", "week-3", "rc2"); a
+# version keeps its leading number ("9.0.2" → 9), and longer numbers (years, models) are not
+# series members.
+_NUMBERED = re.compile(r"\b([^\W\d_]{2,})[\s-]?(\d{1,3})(?=\b|\.\d)", re.UNICODE)
+
+
+def numbered(text: str) -> dict[str, set[str]]:
+    """Each numbered word of a text (lower-cased; not a stop word or a month) → the numbers
+    it is given there."""
+    out: dict[str, set[str]] = {}
+    for word, number in _NUMBERED.findall(text):
+        word = word.lower()
+        if word in STOPWORDS or word in QUESTION_WORDS or month_number(word):
+            continue
+        out.setdefault(word, set()).add(str(int(number)))
+    return out
+
+
+def other_numbers(question: str, texts: Iterable[str]) -> list[str]:
+    """The numbered things of `question` ("openxt 12") whose word the `texts` number, but
+    never with the asked number: the texts speak of other members of the series. A German
+    word is read as the glossary's English words too ("Woche 7" → week 7)."""
+    asked = numbered(CONTEXT.sub(" ", question))
+    if not asked:
+        return []
+    german = question_language(question) != "en"
+    names = {word: {word, *(glossary_words(word) if german else ())} for word in asked}
+    found: dict[str, set[str]] = {}
+    for text in texts:
+        for word, numbers in numbered(text).items():
+            found.setdefault(word, set()).update(numbers)
+    out = []
+    for word, numbers in asked.items():
+        given = set().union(*(found.get(name, set()) for name in names[word]))
+        if given:
+            out += [f"{word} {number}" for number in sorted(numbers - given)]
+    return out

@@ -31,6 +31,7 @@ import re
 from collections.abc import Collection, Iterable
 
 from core.entities import month_number
+from core.followup import is_following_up
 from core.glossary import glossary_words
 from core.questions import CONTEXT, QUESTION_WORDS, STOPWORDS, question_language
 from core.spelling import edits1
@@ -43,10 +44,10 @@ _LETTERS = re.compile(r"^[^\W\d_]+$")
 
 def unknown_names(question: str, known: Collection[str]) -> list[str]:
     """The names of `question` (lower-cased, in order) that the wiki's vocabulary `known`
-    (lower-cased words) has in no simple inflection and not one edit away; the carried
-    context of an offline-completed follow-up is left out."""
-    asked = CONTEXT.sub(" ", question)
-    english = question_language(question) == "en"
+    (lower-cased words) has in no simple inflection and not one edit away, in its own words
+    (`own_words`)."""
+    asked = own_words(question)
+    english = question_language(asked) == "en"
     out: list[str] = []
     for match in _WORD.finditer(asked):
         opens = bool(_SENTENCE_START.search(asked[: match.start()]))
@@ -62,6 +63,14 @@ def unknown_names(question: str, known: Collection[str]) -> list[str]:
     return out
 
 
+def own_words(question: str) -> str:
+    """A question without what a follow-up carries from the turns before it: the offline
+    completion's "(context: ...)" and the earlier question a follow-up is shown with ("...
+    — following up on “...”", `core.followup.following_up`)."""
+    asked = CONTEXT.sub(" ", question)
+    return asked.split(" — ", 1)[0] if is_following_up(asked) else asked
+
+
 def _is_name(part: str, capital_names: bool) -> bool:
     """Whether one word (no hyphen) is written as a name: letters only, with a capital after
     its first letter, or (`capital_names`) a capital first letter and more lower-case ones."""
@@ -74,6 +83,8 @@ def _is_name(part: str, capital_names: bool) -> bool:
 
 def _known(word: str, known: Collection[str]) -> bool:
     """Whether the wiki has the word in a simple inflection or one edit away (a typo)."""
+    if word.endswith("s") and len(word) < 4:
+        return True  # the plural of a two-letter word ("RCs"): the vocabulary has none
     forms = {word, f"{word}s", f"{word}es"}
     for ending in ("s", "es"):
         if word.endswith(ending) and len(word) - len(ending) >= 3:
@@ -105,10 +116,11 @@ def other_numbers(question: str, texts: Iterable[str]) -> list[str]:
     """The numbered things of `question` ("openxt 12") whose word the `texts` number, but
     never with the asked number: the texts speak of other members of the series. A German
     word is read as the glossary's English words too ("Woche 7" → week 7)."""
-    asked = numbered(CONTEXT.sub(" ", question))
+    own = own_words(question)
+    asked = numbered(own)
     if not asked:
         return []
-    german = question_language(question) != "en"
+    german = question_language(own) != "en"
     names = {word: {word, *(glossary_words(word) if german else ())} for word in asked}
     found: dict[str, set[str]] = {}
     for text in texts:

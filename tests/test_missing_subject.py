@@ -29,6 +29,7 @@ WIKI = {
     "box",
     "berlin",
     "office",
+    "archive",
 }
 
 
@@ -57,6 +58,8 @@ def test_names_the_wiki_never_mentions(question, names):
         "Chromebook support: is there any?",  # the first word opens the sentence
         "Did the OpenXT 9.0 Measuremnt test pass?",  # a typo of a wiki word
         "Which guests run on OpenXT? (context: Chromebook)",  # carried context is not asked
+        "And Windows? — following up on “Does OpenXT run on a Chromebook?”",
+        "Why archive the RCs?",  # the plural of a wiki word ("rc")
         "Does OpenXT support AWS?",  # an acronym may be spelt out on the page
     ],
 )

@@ -94,19 +94,21 @@ def _known(word: str, known: Collection[str]) -> bool:
     return len(word) >= 5 and any(edit in known for edit in edits1(word))
 
 
-# A numbered thing: a word and the whole number after it ("OpenXT 12", "week-3", "rc2"); a
-# version keeps its leading number ("9.0.2" → 9), and longer numbers (years, models) are not
-# series members.
-_NUMBERED = re.compile(r"\b([^\W\d_]{2,})[\s-]?(\d{1,3})(?=\b|\.\d)", re.UNICODE)
+# A numbered thing: a word and the whole number after it ("OpenXT 12", "week-3", "rc2"), with
+# a version's tail ("9.0.2"); longer numbers (years, models) are not series members.
+_NUMBERED = re.compile(r"\b([^\W\d_]{2,})[\s-]?(\d{1,3})((?:\.\d+)*)\b", re.UNICODE)
 
 
-def numbered(text: str) -> dict[str, set[str]]:
+def numbered(text: str, versions: bool = True) -> dict[str, set[str]]:
     """Each numbered word of a text (lower-cased; not a stop word or a month) → the numbers
-    it is given there."""
+    it is given there, a version by its leading number ("9.0.2" → 9), or, without
+    `versions`, left out."""
     out: dict[str, set[str]] = {}
-    for word, number in _NUMBERED.findall(text):
+    for word, number, tail in _NUMBERED.findall(text):
         word = word.lower()
         if word in STOPWORDS or word in QUESTION_WORDS or month_number(word):
+            continue
+        if tail and not versions:
             continue
         out.setdefault(word, set()).add(str(int(number)))
     return out
@@ -115,9 +117,11 @@ def numbered(text: str) -> dict[str, set[str]]:
 def other_numbers(question: str, texts: Iterable[str]) -> list[str]:
     """The numbered things of `question` ("openxt 12") whose word the `texts` number, but
     never with the asked number: the texts speak of other members of the series. A German
-    word is read as the glossary's English words too ("Woche 7" → week 7)."""
+    word is read as the glossary's English words too ("Woche 7" → week 7). An asked version
+    ("Fedora 16.10") is not judged: versions are shortened and carried between turns ("9.0"
+    for 9.0.2; a follow-up "and Fedora?" completed with the Ubuntu version before it)."""
     own = own_words(question)
-    asked = numbered(own)
+    asked = numbered(own, versions=False)
     if not asked:
         return []
     german = question_language(own) != "en"

@@ -20,9 +20,9 @@ own ("GitHub-Actions-Workflow"). A name one edit away from a wiki word is a typo
 A numbered thing ("OpenXT 12", "week 7", "Stable-9") names one of a series: when the
 evidences retrieved for the question number that word only otherwise ("OpenXT 6", "OpenXT
 9.0"), the one asked about is not in them (`other_numbers`), and an answer from them would
-be about another member of the series. A word the evidences never number (a German word
-for an English one, "Woche 3") says nothing, and dates are left to the date matching of
-retrieval ("July 23" is also "23 July").
+be about another member of the series; a German word is also read as the glossary's
+English words ("Woche 7" → week 7). A word the evidences never number says nothing, and
+dates are left to the date matching of retrieval ("July 23" is also "23 July").
 """
 
 from __future__ import annotations

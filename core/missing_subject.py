@@ -1,0 +1,138 @@
+"""What a question asks about that the wiki lacks: a name it never mentions ("Chromebook",
+"vSphere"), or a numbered thing the evidence has only under other numbers ("Windows 11"
+where the pages speak of Windows 7 and 10).
+
+A question that names something — a product, a place, a tool — asks about that thing; when
+the wiki has no word for it in any form, no span of the wiki answers it, however many of
+the question's other words a span holds ("How do I install OpenXT on a Chromebook?" finds
+"installing" and "OpenXT" on the installation page). Such a question is declined whatever
+its support (`core.extractive.ExtractiveLLM.lacks_topic`), where a plain word the wiki lacks
+("parental") only lowers the support needed to decline, since a plain word is often said
+otherwise on the page.
+
+A name is told by its form, the same in English and German questions: a word with a capital
+inside it ("VirtualBox", "vSphere", "iOS"), or, in an English question, a capitalized word
+that does not open a sentence ("Chromebook", "Tokyo"); a German question capitalizes every
+noun, so there only the first kind counts. Each part of a hyphenated word is read on its
+own ("GitHub-Actions-Workflow"). A name one edit away from a wiki word is a typo of it
+("Measuremnt"), not another thing (`core.spelling.edits1`).
+
+A numbered thing ("OpenXT 12", "week 7", "Stable-9") names one of a series: when the
+evidences retrieved for the question number that word only otherwise ("OpenXT 6", "OpenXT
+9.0"), the one asked about is not in them (`other_numbers`), and an answer from them would
+be about another member of the series; a German word is also read as the glossary's
+English words ("Woche 7" → week 7). A word the evidences never number says nothing, and
+dates are left to the date matching of retrieval ("July 23" is also "23 July").
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Collection, Iterable
+
+from core.entities import month_number
+from core.followup import is_following_up
+from core.glossary import glossary_words
+from core.questions import CONTEXT, QUESTION_WORDS, STOPWORDS, question_language
+from core.spelling import edits1
+
+# A word of a question with its hyphen-joined parts, and what may stand around it.
+_WORD = re.compile(r"[^\W_][\w'’-]*")
+_SENTENCE_START = re.compile(r"(?:^|[.!?:;]\s+)$")
+_LETTERS = re.compile(r"^[^\W\d_]+$")
+
+
+def unknown_names(question: str, known: Collection[str]) -> list[str]:
+    """The names of `question` (lower-cased, in order) that the wiki's vocabulary `known`
+    (lower-cased words) has in no simple inflection and not one edit away, in its own words
+    (`own_words`)."""
+    asked = own_words(question)
+    english = question_language(asked) == "en"
+    out: list[str] = []
+    for match in _WORD.finditer(asked):
+        opens = bool(_SENTENCE_START.search(asked[: match.start()]))
+        for part in match.group().strip("'’-").split("-"):
+            part = part.removesuffix("'s").removesuffix("’s")  # Apple's → Apple
+            if not _is_name(part, english and not opens):
+                continue
+            word = part.lower()
+            if len(word) < 3 or word in STOPWORDS or word in QUESTION_WORDS:
+                continue
+            if not _known(word, known) and word not in out:
+                out.append(word)
+    return out
+
+
+def own_words(question: str) -> str:
+    """A question without what a follow-up carries from the turns before it: the offline
+    completion's "(context: ...)" and the earlier question a follow-up is shown with ("...
+    — following up on “...”", `core.followup.following_up`)."""
+    asked = CONTEXT.sub(" ", question)
+    return asked.split(" — ", 1)[0] if is_following_up(asked) else asked
+
+
+def _is_name(part: str, capital_names: bool) -> bool:
+    """Whether one word (no hyphen) is written as a name: letters only, with a capital after
+    its first letter, or (`capital_names`) a capital first letter and more lower-case ones."""
+    if not _LETTERS.match(part) or len(part) < 3:
+        return False
+    if any(c.isupper() for c in part[1:]) and any(c.islower() for c in part):
+        return True
+    return capital_names and part[0].isupper() and part[1:].islower()
+
+
+def _known(word: str, known: Collection[str]) -> bool:
+    """Whether the wiki has the word in a simple inflection or one edit away (a typo)."""
+    if word.endswith("s") and len(word) < 4:
+        return True  # the plural of a two-letter word ("RCs"): the vocabulary has none
+    forms = {word, f"{word}s", f"{word}es"}
+    for ending in ("s", "es"):
+        if word.endswith(ending) and len(word) - len(ending) >= 3:
+            forms.add(word[: -len(ending)])
+    if any(form in known for form in forms):
+        return True
+    return len(word) >= 5 and any(edit in known for edit in edits1(word))
+
+
+# A numbered thing: a word and the whole number after it ("OpenXT 12", "week-3", "rc2"), with
+# a version's tail ("9.0.2"); longer numbers (years, models) are not series members.
+_NUMBERED = re.compile(r"\b([^\W\d_]{2,})[\s-]?(\d{1,3})((?:\.\d+)*)\b", re.UNICODE)
+
+
+def numbered(text: str, versions: bool = True) -> dict[str, set[str]]:
+    """Each numbered word of a text (lower-cased; not a stop word or a month) → the numbers
+    it is given there, a version by its leading number ("9.0.2" → 9), or, without
+    `versions`, left out."""
+    out: dict[str, set[str]] = {}
+    for word, number, tail in _NUMBERED.findall(text):
+        word = word.lower()
+        if word in STOPWORDS or word in QUESTION_WORDS or month_number(word):
+            continue
+        if tail and not versions:
+            continue
+        out.setdefault(word, set()).add(str(int(number)))
+    return out
+
+
+def other_numbers(question: str, texts: Iterable[str]) -> list[str]:
+    """The numbered things of `question` ("openxt 12") whose word the `texts` number, but
+    never with the asked number: the texts speak of other members of the series. A German
+    word is read as the glossary's English words too ("Woche 7" → week 7). An asked version
+    ("Fedora 16.10") is not judged: versions are shortened and carried between turns ("9.0"
+    for 9.0.2; a follow-up "and Fedora?" completed with the Ubuntu version before it)."""
+    own = own_words(question)
+    asked = numbered(own, versions=False)
+    if not asked:
+        return []
+    german = question_language(own) != "en"
+    names = {word: {word, *(glossary_words(word) if german else ())} for word in asked}
+    found: dict[str, set[str]] = {}
+    for text in texts:
+        for word, numbers in numbered(text).items():
+            found.setdefault(word, set()).update(numbers)
+    out = []
+    for word, numbers in asked.items():
+        given = set().union(*(found.get(name, set()) for name in names[word]))
+        if given:
+            out += [f"{word} {number}" for number in sorted(numbers - given)]
+    return out

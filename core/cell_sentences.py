@@ -161,3 +161,25 @@ def lowered(sentence: str) -> str:
         if sentence.startswith(frame):
             return frame.lower() + sentence[len(frame) :]
     return sentence
+
+
+_EXTREME = {
+    ("en", True): "{names} {verb} the highest {column} ({amount})",
+    ("en", False): "{names} {verb} the lowest {column} ({amount})",
+    ("de", True): "Den höchsten Wert bei {column} {verb} {names} ({amount})",
+    ("de", False): "Den niedrigsten Wert bei {column} {verb} {names} ({amount})",
+}
+_HAS = {("en", False): "has", ("en", True): "have", ("de", False): "hat", ("de", True): "haben"}
+
+
+def extreme_sentence(
+    names: str, several: bool, column: str, amount: str, highest: bool, language: str
+) -> str:
+    """The row(s) with the largest or smallest amount of a column as a sentence: "Enterprise
+    has the highest Burst (500)" ("Den höchsten Wert bei Burst hat Enterprise (500)");
+    `several` when `names` are more than one row ("have", "haben"). German says "the value"
+    (der Wert), so the frame needs no article agreeing with the page's column word."""
+    language = language if language == "de" else "en"
+    frame = _EXTREME[(language, highest)]
+    verb = _HAS[(language, several)]
+    return frame.format(names=names, verb=verb, column=column_words(column), amount=amount)

@@ -22,6 +22,7 @@ import re
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 
+from core.cell_sentences import extreme_sentence
 from core.limits import MAX_EVIDENCE_WORDS
 from core.questions import (
     CONTEXT,
@@ -851,14 +852,14 @@ def extreme_row(profile: QuestionProfile, asked: Asked, tables: Sequence[Table])
             amount_text = amount(dict(rows[0].pairs)[column]).text
             picked.append((f"{names}: {amount_text}", [r.source for r in rows]))
         text = "; ".join(p for p, _ in picked)
-        if len(picked) > 1:
+        if len(picked) == 1:  # one currency (the loop's only pass): a sentence
+            text = extreme_sentence(names, len(rows) > 1, column, amount_text, wants_max, language)
+        elif len(picked) > 1:
             text += (
                 f" ({column}; verschiedene Währungen, nicht untereinander verglichen)"
                 if language == "de"
                 else f" ({column}; different currencies, not compared with each other)"
             )
-        else:
-            text += f" ({column})"
         if in_words:
             names = _joined([_label(row, label) for row in in_words], language)
             said = "nicht als Zahl angegeben" if language == "de" else "not given as a number"

@@ -292,15 +292,15 @@ def test_nothing_composed(question, sources):
     [
         (
             "What is the Slack channel of the Payments team and who leads it?",
-            "#team-payments, and Chloe Whitfield [2]",
+            "For Payments, Slack channel is #team-payments and Lead is Chloe Whitfield [2].",
         ),
         (
             "Who leads Robot Firmware and what is its Slack channel?",
-            "Jonas Becker, and #firmware [2]",
+            "For Robot Firmware, Lead is Jonas Becker and Slack channel is #firmware [2].",
         ),
         (
             "Was ist der Slack channel des Payments Teams und wer ist der Lead?",
-            "#team-payments, und Chloe Whitfield [2]",
+            "Für Payments gilt: Slack channel ist #team-payments und Lead ist Chloe Whitfield [2].",
         ),
         (
             "Which cities have a hotel limit above 170 euros, and what are the meals per day"
@@ -415,7 +415,7 @@ def sample_assistant(sample_product):
         ("Wie viele Teams sind in Berlin?", "Mindestens 5 Teams: Fleet Platform"),
         (
             "What is the Slack channel of the Payments team and who leads it?",
-            "#team-payments, and Chloe Whitfield",
+            "For Payments, Slack channel is #team-payments and Lead is Chloe Whitfield",
         ),
     ],
 )
@@ -541,11 +541,11 @@ def test_an_item_that_answers_alone_is_not_expanded(question, whole, answer_text
     [
         (
             "What was the BIOS version of the Dell Optiplex 7050 and what was the EFI result?",
-            "For Dell Optiplex 7050: BIOS 1.12.2, and Pass [2]",
+            "For Dell Optiplex 7050, BIOS is 1.12.2 and EFI is Pass [2].",
         ),
         (
             "Welche BIOS Version hatte der Dell Optiplex 7040 und welches Legacy Ergebnis?",
-            "Für Dell Optiplex 7040: BIOS 1.14.0, und Pass [2]",
+            "Für Dell Optiplex 7040 gilt: BIOS ist 1.14.0 und Legacy ist Pass [2].",
         ),
     ],
 )

@@ -16,8 +16,10 @@ Frames: "The {column} for {subject} is {value}." / "{Column} für {subject} ist 
 value that is itself the row's name (the first column, picked by other cells) reads "The
 {column} with {conditions} is {value}." / "{Column} mit {conditions} ist {value}."; several
 cells of a row "For {subject}, {a} is {x} and {b} is {y}." / "Für {subject} gilt: {a} ist
-{x} und {b} ist {y}." Only the frame words change with the language; the page's words
-(columns, values) stay as written. Pure functions of strings.
+{x} und {b} ist {y}."; the row with the largest or smallest amount "{Row} has the highest
+{column} ({amount})" / "Den höchsten Wert bei {column} hat {row} ({amount})". Only the
+frame words change with the language; the page's words (columns, values) stay as written.
+Pure functions of strings.
 """
 
 from __future__ import annotations

@@ -8,6 +8,7 @@ from core.cell_sentences import (
     cell_sentence,
     cells_sentence,
     column_words,
+    extreme_sentence,
     lowered,
     naming_cell,
     row_cells,
@@ -168,3 +169,24 @@ def test_a_row_text_is_read_as_cells_with_a_value_holding_semicolons():
 )
 def test_a_sentence_after_yes_or_no_keeps_the_pages_words(sentence, expected):
     assert lowered(sentence) == expected
+
+
+@pytest.mark.parametrize(
+    ("names", "several", "highest", "language", "expected"),
+    [
+        ("Enterprise", False, True, "en", "Enterprise has the highest Burst (500)"),
+        ("Starter and Team", True, False, "en", "Starter and Team have the lowest Burst (500)"),
+        ("Enterprise", False, True, "de", "Den höchsten Wert bei Burst hat Enterprise (500)"),
+        (
+            "Starter und Team",
+            True,
+            False,
+            "de",
+            "Den niedrigsten Wert bei Burst haben Starter und Team (500)",
+        ),
+    ],
+)
+def test_the_row_with_the_extreme_amount_is_said_with_its_column(
+    names, several, highest, language, expected
+):
+    assert extreme_sentence(names, several, "Burst", "500", highest, language) == expected

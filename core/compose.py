@@ -23,6 +23,7 @@ import re
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 
+from core.cell_sentences import cells_sentence, extreme_sentence
 from core.limits import MAX_EVIDENCE_WORDS
 from core.questions import (
     CONTEXT,
@@ -41,6 +42,7 @@ from core.spans import (
     _NAME,
     KEY_WORDS,
     TYPED_VALUES,
+    Span,
     _cell_verdict,
     best_spans,
     clip_words,
@@ -869,14 +871,14 @@ def extreme_row(profile: QuestionProfile, asked: Asked, tables: Sequence[Table])
             amount_text = amount(dict(rows[0].pairs)[column]).text
             picked.append((f"{names}: {amount_text}", [r.source for r in rows]))
         text = "; ".join(p for p, _ in picked)
-        if len(picked) > 1:
+        if len(picked) == 1:  # one currency (the loop's only pass): a sentence
+            text = extreme_sentence(names, len(rows) > 1, column, amount_text, wants_max, language)
+        elif len(picked) > 1:
             text += (
                 f" ({column}; verschiedene Währungen, nicht untereinander verglichen)"
                 if language == "de"
                 else f" ({column}; different currencies, not compared with each other)"
             )
-        else:
-            text += f" ({column})"
         if in_words:
             names = _joined([_label(row, label) for row in in_words], language)
             said = "nicht als Zahl angegeben" if language == "de" else "not given as a number"
@@ -1303,8 +1305,10 @@ def two_asks(
 ) -> Composed | None:
     """ "What is the Slack channel of Payments and who leads it?": each ask answered on its
     own (composed, or the best span), the second from the row that answered the first when
-    that row answers it, else from the same page section; "X [n], and Y [m]", a cell named
-    by its column and the row named by its key ("Dell 7040: BIOS: 1.14.0, and Build: 6671")."""
+    that row answers it, else from the same page section; "X [n], and Y [m]", a bare number
+    named by its column and the row by its key ("For Dell 7040: BIOS 1.14.0, and ..."); two
+    cells of one row said as a sentence about the row ("For Dell Optiplex 7050, BIOS is
+    1.12.2 and EFI is Pass [2].", `core.cell_sentences.cells_sentence`)."""
     match = _TWO_ASKS.match(question.strip())
     first_ask, second_ask = match.group("first") + "?", match.group("second") + "?"
     first = _part(first_ask, sources, translations)
@@ -1328,6 +1332,12 @@ def two_asks(
     values = [v for v in re.split(r",\s*|;\s*", _plain(text)) if v]
     if values and all(v in _plain(other) for v in values):
         return Composed(other, more)  # the second answer's sentence says the first too
+    if numbers == more and top is not None and second[2] is not None:
+        cells = _row_cells(top[1], second[2][1])
+        if cells:  # two cells of one row: a sentence about the row
+            key = [k for k in top[1].row_key.split(", ") if k and k not in dict(cells).values()]
+            said = cells_sentence(", ".join(key), cells, question_language(question))
+            return Composed(f"{said[:-1]} {_cites(numbers)}.", tuple(numbers))
     if numbers == more:
         text = text[: -len(_cites(numbers))].rstrip()
     joiner = "und" if question_language(question) == "de" else "and"
@@ -1338,6 +1348,18 @@ def two_asks(
         if key:
             said = f"{'Für' if joiner == 'und' else 'For'} {', '.join(key)}: {said}"
     return Composed(said, tuple(sorted({*numbers, *more})))
+
+
+def _row_cells(first: Span, second: Span) -> list[tuple[str, str]]:
+    """The (column, value) cells of two answers that are single cells of one table row
+    (the same unit), each with its column; [] otherwise."""
+    if first.kind != "row" or second.kind != "row" or first.unit != second.unit:
+        return []
+    if not (first.label and second.label) or first.parts or second.parts:
+        return []
+    if first.label == second.label:
+        return []
+    return [(s.label, s.answer.removeprefix(f"{s.label}: ")) for s in (first, second)]
 
 
 def _part(

@@ -48,6 +48,14 @@ from collections.abc import Callable, Collection, Mapping, Sequence
 from dataclasses import replace
 
 from core.answer import OUT_OF_SCOPE, RELATED, is_out_of_scope, parse_prompt
+from core.cell_sentences import (
+    cell_sentence,
+    cells_sentence,
+    lowered,
+    naming_cell,
+    row_cells,
+    subject,
+)
 from core.compose import about_section, compose, listed_under
 from core.glossary import glossary_words
 from core.lexical import GERMAN_STOPWORDS
@@ -57,7 +65,6 @@ from core.phrasing import (
     answering_cell,
     issue_list_only,
     issue_list_reply,
-    labelled,
     row_line,
     statement,
     verdict,
@@ -210,8 +217,9 @@ class ExtractiveLLM:
             section = about_section(question, given, top, best.whole or best.unit, translations)
             if section is not None:
                 return [section.text] * n
+        headings = {number: header for number, header, _ in given}
         if temperature <= 0:
-            return [render(question, spans, 0)] * n
+            return [render(question, spans, 0, headings)] * n
         with self._lock:
             draws = [[self._rng.random() for _ in spans] for _ in range(n)]
         out = []
@@ -220,7 +228,8 @@ class ExtractiveLLM:
                 -rank / temperature - math.log(-math.log(u))
                 for rank, u in enumerate(_open_unit(uniforms))
             ]
-            out.append(render(question, spans, max(range(len(spans)), key=keys.__getitem__)))
+            chosen = max(range(len(spans)), key=keys.__getitem__)
+            out.append(render(question, spans, chosen, headings))
         return out
 
     def _answer_each(self, messages: list[dict], question: str, asks: Sequence[str]) -> str:
@@ -425,9 +434,15 @@ def _open_unit(uniforms: Sequence[float]) -> list[float]:
     return [min(max(u, 1e-12), 1 - 1e-12) for u in uniforms]
 
 
-def render(question: str, spans: Sequence[tuple[int, Span]], chosen: int) -> str:
+def render(
+    question: str,
+    spans: Sequence[tuple[int, Span]],
+    chosen: int,
+    headers: Mapping[int, str] | None = None,
+) -> str:
     """The answer text for the chosen span: a headline that answers the question in a
-    sentence where the question allows one (`headline`), cited `[n]`; then a `Related:`
+    sentence where the question allows one (`headline`; `headers`, the sources' headers by
+    number, whose heading names a table), cited `[n]`; then a `Related:`
     line only when the headline is a value cut from a sentence that says more (the
     sentence). A table row needs no such line: the source excerpt shows the row."""
     number, span = spans[chosen]
@@ -440,7 +455,8 @@ def render(question: str, spans: Sequence[tuple[int, Span]], chosen: int) -> str
         row_key=_unmarked(span.row_key),
         parts=tuple((n, _unmarked(v)) for n, v in span.parts),
     )
-    line = headline(question, number, span)
+    header = (headers or {}).get(number, "")
+    line = headline(question, number, span, header.rpartition(" — ")[2])
     if (
         span.kind == "sentence"
         and span.answer not in ("Yes", "No")
@@ -451,10 +467,11 @@ def render(question: str, spans: Sequence[tuple[int, Span]], chosen: int) -> str
     return line
 
 
-def headline(question: str, number: int, span: Span) -> str:
+def headline(question: str, number: int, span: Span, heading: str = "") -> str:
     """The first line of an answer (`core.phrasing`): for yes/no, Yes or No and the clause
-    that decides it; for a value, the question as a statement ("The X is value [n].") or the
-    value labelled with its column and row; otherwise the span itself, each value cited."""
+    that decides it; for a value, the question as a statement ("The X is value [n].") or,
+    from a table, a sentence naming the value's row and column (`core.cell_sentences`; the
+    source's `heading` names the table); otherwise the span itself, each value cited."""
     language = question_language(question)
     profile = profile_question(question)
     asked = CONTEXT.sub(" ", question).strip()  # without a follow-up's carried topic
@@ -462,10 +479,13 @@ def headline(question: str, number: int, span: Span) -> str:
     if profile.qtype == "yesno" and span.answer in ("Yes", "No"):
         clause = deciding_sentence(profile, span.whole or span.unit)
         if span.kind == "row":
+            said = _deciding_cell(span, language, heading)
+            if said:
+                return _cite(verdict(span.answer == "Yes", lowered(said), language), number)
             clause = f"{span.label} ({span.row_key})" if span.row_key else span.label
             said = "" if clause else row_line(profile, span.unit, language, span.answer == "Yes")
             if said:
-                return f"{said} [{number}]"
+                return _cite(said, number)
             clause = clause or clip_words(span.unit.replace("; ", ", "), 16)
         return f"{verdict(span.answer == 'Yes', clip_words(clause, 30), language)} [{number}]"
     cited = _cited(values)
@@ -475,8 +495,11 @@ def headline(question: str, number: int, span: Span) -> str:
         if said:
             return said
     if span.kind == "row" and span.label and not span.parts:
-        label = "" if span.answer.startswith(f"{span.label}: ") else span.label
-        return f"{labelled(span.answer, label, span.row_key, language)} [{number}]"
+        value = span.answer.removeprefix(f"{span.label}: ")
+        row = span.whole or span.unit
+        column, about, names_row = subject(row, span.label, span.row_key, heading, language)
+        said = cell_sentence(value, column, about, language, names_row=names_row)
+        return _cite(said, number)
     if span.kind == "row" and not span.parts and len(span.answer.split("; ")) >= ROW_DUMP:
         said = answering_cell(
             span.unit,
@@ -487,7 +510,16 @@ def headline(question: str, number: int, span: Span) -> str:
             return f"{said[:-1]} [{number}]."
         said = row_line(profile, span.unit, language)  # a row dump: say what names it
         if said:
-            return f"{said} [{number}]"
+            return _cite(said, number)
+    if span.kind == "row" and not span.parts:
+        said = _cells_said(span, language)
+        if said:  # a few cells of a row: said of the row's name
+            return _cite(said, number)
+    if span.kind == "row" and span.parts:
+        row, cells = row_cells(span.whole or span.unit), row_cells(span.answer)
+        said = _rows_said(values, language, bool(row) and cells[:1] == row[:1])
+        if said:  # several rows' cells: a sentence per row
+            return said
     if span.kind not in ("sentence", "item") or span.parts:
         return cited
     if span.answer.endswith("…") and _plain(span.answer) in _plain(span.whole):
@@ -498,6 +530,58 @@ def headline(question: str, number: int, span: Span) -> str:
         # what the value is ("It must be done within your first 14 days, ...").
         return f"{span.unit} [{number}]"
     return cited
+
+
+def _cite(sentence: str, number: int) -> str:
+    """A headline with its citation: before a sentence's closing period ("... is 2.0
+    [4]."), after anything else."""
+    if sentence.endswith(".") and not sentence.endswith(".."):
+        return f"{sentence[:-1]} [{number}]."
+    return f"{sentence} [{number}]"
+
+
+def _deciding_cell(span: Span, language: str, heading: str) -> str:
+    """The cell that decides a yes/no answered by a row (`span.label`, "Column: value"),
+    said as a sentence about its row ("the UEFI OTA upgrade 8.0.1 → 9.0.0 for Dell
+    OptiPlex 7060 is Fail OXT-1654."); "" when the label is no cell of the row."""
+    row = span.whole or span.unit
+    for column, value in row_cells(row):
+        if span.label == f"{column}: {value}":
+            said, about, names_row = subject(row, column, span.row_key, heading, language)
+            return cell_sentence(value, said, about, language, names_row=names_row)
+    return ""
+
+
+def _cells_said(span: Span, language: str) -> str:
+    """An answer of two or more cells of a row ("OS: Debian; Tools: installation OK"),
+    said of the row's name (its first cell, `naming_cell`): "For Debian, Tools is
+    installation OK."; "" for an answer that is not cells or was cut."""
+    cells = row_cells(span.answer)
+    if len(cells) < 2 or span.answer.endswith("…"):
+        return ""
+    row = row_cells(span.whole or span.unit) or cells
+    if cells[0] == row[0]:
+        return cells_sentence(naming_cell(cells, language), cells[1:], language)
+    return cells_sentence(naming_cell(row, language), cells, language)
+
+
+def _rows_said(values: Sequence[tuple[int, str]], language: str, named: bool) -> str:
+    """Answers of several rows of a table, each two or more cells, a sentence per row: said
+    of its first cell when the answers open with the cell that names their row (`named`,
+    `naming_cell`: "For Install Debian guest VM with Tools, TPM is 2.0 and Result is Pass
+    [1]. ..."), else the cells alone ("BIOS is A25 and Build is 6768 [2]."), as the row's
+    name is not among them; "" when a value is not cells or was cut."""
+    said = []
+    for number, value in values:
+        cells = row_cells(value)
+        if len(cells) < 2 or value.endswith("…"):
+            return ""
+        if named:
+            sentence = cells_sentence(naming_cell(cells, language), cells[1:], language)
+        else:
+            sentence = cells_sentence("", cells, language)
+        said.append(_cite(sentence, number))
+    return " ".join(said)
 
 
 def deciding_sentence(profile, unit: str) -> str:

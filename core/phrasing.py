@@ -6,8 +6,8 @@ the clause that decides it, in the question's language (English or German).
 A statement is made only from the question's own words, by the copular patterns every
 reader can check ("Who/What/How much is X?" → "X is A."; "Wer/Was ist X?" → "X ist A."),
 and only when X is a noun phrase (it opens with a determiner or a possessive), so the
-sentence is grammatical without a parser; any other question gets its value labelled with
-what the value is (the table column and the row it is in), or the sentence the value came
+sentence is grammatical without a parser; any other question gets a table value said as a
+sentence about its row and column (`core.cell_sentences`), or the sentence the value came
 from. Pure functions of strings.
 """
 
@@ -16,6 +16,8 @@ from __future__ import annotations
 import re
 from collections.abc import Callable
 
+from core.cell_sentences import cells_sentence, lowered
+from core.cell_sentences import row_cells as merged_cells
 from core.questions import QuestionProfile, terms
 from core.spans import _cell_verdict as cell_verdict
 
@@ -50,7 +52,6 @@ _ON_DATE = re.compile(
 
 YES = {"en": "Yes", "de": "Ja"}
 NO = {"en": "No", "de": "Nein"}
-_FOR = {"en": "for", "de": "für"}
 
 
 def statement(question: str, value: str, language: str) -> str:
@@ -70,15 +71,6 @@ def statement(question: str, value: str, language: str) -> str:
     elif language != "de" and _WHEN.match(question) and _ON_DATE.match(value):
         value = f"on {value}"
     return f"{subject[0].upper()}{subject[1:]} {verb} {value.rstrip('.')}."
-
-
-def labelled(value: str, label: str, row_key: str, language: str) -> str:
-    """A value with what it is: "value (label for row_key)"; just the value without a
-    label."""
-    if not label:
-        return value
-    where = f" {_FOR.get(language, 'for')} {row_key}" if row_key else ""
-    return f"{value} ({label}{where})"
 
 
 def verdict(yes: bool, clause: str, language: str) -> str:
@@ -122,8 +114,9 @@ def row_summary(
     """A row said in one line instead of all its cells: the leading short cells that name
     it ("Dell E7450"), then the cells the question asks about (`asked` of the column or the
     value) and, for a yes/no answer, the cells that decide it (`decides`: pass/fail, Y/N),
-    at most `SHOWN_CELLS`: "HP EliteBook 850 G3 (Notes: OXT-704. Sleep issue ...)"; for
-    yes/no "Yes: Dell E7450, INST: Y, ML: Y". "" when no cell names the row."""
+    at most `SHOWN_CELLS`, said as a sentence (`core.cell_sentences.cells_sentence`): "For
+    HP EliteBook 850 G3, Notes is OXT-704. Sleep issue ..."; for yes/no "Yes: for Dell
+    E7450, INST is Y and ML is Y.". "" when no cell names the row."""
     naming: list[tuple[str, str]] = []
     for name, value in cells[:NAMING_CELLS]:
         if len(value.split()) > NAMING_WORDS or decides(value):
@@ -137,12 +130,12 @@ def row_summary(
     shown = [c for c in rest if asked(c[0]) or asked(c[1])]
     if yes is not None:
         shown += [c for c in rest if decides(c[1]) and c not in shown]
-    shown = shown[:SHOWN_CELLS]
+    shown = [(column, _clip(value)) for column, value in shown[:SHOWN_CELLS]]
     name = " ".join(value for _, value in naming)
-    said = ", ".join(f"{column}: {_clip(value)}" for column, value in shown)
+    said = cells_sentence(name, shown, language) if shown else name
     if yes is not None:
-        return verdict(yes, f"{name}, {said}" if said else name, language)
-    return f"{name} ({said})" if said else name
+        return verdict(yes, lowered(said), language)
+    return said
 
 
 # The fewest words of a cell that answers by itself as a sentence ("Tokens are valid for
@@ -150,28 +143,12 @@ def row_summary(
 SENTENCE_CELL_WORDS = 4
 
 
-def _merged_cells(row: str) -> list[tuple[str, str]]:
-    """The cells of a row shown as "Column: value; ...", a part that is no cell taken as
-    the rest of the value before it ("Why: Tokens are valid for 60 minutes; cache them")."""
-    cells: list[tuple[str, str]] = []
-    for part in row.split("; "):
-        match = _CELL.match(part.strip())
-        if match:
-            cells.append((match.group("name").strip(), match.group("value").strip(" …")))
-        elif cells:
-            name, value = cells[-1]
-            cells[-1] = (name, f"{value}; {part.strip(' …')}")
-        else:
-            return []
-    return cells
-
-
 def answering_cell(row: str, asked: Callable[[str], set[str]], typed: Callable[[str], bool]) -> str:
     """The one cell of a row dump that answers by itself: a sentence (`_sentence`)
     holding a value of the asked kind (`typed`) and an asked term (`asked`); said with the
     row's first cell as its subject: "Tokens are valid for 60 minutes; cache them
     (POST /v2/auth/token)". "" when no cell or several do."""
-    cells = _merged_cells(row)
+    cells = merged_cells(row)
     if len(cells) < 2:
         return ""
     (_, subject), rest = cells[0], cells[1:]

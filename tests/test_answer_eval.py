@@ -146,8 +146,8 @@ def test_run_answers_on_the_tiny_wiki(tmp_path):
     ]
     records = run_answers(retriever, ExtractiveLLM({"en": 0.9}), items)
     answer, outside = records
-    # answered (no threshold while running), the value with what it is
-    assert answer["reply"].startswith("2.0 (TPM for Dell Optiplex 7040) [")
+    # answered (no threshold while running), the value in a sentence naming its row
+    assert answer["reply"].startswith("The TPM for Dell Optiplex 7040 is 2.0 [")
     # gold "Version 2.0": 1 common token of 5 answered and 2 asked
     assert answer["f1"] == pytest.approx(2 / 7) and answer["answerable"]
     # without the words the question already says, only "2.0" is left: 1 of 1 and 1 of 2

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import pytest
 
-from core.phrasing import answering_cell, labelled, row_line, statement, verdict
+from core.phrasing import answering_cell, row_line, statement, verdict
 from core.questions import profile_question, terms
 from core.spans import typed_values
 
@@ -63,19 +63,6 @@ def test_statement(question, value, language, expected):
 
 
 @pytest.mark.parametrize(
-    ("value", "label", "key", "language", "expected"),
-    [
-        ("2.0", "TPM", "Dell Optiplex 7040", "en", "2.0 (TPM for Dell Optiplex 7040)"),
-        ("2.0", "TPM", "", "en", "2.0 (TPM)"),
-        ("€250", "Deutschland", "Primary", "de", "€250 (Deutschland für Primary)"),
-        ("2.0", "", "Dell", "en", "2.0"),
-    ],
-)
-def test_labelled(value, label, key, language, expected):
-    assert labelled(value, label, key, language) == expected
-
-
-@pytest.mark.parametrize(
     ("yes", "clause", "language", "expected"),
     [
         (True, "It is compliant with TAP.", "en", "Yes: It is compliant with TAP."),
@@ -96,14 +83,22 @@ HARDWARE_ROW = (
 @pytest.mark.parametrize(
     ("question", "yes", "expected"),
     [
-        # a yes/no on a row: the cells that name it and those that decide
-        ("Did the system with Dell E7450 work well?", True, "Yes: Dell E7450, INST: Y, ML: Y"),
-        ("Funktionierte das System mit Dell E7450 gut?", True, "Ja: Dell E7450, INST: Y, ML: Y"),
-        # a row dump: its name and the cells the question asks about
+        # a yes/no on a row: the cells that decide it, said of the cells that name it
+        (
+            "Did the system with Dell E7450 work well?",
+            True,
+            "Yes: for Dell E7450, INST is Y and ML is Y.",
+        ),
+        (
+            "Funktionierte das System mit Dell E7450 gut?",
+            True,
+            "Ja: für Dell E7450 gilt: INST ist Y und ML ist Y.",
+        ),
+        # a row dump: the cells the question asks about, said of its name
         (
             "Which case involved a sleep issue?",
             None,
-            "Dell E7450 (Notes: OXT-704. Sleep issue happens after resume)",
+            "For Dell E7450, Notes is OXT-704. Sleep issue happens after resume.",
         ),
         ("Which system was tested?", None, "Dell E7450"),
     ],
@@ -128,7 +123,7 @@ def test_a_row_without_a_short_naming_cell_is_not_summarised(row):
 def test_a_flag_does_not_join_the_name():
     row = "OS: Debian jessie x64; Stubdom: w/; Tools: installation OK; Notes: none"
     said = row_line(profile_question("Was the installation OK?"), row, "en")
-    assert said == "Debian jessie x64 (Tools: installation OK)"
+    assert said == "For Debian jessie x64, Tools is installation OK."
 
 
 TOKEN_ROW = (

@@ -1,0 +1,187 @@
+"""Table cells and rows said as sentences that name their subject, in English or German.
+
+An answer taken from a table is a value in a column of a row. Shown as the table holds it
+("UEFI / Install: OXT-1307", "2.0 (TPM for Dell Optiplex 7040)", "OS: Debian; Tools: OK")
+the reader must rebuild the sentence; a colleague says it: "The TPM for Dell Optiplex 7040
+is 2.0.", "For Debian, Tools is OK." This module is that sentence realiser:
+
+- the subject is the row: the cells that say which row is meant (the question's cells,
+  `core.spans.Span.row_key`), else the row's naming cell (its first short cell, with its
+  column when the value is a bare number: "Version 2.5.1"), else the table's heading;
+- the predicate is the column header, a header path read as words ("UEFI / Install" →
+  "UEFI Install");
+- the value is the cell as the page wrote it.
+
+Frames: "The {column} for {subject} is {value}." / "{Column} für {subject} ist {value}."; a
+value that is itself the row's name (the first column, picked by other cells) reads "The
+{column} with {conditions} is {value}." / "{Column} mit {conditions} ist {value}."; several
+cells of a row "For {subject}, {a} is {x} and {b} is {y}." / "Für {subject} gilt: {a} ist
+{x} und {b} ist {y}."; the row with the largest or smallest amount "{Row} has the highest
+{column} ({amount})" / "Den höchsten Wert bei {column} hat {row} ({amount})". Only the
+frame words change with the language; the page's words (columns, values) stay as written.
+Pure functions of strings.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+
+# A row shown as "Column: value; Column: value" (the index's row text, `core.spans`).
+_CELL = re.compile(r"^(?P<name>[^:;]{1,40}?):\s+(?P<value>\S.*)$")
+# The most words of a cell that names its row ("Dell Optiplex 7040", "Week 2"); a longer
+# first cell is a description, named by its column and quoted.
+NAMING_WORDS = 6
+# The most words of a description quoted as a row's name (the rest is cut: it names the
+# row, the answer is elsewhere).
+QUOTED_WORDS = 10
+# A value with no letters names nothing by itself ("2.5.1", "3"): its column goes with it.
+_LETTER = re.compile(r"[^\W\d_]")
+QUOTES = {"en": ("“", "”"), "de": ("„", "“")}
+_AND = {"en": "and", "de": "und"}
+
+
+def row_cells(row: str) -> list[tuple[str, str]]:
+    """The (column, value) cells of a row shown as "Column: value; Column: value"; a part
+    that is no cell is the rest of the value before it ("Why: slow; cache it"). [] when
+    the row does not open with a cell."""
+    cells: list[tuple[str, str]] = []
+    for part in row.split("; "):
+        match = _CELL.match(part.strip())
+        if match:
+            cells.append((match.group("name").strip(), match.group("value").strip(" …")))
+        elif cells:
+            name, value = cells[-1]
+            cells[-1] = (name, f"{value}; {part.strip(' …')}")
+        else:
+            return []
+    return cells
+
+
+def column_words(column: str) -> str:
+    """A column header as words: a header path "UEFI / OTA upgrade" read "UEFI OTA
+    upgrade" (a sub-header that repeats its group is said once)."""
+    parts = [p.strip() for p in column.split(" / ") if p.strip()]
+    words: list[str] = []
+    for part in parts:
+        if not words or not part.lower().startswith(words[-1].lower()):
+            words.append(part)
+        else:
+            words[-1] = part
+    return " ".join(words)
+
+
+def _value(value: str) -> str:
+    return value.strip().rstrip(".").strip()
+
+
+def _joined(items: Sequence[str], language: str) -> str:
+    """Items as a list in words: "a, b and c" ("a, b und c")."""
+    if len(items) < 2:
+        return "".join(items)
+    return f"{', '.join(items[:-1])} {_AND.get(language, 'and')} {items[-1]}"
+
+
+def naming_cell(cells: Sequence[tuple[str, str]], language: str) -> str:
+    """How a row is named by its first cell: the value when it is short ("Dell Optiplex
+    7040"), with its column when the value has no letters ("Version 2.5.1"), the column and
+    the quoted value when it is a description, cut after `QUOTED_WORDS` ("Test Description
+    “Configure guest VM in …”");
+    "" for a row without cells."""
+    if not cells:
+        return ""
+    column, value = cells[0]
+    value = _value(value)
+    if not _LETTER.search(value):
+        return f"{column_words(column)} {value}"
+    words = value.split()
+    if len(words) > NAMING_WORDS:
+        left, right = QUOTES.get(language, QUOTES["en"])
+        if len(words) > QUOTED_WORDS:
+            value = " ".join(words[:QUOTED_WORDS]) + " …"
+        return f"{column_words(column)} {left}{value}{right}"
+    return value
+
+
+def subject(
+    row: str, column: str, row_key: str, heading: str, language: str
+) -> tuple[str, str, bool]:
+    """What a cell of `column` in `row` is said about: (predicate, subject, whether the cell
+    is the row's name picked by other cells). The predicate is the column and the subject
+    the `row_key` cells when the question named the row (the row's name picked by them when
+    `column` is the row's first column); else the row's naming cell (`naming_cell`), or the
+    table's `heading` when the cell is itself the first one. A row that opens with a header
+    of its own instead of a cell ("Building opening hours; Berlin: ...; Bristol: ...", a
+    table whose columns are the things compared) is the predicate, the column the subject:
+    "The Building opening hours for Bristol is ..."."""
+    opening = row.split("; ", 1)[0].strip()
+    if opening and not _CELL.match(opening):
+        return _value(opening), column_words(column), False
+    cells = row_cells(row)
+    first = cells[0][0] if cells else ""
+    key = ", ".join(_value(k) for k in row_key.split(", ") if k.strip()) if row_key else ""
+    if key:
+        return column, key, bool(first) and first == column
+    if cells and first != column:
+        return column, naming_cell(cells, language), False
+    return column, heading, False
+
+
+def cell_sentence(
+    value: str, column: str, about: str, language: str, *, names_row: bool = False
+) -> str:
+    """One cell said as a sentence: "The {column} for {about} is {value}." ("{Column} für
+    {about} ist {value}."); with `names_row` (the value is the row's name, `about` the cells
+    that picked it) "The {column} with {about} is {value}."; without `about` "The {column}
+    is {value}."."""
+    words = column_words(column)
+    value = _value(value)
+    if language == "de":
+        link = f" {'mit' if names_row else 'für'} {about}" if about else ""
+        return f"{words[:1].upper()}{words[1:]}{link} ist {value}."
+    link = f" {'with' if names_row else 'for'} {about}" if about else ""
+    return f"The {words}{link} is {value}."
+
+
+def cells_sentence(about: str, cells: Sequence[tuple[str, str]], language: str) -> str:
+    """Several cells of one row as a sentence: "For {about}, {a} is {x} and {b} is {y}."
+    ("Für {about} gilt: {a} ist {x} und {b} ist {y}."); without `about` the cells alone
+    ("{a} is {x} and {b} is {y}.")."""
+    verb = "ist" if language == "de" else "is"
+    said = _joined([f"{column_words(c)} {verb} {_value(v)}" for c, v in cells], language)
+    if not about:
+        return f"{said[:1].upper()}{said[1:]}."
+    if language == "de":
+        return f"Für {about} gilt: {said}."
+    return f"For {about}, {said}."
+
+
+def lowered(sentence: str) -> str:
+    """A sentence continued after "Yes:"/"No:": its frame word in lower case ("The" →
+    "the", "For" → "for"); a page's word (a name, a column) stays as written."""
+    for frame in ("The ", "For ", "Für "):
+        if sentence.startswith(frame):
+            return frame.lower() + sentence[len(frame) :]
+    return sentence
+
+
+_EXTREME = {
+    ("en", True): "{names} {verb} the highest {column} ({amount})",
+    ("en", False): "{names} {verb} the lowest {column} ({amount})",
+    ("de", True): "Den höchsten Wert bei {column} {verb} {names} ({amount})",
+    ("de", False): "Den niedrigsten Wert bei {column} {verb} {names} ({amount})",
+}
+_HAS = {("en", False): "has", ("en", True): "have", ("de", False): "hat", ("de", True): "haben"}
+
+
+def extreme_sentence(
+    names: str, several: bool, column: str, amount: str, highest: bool, language: str
+) -> str:
+    """The row(s) with the largest or smallest amount of a column as a sentence: "Enterprise
+    has the highest Burst (500)" ("Den höchsten Wert bei Burst hat Enterprise (500)");
+    `several` when `names` are more than one row ("have", "haben"). German says "the value"
+    (der Wert), so the frame needs no article agreeing with the page's column word."""
+    language = language if language == "de" else "en"
+    frame = _EXTREME[(language, highest)]
+    verb = _HAS[(language, several)]
+    return frame.format(names=names, verb=verb, column=column_words(column), amount=amount)

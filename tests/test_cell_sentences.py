@@ -1,0 +1,192 @@
+"""Table cells and rows said as sentences naming their subject, in English and German."""
+
+from __future__ import annotations
+
+import pytest
+
+from core.cell_sentences import (
+    cell_sentence,
+    cells_sentence,
+    column_words,
+    extreme_sentence,
+    lowered,
+    naming_cell,
+    row_cells,
+    subject,
+)
+
+HARDWARE = "Platform: Dell Optiplex 7040; BIOS: 1.14.0; TPM: 2.0; Result: ML fail"
+
+
+@pytest.mark.parametrize(
+    ("column", "words"),
+    [
+        ("TPM", "TPM"),
+        ("UEFI / OTA upgrade 8.0.1 → 9.0.0", "UEFI OTA upgrade 8.0.1 → 9.0.0"),
+        ("On-call / Secondary", "On-call Secondary"),
+        ("Hotel / Hotel per night", "Hotel per night"),  # a sub-header repeating its group
+    ],
+)
+def test_a_header_path_is_read_as_words(column, words):
+    assert column_words(column) == words
+
+
+@pytest.mark.parametrize(
+    ("value", "column", "about", "language", "names_row", "expected"),
+    [
+        ("2.0", "TPM", "Dell Optiplex 7040", "en", False, "The TPM for Dell Optiplex 7040 is 2.0."),
+        ("2.0", "TPM", "Dell Optiplex 7040", "de", False, "TPM für Dell Optiplex 7040 ist 2.0."),
+        (
+            "Sophie Brandt",
+            "On-call / Secondary",
+            "Week 2, Payments",
+            "en",
+            False,
+            "The On-call Secondary for Week 2, Payments is Sophie Brandt.",
+        ),
+        # the value names its row, picked by the question's cells
+        (
+            "Dell Optiplex 7050",
+            "Platform",
+            "ML fail",
+            "en",
+            True,
+            "The Platform with ML fail is Dell Optiplex 7050.",
+        ),
+        (
+            "Dell Optiplex 7050",
+            "Platform",
+            "ML fail",
+            "de",
+            True,
+            "Platform mit ML fail ist Dell Optiplex 7050.",
+        ),
+        ("4.4.0", "Xen Version", "", "en", False, "The Xen Version is 4.4.0."),
+        # the page's closing period is the sentence's
+        ("Upgrade to self.", "Test", "Dell", "en", False, "The Test for Dell is Upgrade to self."),
+    ],
+)
+def test_a_cell_is_said_of_its_row_and_column(value, column, about, language, names_row, expected):
+    assert cell_sentence(value, column, about, language, names_row=names_row) == expected
+
+
+@pytest.mark.parametrize(
+    ("row", "column", "key", "heading", "expected"),
+    [
+        # the question named the row
+        (HARDWARE, "TPM", "Dell Optiplex 7040", "Results", ("TPM", "Dell Optiplex 7040", False)),
+        # the cell is the row's name, picked by another cell
+        (HARDWARE, "Platform", "ML fail", "Results", ("Platform", "ML fail", True)),
+        # nothing named: the row's first cell names it
+        (HARDWARE, "BIOS", "", "Results", ("BIOS", "Dell Optiplex 7040", False)),
+        # a bare number names a row with its column
+        (
+            "Version: 2.5.1; Code freeze: 2026-10-22",
+            "Code freeze",
+            "",
+            "",
+            ("Code freeze", "Version 2.5.1", False),
+        ),
+        # the first cell itself, nothing named: the table's heading
+        (
+            "Xen Version: 4.4.0; Result: Pass",
+            "Xen Version",
+            "",
+            "GPU tests",
+            ("Xen Version", "GPU tests", False),
+        ),
+        # a row opening with its own header: the things compared are the columns
+        (
+            "Opening hours; Berlin: 07:00–21:00; Bristol: 08:00–19:00",
+            "Bristol",
+            "Opening hours",
+            "Offices",
+            ("Opening hours", "Bristol", False),
+        ),
+    ],
+)
+def test_the_subject_of_a_cell(row, column, key, heading, expected):
+    assert subject(row, column, key, heading, "en") == expected
+
+
+@pytest.mark.parametrize(
+    ("cells", "language", "expected"),
+    [
+        ([("Model", "E7450")], "en", "E7450"),
+        ([("Build", "6662")], "en", "Build 6662"),
+        (
+            [("Test Description", "Install Windows guest VM with Tools and drivers.")],
+            "en",
+            "Test Description “Install Windows guest VM with Tools and drivers”",
+        ),
+        (
+            [
+                (
+                    "Testbeschreibung",
+                    "Configure guest VM in multiple configurations with all the options on",
+                )
+            ],
+            "de",
+            "Testbeschreibung „Configure guest VM in multiple configurations with all the"
+            " options …“",
+        ),
+        ([], "en", ""),
+    ],
+)
+def test_a_row_is_named_by_its_first_cell(cells, language, expected):
+    assert naming_cell(cells, language) == expected
+
+
+@pytest.mark.parametrize(
+    ("about", "language", "expected"),
+    [
+        ("Debian", "en", "For Debian, Stubdom is w/ and Tools is installation OK."),
+        ("Debian", "de", "Für Debian gilt: Stubdom ist w/ und Tools ist installation OK."),
+        ("", "en", "Stubdom is w/ and Tools is installation OK."),
+    ],
+)
+def test_cells_of_a_row_are_said_of_its_name(about, language, expected):
+    cells = [("Stubdom", "w/"), ("Tools", "installation OK")]
+    assert cells_sentence(about, cells, language) == expected
+
+
+def test_a_row_text_is_read_as_cells_with_a_value_holding_semicolons():
+    row = "Endpoint: POST /token; Why: Tokens are valid for 60 minutes; cache them"
+    assert row_cells(row) == [
+        ("Endpoint", "POST /token"),
+        ("Why", "Tokens are valid for 60 minutes; cache them"),
+    ]
+    assert row_cells("a sentence; Notes: x") == []
+
+
+@pytest.mark.parametrize(
+    ("sentence", "expected"),
+    [
+        ("The TPM is 2.0.", "the TPM is 2.0."),
+        ("Für Dell gilt: INST ist Y.", "für Dell gilt: INST ist Y."),
+        ("TPM für Dell ist 2.0.", "TPM für Dell ist 2.0."),  # a page's word stays
+    ],
+)
+def test_a_sentence_after_yes_or_no_keeps_the_pages_words(sentence, expected):
+    assert lowered(sentence) == expected
+
+
+@pytest.mark.parametrize(
+    ("names", "several", "highest", "language", "expected"),
+    [
+        ("Enterprise", False, True, "en", "Enterprise has the highest Burst (500)"),
+        ("Starter and Team", True, False, "en", "Starter and Team have the lowest Burst (500)"),
+        ("Enterprise", False, True, "de", "Den höchsten Wert bei Burst hat Enterprise (500)"),
+        (
+            "Starter und Team",
+            True,
+            False,
+            "de",
+            "Den niedrigsten Wert bei Burst haben Starter und Team (500)",
+        ),
+    ],
+)
+def test_the_row_with_the_extreme_amount_is_said_with_its_column(
+    names, several, highest, language, expected
+):
+    assert extreme_sentence(names, several, "Burst", "500", highest, language) == expected

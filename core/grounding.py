@@ -14,7 +14,11 @@ sources never held. `ground` reads a reply back against the numbered sources it 
    every number and name the sentence states beyond the question (the facts a model makes
    up: "week 3", "Sophie Brandt", "5 days"); a German sentence read against an English
    source needs `CROSS_LANGUAGE_COVERAGE`. When no single source does, the two best
-   together may (a sentence that joins a row and its table's heading).
+   together may (a sentence that joins a row and its table's heading). The sentence must
+   agree in negation with the line or sentence of the source that holds most of its terms
+   (`negated`): a model that turns "There is no set guideline" into "There are set
+   guidelines", or "Someone makes a request" into "They should not … and someone makes a
+   request", uses the source's words to say what it does not.
 3. The citations are repaired: a supported sentence cites the sources that support it,
    the model's own citations kept when they are among them, replaced when they are not (a
    wrong citation is worse than none), added when there were none.
@@ -52,9 +56,15 @@ UNSUPPORTED_CHOICES = ("drop", "mark")
 SENTENCE_BREAK = re.compile(r"(?<=[.!?])(?<!\b\d\.)(?<!\b\d\d\.)\s+|\n+")
 """Where a reply's sentences end: after . ! or ? (not a list number "1.") and at line ends."""
 _LEADING_CITATIONS = re.compile(r"^(?:\s*" + CITATION.pattern + r")+[.,;:]?\s*", re.IGNORECASE)
-_NUMBER = re.compile(r"(?<![\w.])\d+(?:[.,:]\d+)*")
+NUMBER = re.compile(r"(?<![\w.])\d+(?:[.,:]\d+)*")
 _NAME = re.compile(r"[A-ZÄÖÜ][\w'\-]*[a-zäöüß][\w'\-]*")
 _BULLET = re.compile(r"^\s*(?:[-*•]|\d+[.)])\s+")
+_NEGATION = re.compile(
+    r"\b(?:not|no|never|none|nothing|nobody|neither|nor|cannot|without|"
+    r"kein\w*|nicht|nie|niemand|ohne)\b|n't\b|\bshould have (?:had|been|\w+ed)\b",
+    re.IGNORECASE,
+)
+_ANSWER_WORD = re.compile(r"^\W*(?:yes|no|ja|nein)\b[\s,.:;!-]*", re.IGNORECASE)
 
 
 @dataclass(frozen=True)
@@ -108,7 +118,7 @@ def stated_facts(text: str, question: str) -> set[str]:
     before another capitalized one), in English text only (German capitalizes nouns)."""
     text = CITATION.sub(" ", text)
     asked = question.casefold()
-    facts = {n for n in _NUMBER.findall(text) if n not in asked}
+    facts = {n for n in NUMBER.findall(text) if n not in asked}
     if detect_language(text) == "de":
         return facts
     for sentence in split_sentences(text):
@@ -135,7 +145,28 @@ answer, not a term a source can hold."""
 _COMMON_CAPITALS = frozenset("i monday tuesday wednesday thursday friday saturday sunday".split())
 
 
-def _holds_fact(fact: str, source: str) -> bool:
+def counted_items(text: str) -> set[str]:
+    """The numbers in `text` that count the items it lists after them ("7 people: Phil
+    White, …, Chris Patterson and Jed Lejosne", "4 statuses: Open, In Progress, Review and
+    Done"): a count read off the list it states, which no source need hold; the items are
+    checked as the sentence's other facts."""
+    text = CITATION.sub(" ", text)
+    out = set()
+    for match in re.finditer(r"(?<![\w.])(\d+)\b[^:\d]{0,40}:(.+)", text):
+        items = [i for i in re.split(r",|;|\band\b|\bund\b", match.group(2)) if i.strip()]
+        if len(items) > 1 and int(match.group(1)) == len(items):
+            out.add(match.group(1))
+    return out
+
+
+def negated(text: str) -> bool:
+    """Whether `text` states something negated ("does not", "no", "never", "kein", "nicht",
+    and the counterfactual "should have had", which says it was not done): a leading yes/no
+    answer word is the reply's answer, not its statement's polarity."""
+    return _NEGATION.search(_ANSWER_WORD.sub("", CITATION.sub(" ", text))) is not None
+
+
+def holds_fact(fact: str, source: str) -> bool:
     if fact[0].isdigit():
         return re.search(r"(?<![\d])" + re.escape(fact) + r"(?![\d])", source) is not None
     return fact.casefold() in source.casefold()
@@ -233,7 +264,7 @@ def check_sentence(
     echo = not new
     new = new or terms
     facts = stated_facts(text, question)
-    together = facts | set(_NUMBER.findall(text))
+    together = (facts | set(NUMBER.findall(text))) - counted_items(text)
     if not new and not facts:
         return SentenceCheck(text, cited, [], 0.0, content=False)
     if text.endswith(":") and not facts and len(terms - _terms(question)) <= 1:
@@ -251,7 +282,7 @@ def check_sentence(
 
     def held_by(n: int) -> set[str]:
         """The new terms and facts source `n` holds."""
-        facts_held = {f for f in together if any(_holds_fact(f, g) for g in segments[n - 1])}
+        facts_held = {f for f in together if any(holds_fact(f, g) for g in segments[n - 1])}
         return (new & source_terms[n - 1]) | facts_held
 
     german = detect_language(text) == "de"
@@ -260,12 +291,21 @@ def check_sentence(
         for s in sources
     ]
 
+    def agrees(numbers: Sequence[int]) -> bool:
+        """Whether the sentence's negation matches that of the line or sentence of `numbers`
+        holding most of its terms (the shortest of equals)."""
+        stretches = [g for n in numbers for g in segments[n - 1]]
+        closest = max(stretches, key=lambda g: (len(terms & _terms(g)), -len(g)))
+        return negated(text) == negated(closest.split("\n", 1)[-1])
+
     def holds(numbers: Sequence[int]) -> bool:
         if coverage(numbers, new) < min(bars[n - 1] for n in numbers):
             return False
+        if not agrees(numbers):
+            return False
         if len(numbers) == 1:
             return any(
-                all(_holds_fact(f, g) for f in together) and (not echo or new <= _terms(g))
+                all(holds_fact(f, g) for f in together) and (not echo or new <= _terms(g))
                 for g in segments[numbers[0] - 1]
             )
         if echo:

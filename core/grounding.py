@@ -18,7 +18,11 @@ sources never held. `ground` reads a reply back against the numbered sources it 
    agree in negation with the line or sentence of the source that holds most of its terms
    (`negated`): a model that turns "There is no set guideline" into "There are set
    guidelines", or "Someone makes a request" into "They should not … and someone makes a
-   request", uses the source's words to say what it does not.
+   request", uses the source's words to say what it does not. A superlative ("the most
+   failures", "the lowest") must stand in the supporting line as well: one row does not
+   say it is the most. A sentence that quotes a source ("… are listed in the source, which
+   states: \"…\"") claims the quote answers the question, so its source must hold the
+   question's content words; when it does not, the quote's sentences go with it.
 3. The citations are repaired: a supported sentence cites the sources that support it,
    the model's own citations kept when they are among them, replaced when they are not (a
    wrong citation is worse than none), added when there were none.
@@ -64,6 +68,12 @@ _NEGATION = re.compile(
     r"kein\w*|nicht|nie|niemand|ohne)\b|n't\b|\bshould have (?:had|been|\w+ed)\b",
     re.IGNORECASE,
 )
+_SUPERLATIVE = re.compile(
+    r"\b(?:most|least|fewest|highest|lowest|largest|smallest|maximum|minimum|"
+    r"meisten|wenigsten|höchste\w*|niedrigste\w*)\b",
+    re.IGNORECASE,
+)
+_QUOTE = re.compile(r"[\"“”„]")
 _ANSWER_WORD = re.compile(r"^\W*(?:yes|no|ja|nein)\b[\s,.:;!-]*", re.IGNORECASE)
 
 
@@ -157,6 +167,20 @@ def counted_items(text: str) -> set[str]:
         if len(items) > 1 and int(match.group(1)) == len(items):
             out.add(match.group(1))
     return out
+
+
+def _superlatives(text: str) -> set[str]:
+    return {w.casefold() for w in _SUPERLATIVE.findall(text)}
+
+
+def opens_quote(text: str) -> bool:
+    """Whether `text` opens a quotation it does not close (a quote running over sentences)."""
+    return len(_QUOTE.findall(text)) % 2 == 1
+
+
+def _quotes(text: str) -> bool:
+    """Whether `text` quotes four words or more ("which states: \"Derivative Works …")."""
+    return re.search(r"[\"“„]\s*(?:\S+\s+){3,}", text) is not None
 
 
 def negated(text: str) -> bool:
@@ -285,6 +309,9 @@ def check_sentence(
         facts_held = {f for f in together if any(holds_fact(f, g) for g in segments[n - 1])}
         return (new & source_terms[n - 1]) | facts_held
 
+    superlatives = _superlatives(text)
+    quoting = _quotes(text)
+    asked = _terms(question) - _YES_NO
     german = detect_language(text) == "de"
     bars = [
         CROSS_LANGUAGE_COVERAGE if german and detect_language(s) == "en" else MIN_COVERAGE
@@ -304,10 +331,16 @@ def check_sentence(
         if not agrees(numbers):
             return False
         if len(numbers) == 1:
+            if quoting and not asked <= source_terms[numbers[0] - 1]:
+                return False
             return any(
-                all(holds_fact(f, g) for f in together) and (not echo or new <= _terms(g))
+                all(holds_fact(f, g) for f in together)
+                and (not echo or new <= _terms(g))
+                and superlatives <= _superlatives(g)
                 for g in segments[numbers[0] - 1]
             )
+        if superlatives or quoting:
+            return False
         if echo:
             return False
         # Two sources: every fact in one of them, and each adds something the other lacks.
@@ -357,7 +390,14 @@ def ground(
     kept: list[str] = []
     dropped: list[str] = []
     repaired = 0
-    for sentence, check in zip(sentences, checks, strict=True):
+    quote_dropped = False
+    for i, (sentence, check) in enumerate(zip(sentences, checks, strict=True)):
+        if quote_dropped:
+            # The rest of a quotation whose framing sentence was dropped.
+            checks[i] = check = SentenceCheck(check.text, check.cited, [], check.coverage)
+            quote_dropped = not opens_quote(sentence)
+        elif not check.supported_by and opens_quote(sentence):
+            quote_dropped = True
         if not check.content:
             continue
         # A list item stays one, on its own line (a list read as one paragraph is hard to

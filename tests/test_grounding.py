@@ -323,3 +323,38 @@ def test_a_sentence_agrees_in_negation_with_the_line_it_repeats(reply, question,
 def test_a_count_of_the_listed_items_is_checked_against_the_list(reply, kind):
     source = "Attendees: Max Weber, Sophie Brandt, Lena Vogel."
     assert ground(reply, "How many people attended?", [source], ["Call"]).kind == kind
+
+
+@pytest.mark.parametrize(
+    "reply, kind",
+    [
+        # One passing row does not say its system failed most (a real model's answer).
+        ("The guest OS with the most failures was Windows 10 1803.", "unsupported"),
+        ("The guest OS with the most failures was Debian 10.", "answer"),
+    ],
+)
+def test_a_superlative_must_stand_in_the_supporting_line(reply, kind):
+    sources = [
+        "Row 57: OS Version is Windows 10 1803, Result is PASS",
+        "Summary: the most failures were seen with Debian 10.",
+    ]
+    question = "Which guest OS had the most failures?"
+    assert ground(reply, question, sources, ["Matrix", "Summary"]).kind == kind
+
+
+def test_a_quote_framed_as_the_answer_needs_a_source_about_the_question():
+    # A real model framed another paragraph as the answer: the quote is true, the frame not.
+    source = (
+        "Derivative Works may include Platform Components. "
+        "Derivative Works are governed independently."
+    )
+    reply = (
+        "The platform properties concerning verification are listed in the source, which"
+        ' states: "Derivative Works may include Platform Components. Derivative Works are'
+        ' governed independently."'
+    )
+    question = "What are the platform properties concerning verification?"
+    grounding = ground(reply, question, [source], ["Charter"])
+    assert grounding.kind == "unsupported" and len(grounding.dropped) == 2
+    about = "Platform properties concerning verification: " + source
+    assert ground(reply, question, [about], ["Charter"]).kind == "answer"

@@ -11,7 +11,7 @@ replies go through (`CheckRecorder`) and then writes, per question of the run
   reply, the offline answerer's, where the shown reply came from (`origin`, `reason`), the
   sentences grounding dropped, and the sources its citations point at (number, header,
   text) so the judge can read whether a cited source holds the fact.
-- `DIR/mechanical.json`: the combined replies' sentences checked by string matching only
+- `DIR/mechanical.json`: each file's replies' sentences checked by string matching only
   (`mechanical_check`): which numbers and names a sentence states beyond the question and
   whether its cited sources, or any source, hold them (a count of the items it lists
   needs no source). It cannot see meaning (a flipped
@@ -30,7 +30,7 @@ from pathlib import Path
 from core.answer import CITATION, cited_numbers, parse_prompt, split_follow_ups
 from core.combine import NOTES, CheckedLLM
 from core.evaluation.verdicts import gold_answers, to_judge
-from core.grounding import counted_items, split_sentences, stated_facts
+from core.grounding import counted_items, holds_fact, split_sentences, stated_facts
 
 FILES = {"offline": "offline", "off": "model", "combined": "combined"}
 """The harness's answerers whose replies are written, and the file each goes to."""
@@ -80,26 +80,23 @@ def _facts(sentence: str, question: str) -> list[str]:
     return sorted(f for f in facts if f.casefold() not in ("yes", "no", "ja", "nein"))
 
 
-def _holds(fact: str, text: str) -> bool:
-    if fact[0].isdigit():
-        return re.search(r"(?<!\d)" + re.escape(fact) + r"(?!\d)", text) is not None
-    return fact.casefold() in text.casefold()
-
-
 def mechanical_check(shown: str, question: str, sources: Sequence[dict]) -> list[dict]:
     """The sentences of a shown reply (its note line and follow-ups left out), each with its
-    citations, the numbers and names it states beyond the question (`stated_facts`), those
-    its cited sources do not hold, those no source holds, and whether it begins with a yes
-    or no (which string matching cannot check)."""
+    citations (else its line's), the numbers and names it states beyond the question
+    (`stated_facts`), those its cited sources do not hold, those no source holds, and whether
+    it begins with a yes or no (which string matching cannot check)."""
     body = split_follow_ups(shown)[0]
     lines = [line for line in body.split("\n") if line.strip() not in _NOTE_LINES]
     texts = {s["n"]: f"{s['header']}\n{s['text']}" for s in sources}
     out = []
-    for sentence in split_sentences("\n".join(lines)):
+    pieces = [(s, line) for line in lines for s in split_sentences(line)]
+    for sentence, line in pieces:
         plain = " ".join(CITATION.sub(" ", sentence).split())
         if not re.search(r"\w", plain):
             continue
-        cited = [n for n in cited_numbers(sentence) if n in texts]
+        # A sentence without a citation of its own is read against its line's (an offline
+        # answer quotes a paragraph and cites it once, at its end).
+        cited = [n for n in cited_numbers(sentence) or cited_numbers(line) if n in texts]
         facts = _facts(plain, question)
         first = plain.split(maxsplit=1)[0].strip(".,:;!").casefold() if plain else ""
         out.append(
@@ -107,10 +104,14 @@ def mechanical_check(shown: str, question: str, sources: Sequence[dict]) -> list
                 "sentence": sentence,
                 "cited": cited,
                 "facts": facts,
-                "not_in_cited": [f for f in facts if not any(_holds(f, texts[n]) for n in cited)]
+                "not_in_cited": [
+                    f for f in facts if not any(holds_fact(f, texts[n]) for n in cited)
+                ]
                 if cited
                 else facts,
-                "in_no_source": [f for f in facts if not any(_holds(f, t) for t in texts.values())],
+                "in_no_source": [
+                    f for f in facts if not any(holds_fact(f, t) for t in texts.values())
+                ],
                 "yes_no": first in ("yes", "no", "ja", "nein"),
             }
         )
@@ -149,10 +150,11 @@ def write_judging(
         answerer: {" ".join(r["question"].split()): r for r in rows}
         for answerer, rows in records.items()
     }
-    mechanical: dict[str, list[dict]] = {}
+    mechanical: dict[str, dict[str, list[dict]]] = {}
     for answerer, name in FILES.items():
         if answerer not in records:
             continue
+        mechanical[name] = {}
         with open(out / f"{name}.jsonl", "w", encoding="utf-8") as handle:
             for record in records[answerer]:
                 line = to_judge(record, "completed", gold)
@@ -172,13 +174,12 @@ def write_judging(
                         "dropped_sentences": check["dropped"],
                         "cited_sources": [s for s in check["sources"] if s["n"] in cited],
                     }
-                    if not record["declined"]:
-                        mechanical[line["key"]] = mechanical_check(
-                            line["reply"], record["question"], check["sources"]
-                        )
-                        line["mechanical_check"] = mechanical[line["key"]]
+                if check is not None and not record["declined"]:
+                    found = mechanical_check(line["reply"], record["question"], check["sources"])
+                    mechanical[name][line["key"]] = found
+                    line["mechanical_check"] = found
                 handle.write(json.dumps(line, ensure_ascii=False) + "\n")
-    summary = summarize_mechanical(mechanical)
+    summary = {name: summarize_mechanical(found) for name, found in mechanical.items()}
     (out / "mechanical.json").write_text(
         json.dumps({"summary": summary, "replies": mechanical}, indent=1, ensure_ascii=False)
     )

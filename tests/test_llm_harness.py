@@ -126,7 +126,8 @@ def test_judging_files_hold_all_three_replies_and_the_cited_sources(
     answered = [x for x in lines["combined"] if x["answerable"]]
     assert all(x["gold"] for x in answered)
     mechanical = json.loads((judging / "mechanical.json").read_text())
-    assert mechanical["summary"]["replies"] == len(mechanical["replies"])
+    for name in ("offline", "model", "combined"):
+        assert mechanical["summary"][name]["replies"] == len(mechanical["replies"][name])
     from core.combine import CheckedLLM
 
     assert CheckedLLM.check.__name__ == "check"  # the recorder is undone after the run

@@ -59,6 +59,7 @@ from core.grounding import (
     holds_fact,
     split_sentences,
     stated_facts,
+    without_enumeration,
 )
 from core.lexical import tokenize
 from core.llm import LLM
@@ -288,7 +289,7 @@ def offline_holds(answer: str, question: str, sources: dict[int, str]) -> bool:
         asked = _terms(question) - _YES_NO_TERMS
         if not any(asked <= _terms(text) for text in cited):
             return False
-    plain = CITATION.sub(" ", answer)
+    plain = without_enumeration(CITATION.sub(" ", answer))
     numbers = set(NUMBER.findall(plain)) - set(NUMBER.findall(question)) - counted_items(plain)
     return all(any(holds_fact(n, text) for text in cited) for n in numbers)
 

@@ -73,6 +73,8 @@ _SUPERLATIVE = re.compile(
     r"meisten|wenigsten|höchste\w*|niedrigste\w*)\b",
     re.IGNORECASE,
 )
+_ENUMERATION = re.compile(r"\(\d{1,2}\)(?=\s)")
+"""An item's number in a run-on list ("(1) Device firmware; (2) BIOS …"): no stated fact."""
 _QUOTE = re.compile(r"[\"“”„]")
 _ANSWER_WORD = re.compile(r"^\W*(?:yes|no|ja|nein)\b[\s,.:;!-]*", re.IGNORECASE)
 
@@ -126,7 +128,7 @@ def stated_facts(text: str, question: str) -> set[str]:
     """The numbers and names `text` (less its citations) states that the question does not:
     the values a model makes up. Names are capitalized words (a sentence's first word only
     before another capitalized one), in English text only (German capitalizes nouns)."""
-    text = CITATION.sub(" ", text)
+    text = without_enumeration(CITATION.sub(" ", text))
     asked = question.casefold()
     facts = {n for n in NUMBER.findall(text) if n not in asked}
     if detect_language(text) == "de":
@@ -167,6 +169,11 @@ def counted_items(text: str) -> set[str]:
         if len(items) > 1 and int(match.group(1)) == len(items):
             out.add(match.group(1))
     return out
+
+
+def without_enumeration(text: str) -> str:
+    """`text` without the numbers of its run-on list's items ("(1) … (2) …")."""
+    return _ENUMERATION.sub(" ", text)
 
 
 def _superlatives(text: str) -> set[str]:
@@ -288,7 +295,8 @@ def check_sentence(
     echo = not new
     new = new or terms
     facts = stated_facts(text, question)
-    together = (facts | set(NUMBER.findall(text))) - counted_items(text)
+    numbers = set(NUMBER.findall(without_enumeration(text)))
+    together = (facts | numbers) - counted_items(text)
     if not new and not facts:
         return SentenceCheck(text, cited, [], 0.0, content=False)
     if text.endswith(":") and not facts and len(terms - _terms(question)) <= 1:

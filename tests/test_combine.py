@@ -229,6 +229,7 @@ CALL = {
     1: "Community Call — Attendees\nAttendees: Max Weber, Sophie Brandt, Lena Vogel.",
     2: "Tech1: Platform Architecture — History\nRevision History of this Document",
     3: "Tech1: Platform Architecture — Status\nThe document is not finalized yet.",
+    4: "Measured launch — Items\n- Device firmware\n- BIOS configuration",
 }
 
 
@@ -238,6 +239,8 @@ CALL = {
         # A count of the items it lists, or a number its source states: its own.
         ("3 people: Max Weber, Sophie Brandt and Lena Vogel [1]", "How many attended?", True),
         ("2: Max Weber [1]", "How many attended?", False),
+        # The numbers of a run-on list's items state nothing.
+        ("Measured: (1) Device firmware; (2) BIOS configuration [4]", "What is measured?", True),
         # A yes or no needs a cited source holding the statement asked about.
         ("Yes: Revision History of this Document [2]", "Is the document finalized?", False),
         ("No: The document is not finalized yet. [3]", "Is the document finalized?", True),

@@ -50,8 +50,8 @@ FIGURES = ("n", "declined", "decline_recall", "f1", "contained")
 
 def keep_replies(path: Path) -> Callable[[], None]:
     """Answer the model's requests from `path` when it holds them, else ask the endpoint and
-    add the reply there (module docstring), by patching `core.llm.OpenAILLM`; returns what
-    undoes the patch."""
+    add the reply there unless it is empty (module docstring), by patching
+    `core.llm.OpenAILLM`; returns what undoes the patch."""
     from core.llm import OpenAILLM
 
     kept = json.loads(path.read_text()) if path.exists() else {}
@@ -64,6 +64,10 @@ def keep_replies(path: Path) -> Callable[[], None]:
             start = time.perf_counter()
             texts = ask(self, messages, n, temperature, max_tokens, on_text, seen)
             seconds = round(time.perf_counter() - start, 2)
+            if not any(t.strip() for t in texts):
+                # Not kept: a llama.cpp server that ended a queued request's stream early
+                # sent no text (two clients on a one-request server); the next run asks again.
+                return texts
             kept[key] = {"messages": messages, "replies": texts, "seconds": seconds}
             path.write_text(json.dumps(kept, indent=1, ensure_ascii=False))
         elif on_text is not None:

@@ -198,6 +198,8 @@ def negated(text: str) -> bool:
 
 
 def holds_fact(fact: str, source: str) -> bool:
+    """Whether `source` states `fact`: a number as a whole number ("12" not in "2012"), a
+    name in any case."""
     if fact[0].isdigit():
         return re.search(r"(?<![\d])" + re.escape(fact) + r"(?![\d])", source) is not None
     return fact.casefold() in source.casefold()

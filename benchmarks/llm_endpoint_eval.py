@@ -20,8 +20,11 @@ model read it, its reply and the seconds it took): the answer checks then read t
 generation the raw run got (one model call per question for `off`, `grounded` and
 `combined`, all at temperature 0), a rerun after a fix re-checks without asking the model
 again, and the file shows the sources each citation points at for judging (keep it outside
-the repository too). `--scripted` starts the tests' scripted chat server instead of naming one (it
-answers with source 1's first line), to check the harness itself.
+the repository too). `--judging DIR` writes the offline, raw model and combined replies of
+each question, the combined reply's cited source texts and a mechanical check of its
+sentences for judges to read (`benchmarks/llm_judging.py`). `--scripted` starts the tests'
+scripted chat server instead of naming one (it answers with source 1's first line), to
+check the harness itself.
 """
 
 from __future__ import annotations
@@ -38,6 +41,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
+from benchmarks.llm_judging import CheckRecorder, write_judging  # noqa: E402
 from bot.cli import main  # noqa: E402
 
 ANSWERERS = ("offline", "off", "grounded", "combined")
@@ -46,8 +50,8 @@ FIGURES = ("n", "declined", "decline_recall", "f1", "contained")
 
 def keep_replies(path: Path) -> Callable[[], None]:
     """Answer the model's requests from `path` when it holds them, else ask the endpoint and
-    add the reply there (module docstring), by patching `core.llm.OpenAILLM`; returns what
-    undoes the patch."""
+    add the reply there unless it is empty (module docstring), by patching
+    `core.llm.OpenAILLM`; returns what undoes the patch."""
     from core.llm import OpenAILLM
 
     kept = json.loads(path.read_text()) if path.exists() else {}
@@ -60,6 +64,10 @@ def keep_replies(path: Path) -> Callable[[], None]:
             start = time.perf_counter()
             texts = ask(self, messages, n, temperature, max_tokens, on_text, seen)
             seconds = round(time.perf_counter() - start, 2)
+            if not any(t.strip() for t in texts):
+                # Not kept: a llama.cpp server that ended a queued request's stream early
+                # sent no text (two clients on a one-request server); the next run asks again.
+                return texts
             kept[key] = {"messages": messages, "replies": texts, "seconds": seconds}
             path.write_text(json.dumps(kept, indent=1, ensure_ascii=False))
         elif on_text is not None:
@@ -115,6 +123,23 @@ def _eval(answerer: str, args: argparse.Namespace) -> dict:
     return {"answerer": answerer, "seconds": seconds, **(figures.get("answers") or {})}
 
 
+def judging(args: argparse.Namespace, recorder: CheckRecorder) -> dict:
+    """The replies of this run written for judging (`benchmarks/llm_judging.py`)."""
+    from connectors.files import FilesSource
+    from core.evaluation.benchmark import load_conversations
+    from core.evaluation.metrics import page_id_of
+    from core.evaluation.verdicts import choose_conversations
+
+    conversations = load_conversations(args.conversations or args.data / "conversations.json")
+    conversations = choose_conversations(conversations, args.limit)
+    pages = FilesSource(args.data / "documents").pages.values()
+    titles = {page_id_of(p.url): p.title for p in pages}
+    records = {
+        a: json.loads((args.out / f"{a}.json").read_text())["records"] for a in args.answerers
+    }
+    return write_judging(args.judging, records, recorder.checks, conversations, titles)
+
+
 def parse_args(argv: list[str]) -> argparse.Namespace:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--data", type=Path, required=True, help="ConfQuestions folder")
@@ -129,6 +154,7 @@ def parse_args(argv: list[str]) -> argparse.Namespace:
     parser.add_argument("--answerers", default=",".join(ANSWERERS), help="comma-separated")
     parser.add_argument("--out", type=Path, required=True, help="folder for replies")
     parser.add_argument("--replies", type=Path, help="model replies kept by request (JSON)")
+    parser.add_argument("--judging", type=Path, help="folder for the replies to judge")
     parser.add_argument("--timeout", type=float, default=600.0)
     parser.add_argument("--first-token-timeout", type=float, default=120.0)
     parser.add_argument("--concurrency", type=int, default=1)
@@ -149,6 +175,7 @@ def run(argv: list[str]) -> list[dict]:
     for name in ("httpx", "openai"):  # one INFO line per request otherwise
         logging.getLogger(name).setLevel(logging.WARNING)
     undo = keep_replies(args.replies) if args.replies else None
+    recorder = CheckRecorder().start() if args.judging else None
     server = None
     if args.scripted:
         from tests.fakes.openai_server import FakeOpenAI
@@ -163,6 +190,12 @@ def run(argv: list[str]) -> list[dict]:
             server.stop()
         if undo is not None:
             undo()
+        if recorder is not None:
+            recorder.stop()
+    if recorder is not None:
+        summary = judging(args, recorder)
+        print(f"\nreplies to judge in {args.judging}; mechanical check (string matching only):")
+        print(json.dumps(summary, indent=1))
     print("\n" + "answerer".ljust(10) + "".join(f.rjust(20) for f in (*FIGURES, "seconds")))
     for row in rows:
         cells = [row.get(f) for f in (*FIGURES, "seconds")]

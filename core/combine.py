@@ -12,7 +12,9 @@ answer together, the offline answerer gets exact values right and never makes on
    is shown instead of the model's when the model's is not supported (`unsupported`,
    `citation_only`, `pasted_source`, `empty`: the model tried to answer), and when the
    offline answer is high-confidence (`core.confidence.is_low_confidence` false) while the
-   model declines or states none of its values (numbers and names). A model's decline
+   model declines or states none of its values (numbers and names). The offline answer
+   must hold up itself (`offline_holds`): what it computes rather than quotes, a leading
+   yes or no and a count, must be decided by the sources it cites. A model's decline
    stands against an offline answer that barely passed its threshold: out-of-scope
    questions are where the offline answerer errs most (`core.confidence`). The answer
    then ends with a note (`NOTES`) saying it was read from the page, not written by the
@@ -40,19 +42,24 @@ from core.answer import (
     FOLLOW_UPS,
     OUT_OF_SCOPE,
     SYSTEM_PROMPT,
+    cited_numbers,
     is_out_of_scope,
     parse_prompt,
     split_follow_ups,
 )
 from core.confidence import answer_confidence, is_low_confidence
 from core.grounding import (
+    NUMBER,
     SENTENCE_BREAK,
     Grounding,
     check_sentence,
     cite,
+    counted_items,
     ground,
+    holds_fact,
     split_sentences,
     stated_facts,
+    without_enumeration,
 )
 from core.lexical import tokenize
 from core.llm import LLM
@@ -230,7 +237,8 @@ class CheckedLLM:
                 shown += "\n\n" + FOLLOW_UPS + "\n" + "\n".join(f"- {q}" for q in follow_ups)
         if self.mode == "combined" and self.offline is not None:
             offline = self.offline.complete(list(messages))[0]
-            if not is_out_of_scope(offline):
+            texts = {s.number: f"{s.header}\n{s.text}" for s in sources}
+            if not is_out_of_scope(offline) and offline_holds(offline, question, texts):
                 reason = self._prefer_offline(question, grounding, offline, messages)
                 if reason is not None:
                     note = NOTES[reason][question_language(question)]
@@ -263,6 +271,30 @@ class CheckedLLM:
                 return None
             return "disagreed"
         return None
+
+
+def offline_holds(answer: str, question: str, sources: dict[int, str]) -> bool:
+    """Whether the offline `answer`'s own statements stand in the `sources` (number → header
+    and text) it cites. It quotes its evidence, but two things it states are its own: a
+    leading yes or no needs a cited source that decides it, one holding every content word
+    of the question (the statement asked about; "Yes: Revision History of this Document" to
+    "Is the … document finalized?" read a heading, issue 35), and each number beyond the
+    question must stand in a cited source or count the items the answer lists ("2: If
+    changes to a pull request are required…" to "How many statuses…?" did neither)."""
+    answer = split_follow_ups(answer)[0]
+    cited = [sources[n] for n in cited_numbers(answer) if n in sources]
+    if not cited:
+        return False
+    if _yes_or_no(answer) is not None:
+        asked = _terms(question) - _YES_NO_TERMS
+        if not any(asked <= _terms(text) for text in cited):
+            return False
+    plain = without_enumeration(CITATION.sub(" ", answer))
+    numbers = set(NUMBER.findall(plain)) - set(NUMBER.findall(question)) - counted_items(plain)
+    return all(any(holds_fact(n, text) for text in cited) for n in numbers)
+
+
+_YES_NO_TERMS = frozenset(tokenize("yes ja nein", "de"))
 
 
 def _yes_or_no(answer: str) -> str | None:

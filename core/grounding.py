@@ -14,7 +14,15 @@ sources never held. `ground` reads a reply back against the numbered sources it 
    every number and name the sentence states beyond the question (the facts a model makes
    up: "week 3", "Sophie Brandt", "5 days"); a German sentence read against an English
    source needs `CROSS_LANGUAGE_COVERAGE`. When no single source does, the two best
-   together may (a sentence that joins a row and its table's heading).
+   together may (a sentence that joins a row and its table's heading). The sentence must
+   agree in negation with the line or sentence of the source that holds most of its terms
+   (`negated`): a model that turns "There is no set guideline" into "There are set
+   guidelines", or "Someone makes a request" into "They should not … and someone makes a
+   request", uses the source's words to say what it does not. A superlative ("the most
+   failures", "the lowest") must stand in the supporting line as well: one row does not
+   say it is the most. A sentence that quotes a source ("… are listed in the source, which
+   states: \"…\"") claims the quote answers the question, so its source must hold the
+   question's content words; when it does not, the quote's sentences go with it.
 3. The citations are repaired: a supported sentence cites the sources that support it,
    the model's own citations kept when they are among them, replaced when they are not (a
    wrong citation is worse than none), added when there were none.
@@ -52,9 +60,23 @@ UNSUPPORTED_CHOICES = ("drop", "mark")
 SENTENCE_BREAK = re.compile(r"(?<=[.!?])(?<!\b\d\.)(?<!\b\d\d\.)\s+|\n+")
 """Where a reply's sentences end: after . ! or ? (not a list number "1.") and at line ends."""
 _LEADING_CITATIONS = re.compile(r"^(?:\s*" + CITATION.pattern + r")+[.,;:]?\s*", re.IGNORECASE)
-_NUMBER = re.compile(r"(?<![\w.])\d+(?:[.,:]\d+)*")
+NUMBER = re.compile(r"(?<![\w.])\d+(?:[.,:]\d+)*")
 _NAME = re.compile(r"[A-ZÄÖÜ][\w'\-]*[a-zäöüß][\w'\-]*")
 _BULLET = re.compile(r"^\s*(?:[-*•]|\d+[.)])\s+")
+_NEGATION = re.compile(
+    r"\b(?:not|no|never|none|nothing|nobody|neither|nor|cannot|without|"
+    r"kein\w*|nicht|nie|niemand|ohne)\b|n't\b|\bshould have (?:had|been|\w+ed)\b",
+    re.IGNORECASE,
+)
+_SUPERLATIVE = re.compile(
+    r"\b(?:most|least|fewest|highest|lowest|largest|smallest|maximum|minimum|"
+    r"meisten|wenigsten|höchste\w*|niedrigste\w*)\b",
+    re.IGNORECASE,
+)
+_ENUMERATION = re.compile(r"\(\d{1,2}\)(?=\s)")
+"""An item's number in a run-on list ("(1) Device firmware; (2) BIOS …"): no stated fact."""
+_QUOTE = re.compile(r"[\"“”„]")
+_ANSWER_WORD = re.compile(r"^\W*(?:yes|no|ja|nein)\b[\s,.:;!-]*", re.IGNORECASE)
 
 
 @dataclass(frozen=True)
@@ -106,9 +128,9 @@ def stated_facts(text: str, question: str) -> set[str]:
     """The numbers and names `text` (less its citations) states that the question does not:
     the values a model makes up. Names are capitalized words (a sentence's first word only
     before another capitalized one), in English text only (German capitalizes nouns)."""
-    text = CITATION.sub(" ", text)
+    text = without_enumeration(CITATION.sub(" ", text))
     asked = question.casefold()
-    facts = {n for n in _NUMBER.findall(text) if n not in asked}
+    facts = {n for n in NUMBER.findall(text) if n not in asked}
     if detect_language(text) == "de":
         return facts
     for sentence in split_sentences(text):
@@ -135,7 +157,49 @@ answer, not a term a source can hold."""
 _COMMON_CAPITALS = frozenset("i monday tuesday wednesday thursday friday saturday sunday".split())
 
 
-def _holds_fact(fact: str, source: str) -> bool:
+def counted_items(text: str) -> set[str]:
+    """The numbers in `text` that count the items it lists after them ("7 people: Phil
+    White, …, Chris Patterson and Jed Lejosne", "4 statuses: Open, In Progress, Review and
+    Done"): a count read off the list it states, which no source need hold; the items are
+    checked as the sentence's other facts."""
+    text = CITATION.sub(" ", text)
+    out = set()
+    for match in re.finditer(r"(?<![\w.])(\d+)\b[^:\d]{0,40}:(.+)", text):
+        items = [i for i in re.split(r",|;|\band\b|\bund\b", match.group(2)) if i.strip()]
+        if len(items) > 1 and int(match.group(1)) == len(items):
+            out.add(match.group(1))
+    return out
+
+
+def without_enumeration(text: str) -> str:
+    """`text` without the numbers of its run-on list's items ("(1) … (2) …")."""
+    return _ENUMERATION.sub(" ", text)
+
+
+def _superlatives(text: str) -> set[str]:
+    return {w.casefold() for w in _SUPERLATIVE.findall(text)}
+
+
+def opens_quote(text: str) -> bool:
+    """Whether `text` opens a quotation it does not close (a quote running over sentences)."""
+    return len(_QUOTE.findall(text)) % 2 == 1
+
+
+def _quotes(text: str) -> bool:
+    """Whether `text` quotes four words or more ("which states: \"Derivative Works …")."""
+    return re.search(r"[\"“„]\s*(?:\S+\s+){3,}", text) is not None
+
+
+def negated(text: str) -> bool:
+    """Whether `text` states something negated ("does not", "no", "never", "kein", "nicht",
+    and the counterfactual "should have had", which says it was not done): a leading yes/no
+    answer word is the reply's answer, not its statement's polarity."""
+    return _NEGATION.search(_ANSWER_WORD.sub("", CITATION.sub(" ", text))) is not None
+
+
+def holds_fact(fact: str, source: str) -> bool:
+    """Whether `source` states `fact`: a number as a whole number ("12" not in "2012"), a
+    name in any case."""
     if fact[0].isdigit():
         return re.search(r"(?<![\d])" + re.escape(fact) + r"(?![\d])", source) is not None
     return fact.casefold() in source.casefold()
@@ -233,7 +297,8 @@ def check_sentence(
     echo = not new
     new = new or terms
     facts = stated_facts(text, question)
-    together = facts | set(_NUMBER.findall(text))
+    numbers = set(NUMBER.findall(without_enumeration(text)))
+    together = (facts | numbers) - counted_items(text)
     if not new and not facts:
         return SentenceCheck(text, cited, [], 0.0, content=False)
     if text.endswith(":") and not facts and len(terms - _terms(question)) <= 1:
@@ -251,23 +316,41 @@ def check_sentence(
 
     def held_by(n: int) -> set[str]:
         """The new terms and facts source `n` holds."""
-        facts_held = {f for f in together if any(_holds_fact(f, g) for g in segments[n - 1])}
+        facts_held = {f for f in together if any(holds_fact(f, g) for g in segments[n - 1])}
         return (new & source_terms[n - 1]) | facts_held
 
+    superlatives = _superlatives(text)
+    quoting = _quotes(text)
+    asked = _terms(question) - _YES_NO
     german = detect_language(text) == "de"
     bars = [
         CROSS_LANGUAGE_COVERAGE if german and detect_language(s) == "en" else MIN_COVERAGE
         for s in sources
     ]
 
+    def agrees(numbers: Sequence[int]) -> bool:
+        """Whether the sentence's negation matches that of the line or sentence of `numbers`
+        holding most of its terms (the shortest of equals)."""
+        stretches = [g for n in numbers for g in segments[n - 1]]
+        closest = max(stretches, key=lambda g: (len(terms & _terms(g)), -len(g)))
+        return negated(text) == negated(closest.split("\n", 1)[-1])
+
     def holds(numbers: Sequence[int]) -> bool:
         if coverage(numbers, new) < min(bars[n - 1] for n in numbers):
             return False
+        if not agrees(numbers):
+            return False
         if len(numbers) == 1:
+            if quoting and not asked <= source_terms[numbers[0] - 1]:
+                return False
             return any(
-                all(_holds_fact(f, g) for f in together) and (not echo or new <= _terms(g))
+                all(holds_fact(f, g) for f in together)
+                and (not echo or new <= _terms(g))
+                and superlatives <= _superlatives(g)
                 for g in segments[numbers[0] - 1]
             )
+        if superlatives or quoting:
+            return False
         if echo:
             return False
         # Two sources: every fact in one of them, and each adds something the other lacks.
@@ -317,7 +400,14 @@ def ground(
     kept: list[str] = []
     dropped: list[str] = []
     repaired = 0
-    for sentence, check in zip(sentences, checks, strict=True):
+    quote_dropped = False
+    for i, (sentence, check) in enumerate(zip(sentences, checks, strict=True)):
+        if quote_dropped:
+            # The rest of a quotation whose framing sentence was dropped.
+            checks[i] = check = SentenceCheck(check.text, check.cited, [], check.coverage)
+            quote_dropped = not opens_quote(sentence)
+        elif not check.supported_by and opens_quote(sentence):
+            quote_dropped = True
         if not check.content:
             continue
         # A list item stays one, on its own line (a list read as one paragraph is hard to

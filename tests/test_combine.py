@@ -6,7 +6,7 @@ from __future__ import annotations
 import pytest
 
 from core.answer import OUT_OF_SCOPE, build_judgment_messages, build_messages, generate
-from core.combine import NOTES, CheckedLLM
+from core.combine import NOTES, CheckedLLM, offline_holds
 from core.confidence import answer_confidence, is_low_confidence
 from core.conversation import ConversationKey
 from core.extractive import ExtractiveLLM
@@ -224,3 +224,30 @@ def test_a_sure_no_is_shown_when_the_models_yes_was_dropped(server):
     llm = CheckedLLM(model, ExtractiveLLM({"en": 0.0}))
     (answer,) = generate(llm, question, [page])
     assert answer.text.startswith("No") and llm.last.reason == "disagreed"
+
+
+CALL = {
+    1: "Community Call — Attendees\nAttendees: Max Weber, Sophie Brandt, Lena Vogel.",
+    2: "Tech1: Platform Architecture — History\nRevision History of this Document",
+    3: "Tech1: Platform Architecture — Status\nThe document is not finalized yet.",
+    4: "Measured launch — Items\n- Device firmware\n- BIOS configuration",
+}
+
+
+@pytest.mark.parametrize(
+    "answer, question, holds",
+    [
+        # A count of the items it lists, or a number its source states: its own.
+        ("3 people: Max Weber, Sophie Brandt and Lena Vogel [1]", "How many attended?", True),
+        ("2: Max Weber [1]", "How many attended?", False),
+        # The numbers of a run-on list's items state nothing.
+        ("Measured: (1) Device firmware; (2) BIOS configuration [4]", "What is measured?", True),
+        # A yes or no needs a cited source holding the statement asked about.
+        ("Yes: Revision History of this Document [2]", "Is the document finalized?", False),
+        ("No: The document is not finalized yet. [3]", "Is the document finalized?", True),
+        # Nothing cited: nothing decides it.
+        ("Yes: The document is finalized.", "Is the document finalized?", False),
+    ],
+)
+def test_the_offline_answer_holds_up_only_where_its_sources_decide_it(answer, question, holds):
+    assert offline_holds(answer, question, CALL) is holds

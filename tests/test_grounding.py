@@ -261,3 +261,100 @@ def test_a_yes_that_echoes_the_question_needs_one_sentence_saying_it(reply, kind
         else "Can OpenXT live-migrate a running guest VM to another host?"
     )
     assert ground(reply, question, sources, ["Jira", "Guests"]).kind == kind
+
+
+PR_RULES = (
+    "Some PRs can get rejected right up front:\n"
+    "- The PR is a large feature change and should have had an RFC done first.\n"
+    "- The PR does not have a ticket.\n"
+    "- Someone makes a specific request for documentation before the PR is considered."
+)
+REJECTED = "When can pull requests get rejected right up front?"
+
+
+@pytest.mark.parametrize(
+    "reply, question, source, kind",
+    [
+        # The source's words with its negation dropped (a real model's "Yes, there are set
+        # guidelines…", issue 35): unsupported; kept, supported.
+        (
+            "There are set guidelines for getting modify access to the wikis.",
+            "Are there guidelines for modify access?",
+            "There is no set guideline for getting modify access to the public wikis.",
+            "unsupported",
+        ),
+        (
+            "There is no set guideline for getting modify access to the wikis.",
+            "Are there guidelines for modify access?",
+            "There is no set guideline for getting modify access to the public wikis.",
+            "answer",
+        ),
+        # A negation added to the item it mostly repeats (the real model's flipped reason).
+        (
+            "They also should not have a ticket and someone makes a specific request for"
+            " documentation before the PR is considered.",
+            REJECTED,
+            PR_RULES,
+            "unsupported",
+        ),
+        # "should have had" says it was not done: the same as "have not had".
+        (
+            "PRs get rejected when they are a large feature change and have not had an RFC"
+            " done first.",
+            REJECTED,
+            PR_RULES,
+            "answer",
+        ),
+    ],
+)
+def test_a_sentence_agrees_in_negation_with_the_line_it_repeats(reply, question, source, kind):
+    assert ground(reply, question, [source], ["Process"]).kind == kind
+
+
+@pytest.mark.parametrize(
+    "reply, kind",
+    [
+        # A count read off the names it lists needs no source that states it.
+        ("3 people attended: Max Weber, Sophie Brandt and Lena Vogel.", "answer"),
+        # A count the list does not bear out is a made-up number.
+        ("4 people attended: Max Weber, Sophie Brandt and Lena Vogel.", "unsupported"),
+    ],
+)
+def test_a_count_of_the_listed_items_is_checked_against_the_list(reply, kind):
+    source = "Attendees: Max Weber, Sophie Brandt, Lena Vogel."
+    assert ground(reply, "How many people attended?", [source], ["Call"]).kind == kind
+
+
+@pytest.mark.parametrize(
+    "reply, kind",
+    [
+        # One passing row does not say its system failed most (a real model's answer).
+        ("The guest OS with the most failures was Windows 10 1803.", "unsupported"),
+        ("The guest OS with the most failures was Debian 10.", "answer"),
+    ],
+)
+def test_a_superlative_must_stand_in_the_supporting_line(reply, kind):
+    sources = [
+        "Row 57: OS Version is Windows 10 1803, Result is PASS",
+        "Summary: the most failures were seen with Debian 10.",
+    ]
+    question = "Which guest OS had the most failures?"
+    assert ground(reply, question, sources, ["Matrix", "Summary"]).kind == kind
+
+
+def test_a_quote_framed_as_the_answer_needs_a_source_about_the_question():
+    # A real model framed another paragraph as the answer: the quote is true, the frame not.
+    source = (
+        "Derivative Works may include Platform Components. "
+        "Derivative Works are governed independently."
+    )
+    reply = (
+        "The platform properties concerning verification are listed in the source, which"
+        ' states: "Derivative Works may include Platform Components. Derivative Works are'
+        ' governed independently."'
+    )
+    question = "What are the platform properties concerning verification?"
+    grounding = ground(reply, question, [source], ["Charter"])
+    assert grounding.kind == "unsupported" and len(grounding.dropped) == 2
+    about = "Platform properties concerning verification: " + source
+    assert ground(reply, question, [about], ["Charter"]).kind == "answer"

@@ -97,3 +97,57 @@ def test_kept_replies_answer_every_check_from_one_generation(
     from core.llm import OpenAILLM
 
     assert OpenAILLM._request.__name__ == "_request"  # the patch is undone after the run
+
+
+def test_judging_files_hold_all_three_replies_and_the_cited_sources(
+    harness, tiny_benchmark, tmp_path, clean_env
+):
+    out, judging = tmp_path / "replies", tmp_path / "judge"
+    argv = ["--data", str(tiny_benchmark), "--scripted", "--out", str(out)]
+    argv += ["--out-of-scope", str(tiny_benchmark / "oos.json")]
+    argv += ["--answerers", "offline,off,combined", "--judging", str(judging)]
+    argv += ["--verdicts", str(tmp_path / "verdicts.json"), "--first-token-timeout", "5"]
+    harness.run(argv)
+    turns = len(json.loads((tiny_benchmark / "conversations.json").read_text())[0]["turns"])
+    lines = {}
+    for name in ("offline", "model", "combined"):
+        lines[name] = [
+            json.loads(x) for x in (judging / f"{name}.jsonl").read_text().split("\n") if x
+        ]
+        assert len(lines[name]) == turns + 2  # the out-of-scope questions too
+        assert all(x["key"] and "verdict" in x for x in lines[name])
+    raw = {x["question"]: x["reply"] for x in lines["model"]}
+    for line in lines["combined"]:
+        # the model's reply as it came, follow-ups included; the raw record shows the answer
+        shown = raw[line["question"]]
+        assert shown == "DECLINED-REPLY" or line["model_reply"].startswith(shown.strip()[:30])
+        for source in line["cited_sources"]:
+            assert f"[{source['n']}]" in line["reply"] and source["text"]
+    answered = [x for x in lines["combined"] if x["answerable"]]
+    assert all(x["gold"] for x in answered)
+    mechanical = json.loads((judging / "mechanical.json").read_text())
+    for name in ("offline", "model", "combined"):
+        assert mechanical["summary"][name]["replies"] == len(mechanical["replies"][name])
+    from core.combine import CheckedLLM
+
+    assert CheckedLLM.check.__name__ == "check"  # the recorder is undone after the run
+
+
+def test_the_mechanical_check_finds_numbers_and_names_no_cited_source_holds():
+    spec = importlib.util.spec_from_file_location("llm_judging", SCRIPT.parent / "llm_judging.py")
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    sources = [
+        {"n": 1, "header": "Rotation", "text": "Week 2: Sophie Brandt. Week 3: Lena Vogel."},
+        {"n": 2, "header": "Office", "text": "Room 12 is on floor 3."},
+    ]
+    shown = (
+        "Sophie Brandt is on call in week 2 [1]. Lena Vogel is in room 12 [1].\n"
+        "Max Weber covers week 5 [2].\n(Read from the page, where the language model's answer"
+        " differed.)"
+    )
+    checked = module.mechanical_check(shown, "Who is on call in week 2?", sources)
+    assert [c["not_in_cited"] for c in checked] == [[], ["12"], ["5", "Max", "Weber"]]
+    assert [c["in_no_source"] for c in checked] == [[], [], ["5", "Max", "Weber"]]
+    summary = module.summarize_mechanical({"a": checked})
+    assert summary["cited_sentences_whose_sources_hold_their_facts"] == 1

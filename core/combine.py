@@ -374,7 +374,7 @@ def _shares_nothing(model: str, offline: str, question: str) -> bool:
     page's "The board votes to accept/reject a proposed feature or change", issue 35)."""
     asked = _terms(question)
     own_model = _terms(CITATION.sub(" ", model)) - asked
-    own_offline = _terms(CITATION.sub(" ", offline.split("\n")[0])) - asked
+    own_offline = _terms(_stated(offline)) - asked
     return bool(own_model) and bool(own_offline) and not own_model & own_offline
 
 
@@ -383,9 +383,21 @@ def _states_fewer_numbers(model: str, offline: str, question: str) -> bool:
     the question's, and leaves others out: it picked one of several (one build of the two
     the page lists for a machine, one machine of two, issue 35)."""
     asked = set(NUMBER.findall(question))
-    own_offline = set(NUMBER.findall(CITATION.sub(" ", offline.split("\n")[0]))) - asked
+    own_offline = set(NUMBER.findall(_stated(offline))) - asked
     own_model = set(NUMBER.findall(CITATION.sub(" ", model))) - asked
     return bool(own_offline & own_model) and bool(own_offline - own_model)
+
+
+# Which rows of a table the offline answer read (`core.compose`): no statement of its own.
+_ROWS_READ = re.compile(
+    r" \((?:from rows [^()]* of the table found|aus den gefundenen Zeilen [^()]* der Tabelle)\)"
+)
+
+
+def _stated(offline: str) -> str:
+    """What the offline answer states: its first line, without citations and without the
+    rows it read ("(from rows 1–3 of the table found)" states no 1 or 3)."""
+    return CITATION.sub(" ", _ROWS_READ.sub("", offline.split("\n")[0]))
 
 
 def _terms(text: str) -> set[str]:

@@ -6,7 +6,7 @@ from __future__ import annotations
 import pytest
 
 from core.answer import OUT_OF_SCOPE, build_judgment_messages, build_messages, generate
-from core.combine import NOTES, CheckedLLM, offline_holds
+from core.combine import NOTES, CheckedLLM, _states_fewer_numbers, offline_holds
 from core.confidence import answer_confidence, is_low_confidence
 from core.conversation import ConversationKey
 from core.extractive import ExtractiveLLM
@@ -318,3 +318,21 @@ def test_the_page_answer_is_shown_where_the_model_picked_one_of_its_values(serve
     (answer,) = generate(llm, "Which builds was the Dell Optiplex 7040 tested with?", [builds])
     assert "6662" in answer.text and llm.last.reason == "fuller"
     assert answer.text.endswith(NOTES["fuller"]["en"])
+
+
+@pytest.mark.parametrize(
+    "model, offline, fewer",
+    [
+        ("Build 6671 [1].", "Build is 6671 [1]. Build is 6662 [2].", True),
+        ("Builds 6671 and 6662 [1].", "Build is 6671 [1]. Build is 6662 [2].", False),
+        ("Build 1.2 [1].", "Build is 6671 [1].", False),  # none shared: `disagreed` decides
+        # The rows the offline answer read are no numbers it states.
+        (
+            "The Dell Optiplex 7050 [2].",
+            "Dell Optiplex 7050 (from rows 1–3 of the table found)",
+            False,
+        ),
+    ],
+)
+def test_a_model_answer_states_fewer_numbers_where_it_leaves_some_out(model, offline, fewer):
+    assert _states_fewer_numbers(model, offline, "Which build?") is fewer

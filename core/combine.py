@@ -15,7 +15,9 @@ answer together, the offline answerer gets exact values right and never makes on
    model declines or states none of its values (numbers and names). A short offline answer
    (a typed span, not a passage) is shown too where the model's shares no word with it
    beyond the question's (they answer different things) or states only some of its
-   numbers (`fuller`: one build of the two the page lists). The offline answer
+   numbers (`fuller`: one build of the two the page lists); and the offline answer's list
+   is shown where the model lists its items and more that lack the question words they all
+   hold (`narrower`: the question asked for part of a list). The offline answer
    must hold up itself (`offline_holds`): what it computes rather than quotes, a leading
    yes or no and a count, must be decided by the sources it cites (a yes or no by the
    statement asked about, or by the cell of a cited row it reads). A model's decline
@@ -87,6 +89,12 @@ NOTES = {
     "disagreed": {
         "en": "(Read from the page, where the language model's answer differed.)",
         "de": "(Aus der Seite gelesen; die Antwort des Sprachmodells wich davon ab.)",
+    },
+    "narrower": {
+        "en": "(Read from the page: the items the question asks about; the language model's"
+        " answer listed more.)",
+        "de": "(Aus der Seite gelesen: die erfragten Punkte; die Antwort des Sprachmodells"
+        " nannte mehr.)",
     },
     "fuller": {
         "en": "(Read from the page, which states more than the language model's answer did.)",
@@ -280,6 +288,8 @@ class CheckedLLM:
             if _says_within(grounding.text, offline, question):
                 return None
             return "disagreed"
+        if _lists_beyond(grounding.text, offline, question):
+            return "narrower"
         if len(offline.split("\n")[0].split()) <= SHORT_ANSWER_WORDS:
             if _shares_nothing(grounding.text, offline, question):
                 return "disagreed"
@@ -386,6 +396,23 @@ def _states_fewer_numbers(model: str, offline: str, question: str) -> bool:
     own_offline = set(NUMBER.findall(_stated(offline))) - asked
     own_model = set(NUMBER.findall(CITATION.sub(" ", model))) - asked
     return bool(own_offline & own_model) and bool(own_offline - own_model)
+
+
+def _lists_beyond(model: str, offline: str, question: str) -> bool:
+    """Whether the model lists every item of the offline answer's list and more items that
+    lack question words all the offline items hold: the question narrows a list ("the use
+    cases explicitly concerning software platform"), the offline answerer kept the items
+    holding those words, the model listed the whole list (issue 35)."""
+    items = [item for item in _stated(offline).split("; ") if item.strip()]
+    listed = [line for line in model.split("\n") if line.lstrip().startswith(("- ", "* "))]
+    if len(items) < 2 or not listed:
+        return False
+    narrowing = _terms(question).intersection(*(_terms(item) for item in items))
+    holds = [[_terms(item) <= _terms(line) for line in listed] for item in items]
+    if not narrowing or not all(any(row) for row in holds):
+        return False
+    extra = [line for n, line in enumerate(listed) if not any(row[n] for row in holds)]
+    return bool(extra) and all(not narrowing <= _terms(line) for line in extra)
 
 
 # Which rows of a table the offline answer read (`core.compose`): no statement of its own.

@@ -336,3 +336,40 @@ def test_the_page_answer_is_shown_where_the_model_picked_one_of_its_values(serve
 )
 def test_a_model_answer_states_fewer_numbers_where_it_leaves_some_out(model, offline, fewer):
     assert _states_fewer_numbers(model, offline, "Which build?") is fewer
+
+
+USE_CASES = make_evidence(
+    9,
+    "- Provide the software platform for a Multi-Tenant Client Desktop.\n"
+    "- Provide the software platform for a hardened Single-VM endpoint.\n"
+    "- Be the best-in-class Open Source toolchain for measured launch.\n"
+    "- Provide a compelling platform for research projects.",
+    "Tech1: Platform Architecture — Use cases",
+)
+NARROWED = "What are the Tech1 use cases explicitly concerning software platform?"
+
+
+def test_the_page_items_are_shown_where_the_model_listed_those_the_question_leaves_out(server):
+    # A real model's reply (issue 35 measurement): the whole list, for the items that hold
+    # the question's "software platform".
+    server.push(
+        "- Provide the software platform for a Multi-Tenant Client Desktop.\n"
+        "- Provide the software platform for a hardened Single-VM endpoint.\n"
+        "- Be the best-in-class Open Source toolchain for measured launch."
+    )
+    model = OpenAILLM(server.base_url, "small-model", "k", max_retries=0)
+    llm = CheckedLLM(model, ExtractiveLLM({"en": 0.0}))
+    (answer,) = generate(llm, NARROWED, [USE_CASES])
+    assert "toolchain" not in answer.text and "Single-VM" in answer.text
+    assert llm.last.reason == "narrower" and answer.text.endswith(NOTES["narrower"]["en"])
+
+
+def test_a_model_list_of_the_asked_items_is_kept(server):
+    server.push(
+        "- Provide the software platform for a Multi-Tenant Client Desktop.\n"
+        "- Provide the software platform for a hardened Single-VM endpoint."
+    )
+    model = OpenAILLM(server.base_url, "small-model", "k", max_retries=0)
+    llm = CheckedLLM(model, ExtractiveLLM({"en": 0.0}))
+    (answer,) = generate(llm, NARROWED, [USE_CASES])
+    assert llm.last.origin == "model" and "Single-VM" in answer.text

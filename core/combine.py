@@ -12,9 +12,15 @@ answer together, the offline answerer gets exact values right and never makes on
    is shown instead of the model's when the model's is not supported (`unsupported`,
    `citation_only`, `pasted_source`, `empty`: the model tried to answer), and when the
    offline answer is high-confidence (`core.confidence.is_low_confidence` false) while the
-   model declines or states none of its values (numbers and names). The offline answer
+   model declines or states none of its values (numbers and names). A short offline answer
+   (a typed span, not a passage) is shown too where the model's shares no word with it
+   beyond the question's (they answer different things) or states only some of its
+   numbers (`fuller`: one build of the two the page lists); and the offline answer's list
+   is shown where the model lists its items and more that lack the question words they all
+   hold (`narrower`: the question asked for part of a list). The offline answer
    must hold up itself (`offline_holds`): what it computes rather than quotes, a leading
-   yes or no and a count, must be decided by the sources it cites. A model's decline
+   yes or no and a count, must be decided by the sources it cites (a yes or no by the
+   statement asked about, or by the cell of a cited row it reads). A model's decline
    stands against an offline answer that barely passed its threshold: out-of-scope
    questions are where the offline answerer errs most (`core.confidence`). The answer
    then ends with a note (`NOTES`) saying it was read from the page, not written by the
@@ -33,6 +39,7 @@ dropped with it.
 
 from __future__ import annotations
 
+import re
 import threading
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
@@ -65,6 +72,7 @@ from core.lexical import tokenize
 from core.llm import LLM
 from core.model_prompt import for_model
 from core.questions import question_language
+from core.spans import cell_reading
 
 MODES = ("off", "grounded", "combined")
 
@@ -81,6 +89,16 @@ NOTES = {
     "disagreed": {
         "en": "(Read from the page, where the language model's answer differed.)",
         "de": "(Aus der Seite gelesen; die Antwort des Sprachmodells wich davon ab.)",
+    },
+    "narrower": {
+        "en": "(Read from the page: the items the question asks about; the language model's"
+        " answer listed more.)",
+        "de": "(Aus der Seite gelesen: die erfragten Punkte; die Antwort des Sprachmodells"
+        " nannte mehr.)",
+    },
+    "fuller": {
+        "en": "(Read from the page, which states more than the language model's answer did.)",
+        "de": "(Aus der Seite gelesen; sie nennt mehr als die Antwort des Sprachmodells.)",
     },
 }
 
@@ -270,6 +288,13 @@ class CheckedLLM:
             if _says_within(grounding.text, offline, question):
                 return None
             return "disagreed"
+        if _lists_beyond(grounding.text, offline, question):
+            return "narrower"
+        if len(offline.split("\n")[0].split()) <= SHORT_ANSWER_WORDS:
+            if _shares_nothing(grounding.text, offline, question):
+                return "disagreed"
+            if _states_fewer_numbers(grounding.text, offline, question):
+                return "fuller"
         return None
 
 
@@ -280,21 +305,61 @@ def offline_holds(answer: str, question: str, sources: dict[int, str]) -> bool:
     of the question (the statement asked about; "Yes: Revision History of this Document" to
     "Is the … document finalized?" read a heading, issue 35), and each number beyond the
     question must stand in a cited source or count the items the answer lists ("2: If
-    changes to a pull request are required…" to "How many statuses…?" did neither)."""
+    changes to a pull request are required…" to "How many statuses…?" did neither). A
+    table row may decide the yes or no with its cells instead (`_decided`)."""
     answer = split_follow_ups(answer)[0]
     cited = [sources[n] for n in cited_numbers(answer) if n in sources]
     if not cited:
         return False
-    if _yes_or_no(answer) is not None:
-        asked = _terms(question) - _YES_NO_TERMS
-        if not any(asked <= _terms(text) for text in cited):
-            return False
+    if _yes_or_no(answer) is not None and not _decided(answer, question, cited):
+        return False
     plain = without_enumeration(CITATION.sub(" ", answer))
     numbers = set(NUMBER.findall(plain)) - set(NUMBER.findall(question)) - counted_items(plain)
     return all(any(holds_fact(n, text) for text in cited) for n in numbers)
 
 
 _YES_NO_TERMS = frozenset(tokenize("yes ja nein", "de"))
+
+# The question's content words a cited table row may lack and still be the row asked about:
+# a misspelling ("Measuremnt") or a verb no cell holds ("lead to Pass results") (set by
+# design, issue 35: one; a heading that lacks the one word asked about still fails).
+ROW_MISSING_TERMS = 1
+
+_ROW = re.compile(r"^Row \d+ in Table \d+:", re.MULTILINE)
+
+# The cell an offline yes/no reads: "No: the Result for Windows 10 is Fail [2]." → "Fail".
+_READ_CELL = re.compile(r"^\W*(?:yes|no|ja|nein)\W+.*? (?:is|ist) (.+?)[\s.]*$", re.IGNORECASE)
+
+# Words at most in an offline answer that is a typed span rather than a passage, for the
+# disagreement checks (set by design, issue 35: the spans that beat the model had 13–18).
+SHORT_ANSWER_WORDS = 25
+
+
+def _decided(answer: str, question: str, cited: Sequence[str]) -> bool:
+    """Whether a cited source decides the offline `answer`'s leading yes or no: one holds
+    every content word of the question (the statement asked about; "Yes: Revision History
+    of this Document" to "Is the … document finalized?" read a heading, issue 35), or a
+    cited table row holds all of them but `ROW_MISSING_TERMS` and the cell the answer reads,
+    and that cell says it (`core.spans.cell_reading`: "Fail OXT-1654" or "Did not do
+    performance tests" a no, "Pass" a yes). A row whose cell decides nothing ("Yes: the Test
+    Description … is GPU pass through testing…" to "Did all … lead to Pass results?", a
+    row with no result) does not decide it, though the question's words are in it."""
+    asked = _terms(question) - _YES_NO_TERMS
+    if any(asked <= _terms(text) for text in cited):
+        return True
+    read = _READ_CELL.match(CITATION.sub(" ", answer.split("\n")[0]).strip())
+    if read is None:
+        return False
+    cell = read.group(1).strip()
+    wanted = "No" if _yes_or_no(answer) == "no" else "Yes"
+    if cell_reading(question, cell) != wanted:
+        return False
+    return any(
+        _ROW.search(text)
+        and cell.casefold() in text.casefold()
+        and len(asked - _terms(text)) <= ROW_MISSING_TERMS
+        for text in cited
+    )
 
 
 def _yes_or_no(answer: str) -> str | None:
@@ -311,6 +376,55 @@ def _says_within(model: str, offline: str, question: str) -> bool:
     measured, issue 35), which is no disagreement."""
     own = _terms(CITATION.sub(" ", model)) - _terms(question)
     return bool(own) and own <= _terms(offline)
+
+
+def _shares_nothing(model: str, offline: str, question: str) -> bool:
+    """Whether the model's answer and the offline one share no word beyond the question's:
+    they answer different things ("votes on technical issues that impact OpenXT" against the
+    page's "The board votes to accept/reject a proposed feature or change", issue 35)."""
+    asked = _terms(question)
+    own_model = _terms(CITATION.sub(" ", model)) - asked
+    own_offline = _terms(_stated(offline)) - asked
+    return bool(own_model) and bool(own_offline) and not own_model & own_offline
+
+
+def _states_fewer_numbers(model: str, offline: str, question: str) -> bool:
+    """Whether the model's answer states some of the numbers the offline one does, beyond
+    the question's, and leaves others out: it picked one of several (one build of the two
+    the page lists for a machine, one machine of two, issue 35)."""
+    asked = set(NUMBER.findall(question))
+    own_offline = set(NUMBER.findall(_stated(offline))) - asked
+    own_model = set(NUMBER.findall(CITATION.sub(" ", model))) - asked
+    return bool(own_offline & own_model) and bool(own_offline - own_model)
+
+
+def _lists_beyond(model: str, offline: str, question: str) -> bool:
+    """Whether the model lists every item of the offline answer's list and more items that
+    lack question words all the offline items hold: the question narrows a list ("the use
+    cases explicitly concerning software platform"), the offline answerer kept the items
+    holding those words, the model listed the whole list (issue 35)."""
+    items = [item for item in _stated(offline).split("; ") if item.strip()]
+    listed = [line for line in model.split("\n") if line.lstrip().startswith(("- ", "* "))]
+    if len(items) < 2 or not listed:
+        return False
+    narrowing = _terms(question).intersection(*(_terms(item) for item in items))
+    holds = [[_terms(item) <= _terms(line) for line in listed] for item in items]
+    if not narrowing or not all(any(row) for row in holds):
+        return False
+    extra = [line for n, line in enumerate(listed) if not any(row[n] for row in holds)]
+    return bool(extra) and all(not narrowing <= _terms(line) for line in extra)
+
+
+# Which rows of a table the offline answer read (`core.compose`): no statement of its own.
+_ROWS_READ = re.compile(
+    r" \((?:from rows [^()]* of the table found|aus den gefundenen Zeilen [^()]* der Tabelle)\)"
+)
+
+
+def _stated(offline: str) -> str:
+    """What the offline answer states: its first line, without citations and without the
+    rows it read ("(from rows 1–3 of the table found)" states no 1 or 3)."""
+    return CITATION.sub(" ", _ROWS_READ.sub("", offline.split("\n")[0]))
 
 
 def _terms(text: str) -> set[str]:

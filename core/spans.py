@@ -877,6 +877,18 @@ def _asked_verdict(profile: QuestionProfile, value: str) -> str | None:
     return verdict
 
 
+def cell_reading(question: str, value: str) -> str | None:
+    """Yes/No that a table cell gives a yes/no `question`: a pass/fail-like cell read
+    against what it asks (`_asked_verdict`: "Fail OXT-1654" to "Did it pass ...?" is No),
+    or No for a cell that negates ("Did not do performance tests") when the question asks
+    without a negation (`_denying_cell`); None when the cell decides nothing. For checking
+    a yes/no read from a row (`core.combine`)."""
+    verdict = _asked_verdict(profile_question(question), value)
+    if verdict is None and _NEGATION.search(value) and not _NEGATION.search(question):
+        return "No"
+    return verdict
+
+
 def _unit_answer(profile: QuestionProfile, unit: Unit, words: int) -> str:
     """The short answer inside a unit, by question type."""
     if unit.kind == "byline":

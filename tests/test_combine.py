@@ -6,7 +6,7 @@ from __future__ import annotations
 import pytest
 
 from core.answer import OUT_OF_SCOPE, build_judgment_messages, build_messages, generate
-from core.combine import NOTES, CheckedLLM, offline_holds
+from core.combine import NOTES, CheckedLLM, _states_fewer_numbers, offline_holds
 from core.confidence import answer_confidence, is_low_confidence
 from core.conversation import ConversationKey
 from core.extractive import ExtractiveLLM
@@ -231,7 +231,13 @@ CALL = {
     2: "Tech1: Platform Architecture — History\nRevision History of this Document",
     3: "Tech1: Platform Architecture — Status\nThe document is not finalized yet.",
     4: "Measured launch — Items\n- Device firmware\n- BIOS configuration",
+    5: "Measurement Test — Table\nRow 1 in Table 1: Platform is Dell OptiPlex 7060, Install"
+    " is Pass, UEFI"
+    " upgrade is Fail OXT-1654, and Notes is Did not do performance tests",
+    6: "Measurement Test — Table\nRow 2 in Table 1: Platform is Dell OptiPlex 7050, and UEFI"
+    " upgrade is Pass",
 }
+UPGRADE = "Did the Dell OptiPlex 7060 pass the UEFI upgrade Measuremnt test?"  # one typo
 
 
 @pytest.mark.parametrize(
@@ -245,9 +251,125 @@ CALL = {
         # A yes or no needs a cited source holding the statement asked about.
         ("Yes: Revision History of this Document [2]", "Is the document finalized?", False),
         ("No: The document is not finalized yet. [3]", "Is the document finalized?", True),
+        # Or a cited row (all the question's words but one) whose cell the answer reads
+        # decides it: a cell that says yes or no, not one that names the row.
+        ("No: the UEFI upgrade for Dell OptiPlex 7060 is Fail OXT-1654 [5].", UPGRADE, True),
+        ("Yes: the UEFI upgrade for Dell OptiPlex 7060 is Fail OXT-1654 [5].", UPGRADE, False),
+        ("No: the Platform for the UEFI upgrade is Dell OptiPlex 7060 [5].", UPGRADE, False),
+        ("Yes: the Install for Dell OptiPlex 7060 is Pass [5].", UPGRADE, True),
+        ("Yes: the Platform for the UEFI upgrade is Dell OptiPlex 7060 [5].", UPGRADE, False),
+        (
+            "No: the Notes for Dell OptiPlex 7060 is Did not do performance tests [5].",
+            "Was a performance test run for the Dell OptiPlex 7060 UEFI upgrade?",
+            True,
+        ),
+        ("No: the UEFI upgrade for Dell OptiPlex 7050 is Pass [6].", UPGRADE, False),
+        # A row lacking two of the question's words is another row.
+        ("No: the UEFI upgrade is Fail OXT-1654 [5].", UPGRADE + " Was it signed off?", False),
         # Nothing cited: nothing decides it.
         ("Yes: The document is finalized.", "Is the document finalized?", False),
     ],
 )
 def test_the_offline_answer_holds_up_only_where_its_sources_decide_it(answer, question, holds):
     assert offline_holds(answer, question, CALL) is holds
+
+
+BOARD = make_evidence(
+    6,
+    "The board votes to accept or reject a proposed feature or change in OpenXT.",
+    "Technical Advisory Board — Voting",
+)
+ISSUES = make_evidence(
+    7,
+    "The board handles technical issues that impact OpenXT and cannot be resolved otherwise.",
+    "Technical Advisory Board — Scope",
+)
+
+
+def test_a_sure_short_answer_is_shown_where_the_model_answers_something_else(server):
+    # A real model's reply (issue 35 measurement): supported by another source, sharing no
+    # word with the page's answer beyond the question's.
+    server.push(
+        "The board handles technical issues that impact OpenXT and cannot be resolved otherwise."
+    )
+    model = OpenAILLM(server.base_url, "small-model", "k", max_retries=0)
+    llm = CheckedLLM(model, ExtractiveLLM({"en": 0.0}))
+    (answer,) = generate(llm, "What does the OpenXT board vote on?", [ISSUES, BOARD])
+    assert "accept or reject" in answer.text and llm.last.reason == "disagreed"
+    assert answer.text.endswith(NOTES["disagreed"]["en"])
+
+
+def test_a_model_answer_that_shares_the_page_answers_words_is_kept(server):
+    server.push("It votes to accept or reject proposed changes in OpenXT.")
+    model = OpenAILLM(server.base_url, "small-model", "k", max_retries=0)
+    llm = CheckedLLM(model, ExtractiveLLM({"en": 0.0}))
+    (answer,) = generate(llm, "What does the OpenXT board vote on?", [ISSUES, BOARD])
+    assert answer.text.startswith("It votes to accept") and llm.last.origin == "model"
+
+
+def test_the_page_answer_is_shown_where_the_model_picked_one_of_its_values(server):
+    # A real model's reply (issue 35 measurement): one of the two builds the page lists.
+    builds = make_evidence(
+        8, "The Dell Optiplex 7040 was tested with builds 6671 and 6662.", "Measurement Test"
+    )
+    server.push("The Dell Optiplex 7040 was tested with build 6671.")
+    model = OpenAILLM(server.base_url, "small-model", "k", max_retries=0)
+    llm = CheckedLLM(model, ExtractiveLLM({"en": 0.0}))
+    (answer,) = generate(llm, "Which builds was the Dell Optiplex 7040 tested with?", [builds])
+    assert "6662" in answer.text and llm.last.reason == "fuller"
+    assert answer.text.endswith(NOTES["fuller"]["en"])
+
+
+@pytest.mark.parametrize(
+    "model, offline, fewer",
+    [
+        ("Build 6671 [1].", "Build is 6671 [1]. Build is 6662 [2].", True),
+        ("Builds 6671 and 6662 [1].", "Build is 6671 [1]. Build is 6662 [2].", False),
+        ("Build 1.2 [1].", "Build is 6671 [1].", False),  # none shared: `disagreed` decides
+        # The rows the offline answer read are no numbers it states.
+        (
+            "The Dell Optiplex 7050 [2].",
+            "Dell Optiplex 7050 (from rows 1–3 of the table found)",
+            False,
+        ),
+    ],
+)
+def test_a_model_answer_states_fewer_numbers_where_it_leaves_some_out(model, offline, fewer):
+    assert _states_fewer_numbers(model, offline, "Which build?") is fewer
+
+
+USE_CASES = make_evidence(
+    9,
+    "- Provide the software platform for a Multi-Tenant Client Desktop.\n"
+    "- Provide the software platform for a hardened Single-VM endpoint.\n"
+    "- Be the best-in-class Open Source toolchain for measured launch.\n"
+    "- Provide a compelling platform for research projects.",
+    "Tech1: Platform Architecture — Use cases",
+)
+NARROWED = "What are the Tech1 use cases explicitly concerning software platform?"
+
+
+def test_the_page_items_are_shown_where_the_model_listed_those_the_question_leaves_out(server):
+    # A real model's reply (issue 35 measurement): the whole list, for the items that hold
+    # the question's "software platform".
+    server.push(
+        "- Provide the software platform for a Multi-Tenant Client Desktop.\n"
+        "- Provide the software platform for a hardened Single-VM endpoint.\n"
+        "- Be the best-in-class Open Source toolchain for measured launch."
+    )
+    model = OpenAILLM(server.base_url, "small-model", "k", max_retries=0)
+    llm = CheckedLLM(model, ExtractiveLLM({"en": 0.0}))
+    (answer,) = generate(llm, NARROWED, [USE_CASES])
+    assert "toolchain" not in answer.text and "Single-VM" in answer.text
+    assert llm.last.reason == "narrower" and answer.text.endswith(NOTES["narrower"]["en"])
+
+
+def test_a_model_list_of_the_asked_items_is_kept(server):
+    server.push(
+        "- Provide the software platform for a Multi-Tenant Client Desktop.\n"
+        "- Provide the software platform for a hardened Single-VM endpoint."
+    )
+    model = OpenAILLM(server.base_url, "small-model", "k", max_retries=0)
+    llm = CheckedLLM(model, ExtractiveLLM({"en": 0.0}))
+    (answer,) = generate(llm, NARROWED, [USE_CASES])
+    assert llm.last.origin == "model" and "Single-VM" in answer.text

@@ -583,6 +583,15 @@ def _cell_verdict(value: str) -> str | None:
     return None
 
 
+def _gives_reason(value: str) -> bool:
+    """Whether a table cell gives a reason: it opens with "because", "to", "weil" ... or it
+    is a failure that says more than its verdict ("Fail OXT-1654", "Fail MLE tripped on
+    reboot"), which is what a why question about a row's failure asks for."""
+    if _REASON.match(value):
+        return True
+    return _cell_verdict(value) == "No" and len(value.split()) > 1
+
+
 def _row_cells(profile: QuestionProfile, unit: Unit) -> list[tuple[str, str]]:
     """The cells of a row that answer the question, best first (at most three): the
     columns whose names carry asked terms the row's values do not (the row's values say
@@ -613,7 +622,7 @@ def _row_cells(profile: QuestionProfile, unit: Unit) -> list[tuple[str, str]]:
             score += TYPE_BONUS
         if profile.qtype == "yesno" and _cell_verdict(value) is not None:
             score += TYPE_BONUS
-        if profile.qtype == "why" and _REASON.match(value):
+        if profile.qtype == "why" and _gives_reason(value):
             score += TYPE_BONUS
         if not _new(value, profile):
             score -= 1.0
@@ -625,11 +634,12 @@ def _row_cells(profile: QuestionProfile, unit: Unit) -> list[tuple[str, str]]:
         return []
     # Once a cell is the one the question names, the others only say which row is meant;
     # a "why" question is answered by the cells that give a reason, when some do.
+    # (before the named cells: a follow-up's carried context names the row's key cells)
+    if profile.qtype == "why" and any(_gives_reason(cell[4]) for cell in scored):
+        return [(n, v) for _, _, _, n, v in sorted(scored, reverse=True) if _gives_reason(v)][:3]
     closest = max(naming for _, naming, *_ in scored)
     if closest:
         scored = [cell for cell in scored if cell[1] == closest]
-    if profile.qtype == "why" and any(_REASON.match(cell[4]) for cell in scored):
-        return [(n, v) for _, _, _, n, v in sorted(scored, reverse=True) if _REASON.match(v)][:3]
     scored.sort(reverse=True)
     best = scored[0][0]
     if best <= TYPE_BONUS:

@@ -974,3 +974,31 @@ AGENDA_PAIR = (
     "1. Release 7.0 planning:\n- Measured Launch merge\n- LibXL merge\n- Qemu 2.6 merge\n"
     "- tapdisk3 migration\n2. Release 6.0 planning:\n- Qemu security fixes"
 )
+
+
+MATRIX = (
+    "Table 1: Build, Platform, Install, Upgrade\n"
+    "Row 1 in Table 1: Build is 812, Platform is Acme Box 5, Install is Pass, and Upgrade is"
+    " Fail DISK-17\n"
+    "Row 2 in Table 1: Build is 812, Platform is Acme Box 6, Install is Pass, and Upgrade is Pass"
+)
+
+
+@pytest.mark.parametrize(
+    "question",
+    [
+        "What was the reason? (context: Acme, Box, 5, pass, upgrade, 812)",
+        "Was war der Grund dafür? (context: Acme, Box, 5, Upgrade, bestanden, 812)",
+    ],
+)
+def test_a_why_follow_up_on_a_row_is_answered_by_the_failure_not_the_row_key(question):
+    # the carried context names the row's key cells; the reason is the cell that fails and
+    # says more than its verdict
+    assert answer(question, MATRIX) == "Upgrade: Fail DISK-17"
+
+
+def test_a_bare_failure_is_no_reason():
+    from core.spans import _gives_reason
+
+    assert _gives_reason("Fail DISK-17") and _gives_reason("because of the disk")
+    assert not _gives_reason("Fail") and not _gives_reason("Pass DISK-17")

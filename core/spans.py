@@ -32,6 +32,7 @@ from functools import lru_cache
 from itertools import takewhile
 from typing import NamedTuple
 
+from core.list_counts import counts_list
 from core.questions import (
     CONTEXT,
     ENTITY_WEIGHT,
@@ -787,7 +788,11 @@ _ANNOUNCES_NEXT = re.compile(
 
 
 def _announced_items(
-    profile: QuestionProfile, found: Sequence[Unit], position: int, words: int
+    profile: QuestionProfile,
+    found: Sequence[Unit],
+    position: int,
+    words: int,
+    heading: frozenset[str] = frozenset(),
 ) -> str:
     """The items that the sentence or list item at `position` announces with a closing
     colon ("The basic approaches are:"), as the answer (counted for "how many"), or the
@@ -811,6 +816,8 @@ def _announced_items(
         return ""
     listed = "; ".join(items)
     if counts_items(profile.text, listed):
+        if not counts_list(profile, heading | unit.stems, items):
+            return ""  # a list of other things: its size answers nothing asked
         listed = counted_items(listed)
     return clip_clause(listed, words)
 
@@ -877,8 +884,20 @@ def _asked_verdict(profile: QuestionProfile, value: str) -> str | None:
     return verdict
 
 
-def _unit_answer(profile: QuestionProfile, unit: Unit, words: int) -> str:
-    """The short answer inside a unit, by question type."""
+def _list_intro(found: Sequence[Unit], unit: Unit) -> frozenset[str]:
+    """The terms of the line that introduces a whole-list unit's items (its items carry
+    them as their `antecedent`), or none for another unit."""
+    if unit.kind != "list":
+        return frozenset()
+    items = (u for u in found if u.kind == "item" and u.group == unit.group)
+    return frozenset().union(*(u.antecedent for u in items))
+
+
+def _unit_answer(
+    profile: QuestionProfile, unit: Unit, words: int, named: frozenset[str] = frozenset()
+) -> str:
+    """The short answer inside a unit, by question type; a list is counted only when it
+    holds the counted things (`counts_list`, `named`: its heading's and intro's terms)."""
     if unit.kind == "byline":
         return dict(unit.pairs)[profile.fact]
     if unit.kind == "row":
@@ -890,7 +909,9 @@ def _unit_answer(profile: QuestionProfile, unit: Unit, words: int) -> str:
         if profile.asked_in(label_terms) and _new(value, profile):
             return clip_clause(value, words)
     if unit.kind == "list" and counts_items(profile.text, unit.text):
-        return clip_clause(counted_items(unit.text), words)
+        if counts_list(profile, named, unit.text.split("; ")):
+            return clip_clause(counted_items(unit.text), words)
+        return ""  # a list of other things: its size answers nothing asked
     typed = typed_values(profile.qtype, unit.text, profile)
     if typed:
         several = profile.qtype == "version" or (profile.qtype == "who" and profile.plural)
@@ -1127,9 +1148,13 @@ def best_span(
     header_terms = _header_terms(header)
     topic = len(carried & (unit.stems | header_terms)) / len(carried) if carried else 0.0
     label, row_key = row_label(profile, unit) if unit.kind == "row" else ("", "")
+    # The heading under the page title names what a list on it holds; the title does not.
+    heading = _header_terms(header.partition(" — ")[2])
     return Span(
-        answer=_announced_items(profile, units(text), position, weights.answer_words)
-        or _unit_answer(profile, unit, weights.answer_words),
+        answer=_announced_items(profile, units(text), position, weights.answer_words, heading)
+        or _unit_answer(
+            profile, unit, weights.answer_words, heading | _list_intro(units(text), unit)
+        ),
         label=label,
         row_key=row_key,
         whole=unit.text,
@@ -1306,8 +1331,11 @@ TYPE_MISS = 0.6
 
 def answers_type(profile: QuestionProfile, span: Span) -> bool:
     """Whether a span's answer holds a value of the kind the question asks for (always, for
-    questions that ask for no particular kind)."""
+    questions that ask for no particular kind); an empty answer (a list that does not hold
+    the counted things, `_unit_answer`) holds none."""
     text = " ".join([span.answer, *(value for _, value in span.parts)])
+    if not text.strip():
+        return False
     return _holds_asked_kind(profile, text, span.kind) and _says_owner(
         profile, span.whole, span.kind
     )

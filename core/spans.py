@@ -453,11 +453,57 @@ def _answered(line: str, before: Unit | None) -> list[Unit]:
     asked, answer = line[: match.start()].strip(), line[match.end() :].strip()
     if not answer:
         return _sentences(asked)
-    unit = _unit("sentence", answer)
+    unit = _unit("sentence", _confirmed(asked, answer))
     context = frozenset(terms(asked))
     if before is not None and _REFERS_BACK.search(asked):
         context |= before.stems
     return [replace(unit, antecedent=context - unit.stems, answers=True)]
+
+
+# A bare confirmation as the whole answer of a question-and-answer line, English and German,
+# and the word each says it with in the other language.
+_CONFIRMATION = re.compile(r"^\W*(correct|right|yes|no|richtig|korrekt|ja|nein)\W*$", re.I)
+_FRAMES = {
+    "correct": ("Correct", "Richtig"),
+    "right": ("Correct", "Richtig"),
+    "yes": ("Yes", "Ja"),
+    "no": ("No", "Nein"),
+    "richtig": ("Correct", "Richtig"),
+    "korrekt": ("Correct", "Richtig"),
+    "ja": ("Yes", "Ja"),
+    "nein": ("No", "Nein"),
+}
+# What opens a statement put to be confirmed: "I assume from this that ...", "Ich gehe davon
+# aus, dass ...".
+_ASSUMING = re.compile(
+    r"^\W*(?:I|we)\s+(?:assume|think|understand|believe|gather|take it)(?:\s+from\s+this)?,?"
+    r"\s+(?:that\s+)?|^\W*(?:ich|wir)\s+(?:gehe|gehen)\s+davon\s+aus,?\s+(?:dass\s+)?"
+    r"|^\W*(?:ich|wir)\s+(?:nehme|nehmen)\s+an,?\s+(?:dass\s+)?",
+    re.I,
+)
+
+
+def _confirmed(asked: str, answer: str) -> str:
+    """The answer of a question-and-answer line, a bare confirmation ("ANSWER: correct.")
+    said with what it confirms, the statement put to it: "I assume from this that X is
+    not planned. ANSWER: correct." → "Correct: X is not planned." (a bare word answers
+    nothing a reader can check); other answers, and a confirmation of a question, as
+    they are."""
+    bare = _CONFIRMATION.match(answer)
+    statement = _ASSUMING.sub("", asked).strip().rstrip(" .")
+    if not bare or not statement or asked.rstrip().endswith("?"):
+        return answer
+    return f"{_FRAMES[bare.group(1).lower()][0]}: {statement}."
+
+
+def _framed(text: str, language: str) -> str:
+    """A confirmation said with what it confirms (`_confirmed`) in `language`'s word:
+    "Correct: ..." reads "Richtig: ..." in a German reply."""
+    word, colon, rest = text.partition(": ")
+    frames = _FRAMES.get(word.lower())
+    if not colon or not frames:
+        return text
+    return f"{frames[1 if language == 'de' else 0]}: {rest}"
 
 
 # A question that refers back to the line before it: "How would this situation come
@@ -902,6 +948,8 @@ def _unit_answer(
         return dict(unit.pairs)[profile.fact]
     if unit.kind == "row":
         return _row_answer(profile, unit, words)
+    if unit.answers and unit.text.startswith(tuple(f"{en}: " for en, _ in _FRAMES.values())):
+        return clip_clause(_framed(unit.text, profile.language), words)
     labelled = _LABELLED.match(unit.text)
     if labelled and len(labelled.group(1).split()) <= 6 and profile.qtype != "yesno":
         label, value = labelled.groups()

@@ -1032,3 +1032,35 @@ def test_a_list_under_a_heading_naming_the_counted_thing_is_counted():
     assert answer("Wie viele Status hat ein Ticket?", statuses, "Tickets — Status").startswith(
         "4: Open"
     )
+
+
+CONFIRMED = (
+    "No support is planned for monitor rotation.\n"
+    "I assume from this that supporting rotated framebuffers is not planned at this time."
+    " ANSWER: correct.\n"
+    "Is HDMI audio planned? ANSWER: No.\n"
+    "Ich gehe davon aus, dass VGA entfällt. ANTWORT: Ja."
+)
+
+
+@pytest.mark.parametrize(
+    ("question", "expected"),
+    [
+        (
+            "Is supporting rotated framebuffers planned?",
+            "Correct: supporting rotated framebuffers is not planned at this time.",
+        ),
+        (
+            "Ist Unterstützung für rotated framebuffers geplant?",
+            "Richtig: supporting rotated framebuffers is not planned at this time.",
+        ),
+        ("Ist es richtig, dass VGA entfällt?", "Ja: VGA entfällt."),
+        ("Does VGA go away (entfällt)?", "Yes: VGA entfällt."),
+    ],
+)
+def test_a_bare_confirmation_says_what_it_confirms(question, expected):
+    assert answer(question, CONFIRMED, "Display Handler") == expected
+
+
+def test_a_confirmation_of_a_question_stays_as_it_is():
+    assert answer("Is HDMI audio planned?", CONFIRMED, "Display Handler") == "No"

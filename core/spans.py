@@ -32,6 +32,7 @@ from functools import lru_cache
 from itertools import takewhile
 from typing import NamedTuple
 
+from core.list_counts import counts_list
 from core.questions import (
     CONTEXT,
     ENTITY_WEIGHT,
@@ -452,11 +453,57 @@ def _answered(line: str, before: Unit | None) -> list[Unit]:
     asked, answer = line[: match.start()].strip(), line[match.end() :].strip()
     if not answer:
         return _sentences(asked)
-    unit = _unit("sentence", answer)
+    unit = _unit("sentence", _confirmed(asked, answer))
     context = frozenset(terms(asked))
     if before is not None and _REFERS_BACK.search(asked):
         context |= before.stems
     return [replace(unit, antecedent=context - unit.stems, answers=True)]
+
+
+# A bare confirmation as the whole answer of a question-and-answer line, English and German,
+# and the word each says it with in the other language.
+_CONFIRMATION = re.compile(r"^\W*(correct|right|yes|no|richtig|korrekt|ja|nein)\W*$", re.I)
+_FRAMES = {
+    "correct": ("Correct", "Richtig"),
+    "right": ("Correct", "Richtig"),
+    "yes": ("Yes", "Ja"),
+    "no": ("No", "Nein"),
+    "richtig": ("Correct", "Richtig"),
+    "korrekt": ("Correct", "Richtig"),
+    "ja": ("Yes", "Ja"),
+    "nein": ("No", "Nein"),
+}
+# What opens a statement put to be confirmed: "I assume from this that ...", "Ich gehe davon
+# aus, dass ...".
+_ASSUMING = re.compile(
+    r"^\W*(?:I|we)\s+(?:assume|think|understand|believe|gather|take it)(?:\s+from\s+this)?,?"
+    r"\s+(?:that\s+)?|^\W*(?:ich|wir)\s+(?:gehe|gehen)\s+davon\s+aus,?\s+(?:dass\s+)?"
+    r"|^\W*(?:ich|wir)\s+(?:nehme|nehmen)\s+an,?\s+(?:dass\s+)?",
+    re.I,
+)
+
+
+def _confirmed(asked: str, answer: str) -> str:
+    """The answer of a question-and-answer line, a bare confirmation ("ANSWER: correct.")
+    said with what it confirms, the statement put to it: "I assume from this that X is
+    not planned. ANSWER: correct." → "Correct: X is not planned." (a bare word answers
+    nothing a reader can check); other answers, and a confirmation of a question, as
+    they are."""
+    bare = _CONFIRMATION.match(answer)
+    statement = _ASSUMING.sub("", asked).strip().rstrip(" .")
+    if not bare or not statement or asked.rstrip().endswith("?"):
+        return answer
+    return f"{_FRAMES[bare.group(1).lower()][0]}: {statement}."
+
+
+def _framed(text: str, language: str) -> str:
+    """A confirmation said with what it confirms (`_confirmed`) in `language`'s word:
+    "Correct: ..." reads "Richtig: ..." in a German reply."""
+    word, colon, rest = text.partition(": ")
+    frames = _FRAMES.get(word.lower())
+    if not colon or not frames:
+        return text
+    return f"{frames[1 if language == 'de' else 0]}: {rest}"
 
 
 # A question that refers back to the line before it: "How would this situation come
@@ -797,7 +844,11 @@ _ANNOUNCES_NEXT = re.compile(
 
 
 def _announced_items(
-    profile: QuestionProfile, found: Sequence[Unit], position: int, words: int
+    profile: QuestionProfile,
+    found: Sequence[Unit],
+    position: int,
+    words: int,
+    heading: frozenset[str] = frozenset(),
 ) -> str:
     """The items that the sentence or list item at `position` announces with a closing
     colon ("The basic approaches are:"), as the answer (counted for "how many"), or the
@@ -821,6 +872,8 @@ def _announced_items(
         return ""
     listed = "; ".join(items)
     if counts_items(profile.text, listed):
+        if not counts_list(profile, heading | unit.stems, items):
+            return ""  # a list of other things: its size answers nothing asked
         listed = counted_items(listed)
     return clip_clause(listed, words)
 
@@ -899,12 +952,26 @@ def cell_reading(question: str, value: str) -> str | None:
     return verdict
 
 
-def _unit_answer(profile: QuestionProfile, unit: Unit, words: int) -> str:
-    """The short answer inside a unit, by question type."""
+def _list_intro(found: Sequence[Unit], unit: Unit) -> frozenset[str]:
+    """The terms of the line that introduces a whole-list unit's items (its items carry
+    them as their `antecedent`), or none for another unit."""
+    if unit.kind != "list":
+        return frozenset()
+    items = (u for u in found if u.kind == "item" and u.group == unit.group)
+    return frozenset().union(*(u.antecedent for u in items))
+
+
+def _unit_answer(
+    profile: QuestionProfile, unit: Unit, words: int, named: frozenset[str] = frozenset()
+) -> str:
+    """The short answer inside a unit, by question type; a list is counted only when it
+    holds the counted things (`counts_list`, `named`: its heading's and intro's terms)."""
     if unit.kind == "byline":
         return dict(unit.pairs)[profile.fact]
     if unit.kind == "row":
         return _row_answer(profile, unit, words)
+    if unit.answers and unit.text.startswith(tuple(f"{en}: " for en, _ in _FRAMES.values())):
+        return clip_clause(_framed(unit.text, profile.language), words)
     labelled = _LABELLED.match(unit.text)
     if labelled and len(labelled.group(1).split()) <= 6 and profile.qtype != "yesno":
         label, value = labelled.groups()
@@ -912,7 +979,9 @@ def _unit_answer(profile: QuestionProfile, unit: Unit, words: int) -> str:
         if profile.asked_in(label_terms) and _new(value, profile):
             return clip_clause(value, words)
     if unit.kind == "list" and counts_items(profile.text, unit.text):
-        return clip_clause(counted_items(unit.text), words)
+        if counts_list(profile, named, unit.text.split("; ")):
+            return clip_clause(counted_items(unit.text), words)
+        return ""  # a list of other things: its size answers nothing asked
     typed = typed_values(profile.qtype, unit.text, profile)
     if typed:
         several = profile.qtype == "version" or (profile.qtype == "who" and profile.plural)
@@ -1149,9 +1218,13 @@ def best_span(
     header_terms = _header_terms(header)
     topic = len(carried & (unit.stems | header_terms)) / len(carried) if carried else 0.0
     label, row_key = row_label(profile, unit) if unit.kind == "row" else ("", "")
+    # The heading under the page title names what a list on it holds; the title does not.
+    heading = _header_terms(header.partition(" — ")[2])
     return Span(
-        answer=_announced_items(profile, units(text), position, weights.answer_words)
-        or _unit_answer(profile, unit, weights.answer_words),
+        answer=_announced_items(profile, units(text), position, weights.answer_words, heading)
+        or _unit_answer(
+            profile, unit, weights.answer_words, heading | _list_intro(units(text), unit)
+        ),
         label=label,
         row_key=row_key,
         whole=unit.text,
@@ -1328,8 +1401,11 @@ TYPE_MISS = 0.6
 
 def answers_type(profile: QuestionProfile, span: Span) -> bool:
     """Whether a span's answer holds a value of the kind the question asks for (always, for
-    questions that ask for no particular kind)."""
+    questions that ask for no particular kind); an empty answer (a list that does not hold
+    the counted things, `_unit_answer`) holds none."""
     text = " ".join([span.answer, *(value for _, value in span.parts)])
+    if not text.strip():
+        return False
     return _holds_asked_kind(profile, text, span.kind) and _says_owner(
         profile, span.whole, span.kind
     )

@@ -663,8 +663,12 @@ def test_a_measure_asked_with_how_many_is_a_value_not_a_count_of_items(question)
 
 
 def test_items_are_still_counted_for_how_many_things():
-    reply = answer("How many rules about annual leave are there?", LEAVE, "Offices — Annual leave")
+    """Counted when the heading names the counted thing ("rules"), not otherwise."""
+    header = "Offices — Annual leave rules"
+    reply = answer("How many rules about annual leave are there?", LEAVE, header)
     assert reply.startswith("3: Germany")
+    other = answer("How many rules about annual leave are there?", LEAVE, "Offices — Leave")
+    assert not other.startswith("3:")
 
 
 HOLIDAYS = "- 25 December: Christmas Day\n- 26 December: Boxing Day\n- 1 January: New Year"
@@ -984,6 +988,21 @@ MATRIX = (
 )
 
 
+RETIRING = (
+    "A Board member may retire as follows:\n"
+    "- The Board member sends a signed request to the mailing list\n"
+    "- The Board acknowledges the request\n"
+    "- The seat is filled at the next election"
+)
+ATTENDEES = "Attendees:\n- Rich Persaud\n- Eric Chanudet\n- Kevin Pearson"
+
+
+def _reply(question: str, text: str, header: str) -> str:
+    """The answer of the best span, "" when no unit shares a term with the question."""
+    span = best_span(profile_question(question), header, text)
+    return span.answer if span else ""
+
+
 @pytest.mark.parametrize(
     "question",
     [
@@ -1002,3 +1021,74 @@ def test_a_bare_failure_is_no_reason():
 
     assert _gives_reason("Fail DISK-17") and _gives_reason("because of the disk")
     assert not _gives_reason("Fail") and not _gives_reason("Pass DISK-17")
+
+
+@pytest.mark.parametrize(
+    "question",
+    ["How many people attended the Board meeting?", "Wie viele Personen nahmen am Board teil?"],
+)
+def test_a_list_of_other_things_is_no_count_of_people(question):
+    assert not _reply(question, RETIRING, "Governance — Board").startswith("3:")
+
+
+@pytest.mark.parametrize(
+    "question",
+    ["How many people attended the Board meeting?", "Wie viele Personen waren im Board Meeting?"],
+)
+def test_a_list_of_names_counts_people(question):
+    assert answer(question, ATTENDEES, "Meeting — Board").startswith("3: Rich Persaud")
+
+
+@pytest.mark.parametrize(
+    "question, counted",
+    [
+        ("How many statuses does a ticket have?", False),
+        ("How many steps does a Board member take to retire?", False),
+        ("Wie viele Status hat ein Ticket?", False),
+    ],
+)
+def test_a_list_counts_only_what_its_intro_or_heading_names(question, counted):
+    reply = _reply(question, RETIRING, "Governance — Board")
+    assert reply.startswith("3:") is counted
+
+
+def test_a_list_under_a_heading_naming_the_counted_thing_is_counted():
+    statuses = "- Open\n- In Progress\n- Review\n- Done"
+    assert answer("How many statuses does a ticket have?", statuses, "Tickets — Statuses") == (
+        "4: Open; In Progress; Review; Done"
+    )
+    assert answer("Wie viele Status hat ein Ticket?", statuses, "Tickets — Status").startswith(
+        "4: Open"
+    )
+
+
+CONFIRMED = (
+    "No support is planned for monitor rotation.\n"
+    "I assume from this that supporting rotated framebuffers is not planned at this time."
+    " ANSWER: correct.\n"
+    "Is HDMI audio planned? ANSWER: No.\n"
+    "Ich gehe davon aus, dass VGA entfällt. ANTWORT: Ja."
+)
+
+
+@pytest.mark.parametrize(
+    ("question", "expected"),
+    [
+        (
+            "Is supporting rotated framebuffers planned?",
+            "Correct: supporting rotated framebuffers is not planned at this time.",
+        ),
+        (
+            "Ist Unterstützung für rotated framebuffers geplant?",
+            "Richtig: supporting rotated framebuffers is not planned at this time.",
+        ),
+        ("Ist es richtig, dass VGA entfällt?", "Ja: VGA entfällt."),
+        ("Does VGA go away (entfällt)?", "Yes: VGA entfällt."),
+    ],
+)
+def test_a_bare_confirmation_says_what_it_confirms(question, expected):
+    assert answer(question, CONFIRMED, "Display Handler") == expected
+
+
+def test_a_confirmation_of_a_question_stays_as_it_is():
+    assert answer("Is HDMI audio planned?", CONFIRMED, "Display Handler") == "No"

@@ -20,7 +20,7 @@ that an answer used changes the answer.
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 
 from core.cell_sentences import cells_sentence, extreme_sentence
@@ -936,6 +936,34 @@ def _names(asked: Asked, table: Table, column: str) -> set[str]:
     return named - skip - _compounds(asked) - asked.unseen
 
 
+def _asked_table(
+    asked: Asked, tables: Sequence[Table], column_of: Callable[[Table], str]
+) -> tuple[Table, str, float] | None:
+    """(table, its column `column_of` finds, weight) of the table whose header holds most
+    of the question's terms among those with such a column (the first on a tie); None when
+    none has one."""
+    found: list[tuple[float, Table, str]] = []
+    for table in tables:
+        column = column_of(table)
+        if column:
+            weight = sum(asked.profile.terms.get(t, 0.0) for t in asked.found(table.header))
+            found.append((weight, table, column))
+    if not found:
+        return None
+    top = max(weight for weight, _, _ in found)
+    _, table, column = next(entry for entry in found if entry[0] == top)
+    return table, column, top
+
+
+def _held_rows(asked: Asked, table: Table, column: str) -> tuple[set[str], list[tuple[int, Row]]]:
+    """(the question's row-naming terms (`_names`), each row of the table with how many of
+    them it holds)."""
+    names = _names(asked, table, column)
+    return names, [
+        (len(asked.found(" ".join(v for _, v in row.pairs)) & names), row) for row in table.ordered
+    ]
+
+
 def column_values(
     profile: QuestionProfile, asked: Asked, tables: Sequence[Table]
 ) -> Composed | None:
@@ -947,20 +975,11 @@ def column_values(
     question's terms. A single value is left to the best span (it answers with one row),
     and so are values that differ in every row (a key column: the rows, listed, answer).
     Over a table of which only some rows were found, the answer says which rows it read."""
-    found: list[tuple[float, Table, str]] = []
-    for table in tables:
-        column = _covering_column(asked, table)
-        if column:
-            weight = sum(profile.terms.get(t, 0.0) for t in asked.found(table.header))
-            found.append((weight, table, column))
-    if not found:
+    chosen = _asked_table(asked, tables, lambda table: _covering_column(asked, table))
+    if chosen is None:
         return None
-    top = max(weight for weight, _, _ in found)
-    _, table, column = next(entry for entry in found if entry[0] == top)
-    names = _names(asked, table, column)
-    held = [
-        (len(asked.found(" ".join(v for _, v in row.pairs)) & names), row) for row in table.ordered
-    ]
+    table, column, _ = chosen
+    names, held = _held_rows(asked, table, column)
     most = max(count for count, _ in held)
     if names and not most:
         return None
@@ -1024,20 +1043,11 @@ def any_verdict(profile: QuestionProfile, asked: Asked, tables: Sequence[Table])
     failing = bool(_FAIL_WORDS.search(profile.text) or _NOT_PASSED.search(profile.text))
     if not failing and not _PASS_WORDS.search(profile.text):
         return None
-    found = []
-    for table in tables:
-        column = _verdict_column(table)
-        if column:
-            weight = sum(profile.terms.get(t, 0.0) for t in asked.found(table.header))
-            found.append((weight, table, column))
-    if not found:
+    chosen = _asked_table(asked, tables, _verdict_column)
+    if chosen is None or not chosen[2]:
         return None
-    top = max(weight for weight, _, _ in found)
-    if not top:
-        return None
-    _, table, column = next(entry for entry in found if entry[0] == top)
-    names = _names(asked, table, column)
-    held = [(len(asked.found(" ".join(v for _, v in r.pairs)) & names), r) for r in table.ordered]
+    table, column, _ = chosen
+    names, held = _held_rows(asked, table, column)
     most = max(count for count, _ in held)
     if names and not most:
         return None

@@ -22,7 +22,7 @@ generation the raw run got (one model call per question for `off`, `grounded` an
 again, and the file shows the sources each citation points at for judging (keep it outside
 the repository too). `--judging DIR` writes the offline, raw model and combined replies of
 each question, the combined reply's cited source texts and a mechanical check of its
-sentences for judges to read (`benchmarks/llm_judging.py`). `--scripted` starts the tests'
+sentences for judges to read (`benchmarks/_llm_judging.py`). `--scripted` starts the tests'
 scripted chat server instead of naming one (it answers with source 1's first line), to
 check the harness itself.
 """
@@ -41,7 +41,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from benchmarks.llm_judging import CheckRecorder, write_judging  # noqa: E402
+from benchmarks._llm_judging import CheckRecorder, write_judging  # noqa: E402
 from bot.cli import main  # noqa: E402
 
 ANSWERERS = ("offline", "off", "grounded", "combined")
@@ -124,7 +124,7 @@ def _eval(answerer: str, args: argparse.Namespace) -> dict:
 
 
 def judging(args: argparse.Namespace, recorder: CheckRecorder) -> dict:
-    """The replies of this run written for judging (`benchmarks/llm_judging.py`)."""
+    """The replies of this run written for judging (`benchmarks/_llm_judging.py`)."""
     from connectors.files import FilesSource
     from core.evaluation.benchmark import load_conversations
     from core.evaluation.metrics import page_id_of

@@ -65,9 +65,9 @@ def test_replay_uses_own_history_per_language(tmp_path):
     ]
     en2, de1 = records[1], records[2]
     # "And the BIOS?" changes one thing of the first question: shown as a question, and
-    # searched by its salient terms
+    # searched by its salient terms with the title of the page the topic's answer cited
     assert en2["completed_question"] == "Which BIOS version did the Dell Optiplex 7040 have?"
-    assert en2["query"] == "BIOS version Dell Optiplex 7040"
+    assert en2["query"] == "BIOS version Dell Optiplex 7040 OpenXT 9.0 Measurement Test"
     assert de1["completed_question"] == de1["question"]  # a fresh conversation per language
     for record in records:
         assert record["ranked_pages"][0] == "102" and record["p_at_1"] == 1.0

@@ -54,11 +54,11 @@ def test_a_crashed_holders_lease_expires_and_it_cannot_renew_after(state_url):
 
 
 def test_renewing_keeps_the_lease(state_url):
-    holder = SpaceLeases(state_url, timedelta(seconds=0.5), holder="host-a:1:x")
+    holder = SpaceLeases(state_url, timedelta(seconds=2), holder="host-a:1:x")
     other = SpaceLeases(state_url, timedelta(minutes=5), holder="host-b:2:y")
     lease = holder.acquire("ENG")
-    for _ in range(3):
-        time.sleep(0.3)
+    for _ in range(3):  # each sleep past half the lease, with room for a loaded machine
+        time.sleep(1.2)
         lease.renew()
         assert not other.acquire("ENG")
 

@@ -134,7 +134,7 @@ def test_judging_files_hold_all_three_replies_and_the_cited_sources(
 
 
 def test_the_mechanical_check_finds_numbers_and_names_no_cited_source_holds():
-    spec = importlib.util.spec_from_file_location("llm_judging", SCRIPT.parent / "llm_judging.py")
+    spec = importlib.util.spec_from_file_location("llm_judging", SCRIPT.parent / "_llm_judging.py")
     module = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(module)
     sources = [

@@ -44,7 +44,6 @@ def test_chat_shows_completed_question_answer_and_sources(wiki, tmp_path):
     assert (
         "      Machine             BIOS        Build  TPM\n"
         "      Dell Optiplex 7040  **1.14.0**  6662   2.0\n"
-        "      (… 1 more row)"
     ) in out
     assert "in Table" not in out
 

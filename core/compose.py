@@ -101,6 +101,18 @@ _TWO_ASKS = re.compile(
     r"|wer|wem|was|wann|wo|welche[rsmn]?|wie)\b[^?]*)\?*$",
     re.I,
 )
+# Words by which a second ask points back to the first ask's subject (`_stands_alone`).
+_POINTS_BACK = re.compile(
+    r"\b(?:this|that|these|those|it|its|they|them|their|there|then|dies|diese[rsnm]?|das"
+    r"|dem|den|der|es|sie|ihr|ihre[rnms]?|dort|dann|dessen|deren)\b",
+    re.I,
+)
+# A second ask set off by a comma: a clause of its own, not a second value asked for
+# ("Welches BIOS und welche Build-Versionen …" asks one thing of one row).
+_COMMA_JOINED = re.compile(r",\s*(?:and|und)\s", re.I)
+_ARTICLE_BEFORE_NOUN = re.compile(r"\b(?:der|die|das|den|dem|des)\s+(?=[A-ZÄÖÜ])")
+MIN_ALONE_WORDS = 4
+"""The fewest words a second ask needs to be answered on its own ("…, and who?" is not)."""
 # The share of a part's own terms its span must cover (as `core.spans.Span.support`): at
 # least half, or the part is not answered (set by design).
 MIN_PART_SUPPORT = 0.5
@@ -1336,6 +1348,10 @@ def two_asks(
         headers = {h for n, h, _ in sources if n in numbers}
         carried = f"{second_ask} (context: {first_ask.rstrip('?')})"
         second = _part(carried, [s for s in sources if s[1] in headers], translations)
+    if second is not None and _plain(second[0]) == _plain(text):
+        second = None  # the first ask's answer again
+    if second is None and _COMMA_JOINED.search(question) and _stands_alone(second_ask):
+        second = _part(second_ask, sources, translations)  # answered in another section
     if second is None or _plain(second[0]) == _plain(text):
         return None
     other, more, _ = second
@@ -1358,6 +1374,15 @@ def two_asks(
         if key:
             said = f"{'Für' if joiner == 'und' else 'For'} {', '.join(key)}: {said}"
     return Composed(said, tuple(sorted({*numbers, *more})))
+
+
+def _stands_alone(ask: str) -> bool:
+    """Whether the second ask of a two-part question names its own subject ("what do I do if
+    UDP is blocked on hotel Wi-Fi?"), so another section of the sources may answer it: no
+    pronoun points back to the first ask's ("who leads it?"; a German article before a noun,
+    "das VPN", is no pointer) and it has `MIN_ALONE_WORDS` words at least."""
+    bare = _ARTICLE_BEFORE_NOUN.sub("", ask)
+    return not _POINTS_BACK.search(bare) and len(re.findall(r"\w+", ask)) >= MIN_ALONE_WORDS
 
 
 def _row_cells(first: Span, second: Span) -> list[tuple[str, str]]:

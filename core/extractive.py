@@ -47,7 +47,7 @@ import threading
 from collections.abc import Callable, Collection, Mapping, Sequence
 from dataclasses import replace
 
-from core.answer import OUT_OF_SCOPE, RELATED, is_out_of_scope, parse_prompt
+from core.answer import OUT_OF_SCOPE, RELATED, parse_prompt
 from core.cell_sentences import (
     cell_sentence,
     cells_sentence,
@@ -60,7 +60,6 @@ from core.compose import about_section, compose, listed_under
 from core.glossary import glossary_words
 from core.lexical import GERMAN_STOPWORDS
 from core.missing_subject import other_numbers, unknown_names
-from core.multipart import joined_reply, separate_asks
 from core.phrasing import (
     answering_cell,
     issue_list_only,
@@ -185,9 +184,6 @@ class ExtractiveLLM:
         if parsed is None:
             return [OUT_OF_SCOPE] * n
         question, sources = parsed
-        asks = separate_asks(question)
-        if len(asks) > 1:  # each ask answered on its own from the same sources
-            return [self._answer_each(messages, question, asks)] * n
         given = [(s.number, s.header, s.text) for s in sources]
         translations = self.translations(question)
         spans = best_spans(question, given, translations, self.weights)
@@ -233,18 +229,6 @@ class ExtractiveLLM:
             chosen = max(range(len(spans)), key=keys.__getitem__)
             out.append(render(question, spans, chosen, headings))
         return out
-
-    def _answer_each(self, messages: list[dict], question: str, asks: Sequence[str]) -> str:
-        """The answers of a question's separate asks (`core.multipart`), those the wiki
-        answers; the out-of-scope sentence when it answers none."""
-        user = max(i for i, m in enumerate(messages) if m.get("role") == "user")
-        before = messages[user]["content"].rstrip("\n")[: -len(question)]
-        replies = []
-        for ask in asks:
-            asked = [*messages[:user], {**messages[user], "content": before + ask}]
-            replies.append(self.complete(asked)[0])
-        answered = [reply for reply in replies if not is_out_of_scope(reply)]
-        return joined_reply(answered) if answered else OUT_OF_SCOPE
 
     def spans(self, question: str, sources: Sequence[tuple[int, str, str]]):
         """(source number, span) of every source with a span, best first. A German

@@ -12,6 +12,7 @@ from core.answer import build_messages, split_answer
 from core.compose import Composed, amount, compose, read_lists, read_tables
 from core.extractive import ExtractiveLLM
 from tests.fakes.evidence import make_evidence
+from tests.test_spans import glossary_translations
 
 HOTELS = "Travel Policy — Hotel and meal limits"
 HOTEL_ROWS = [
@@ -888,3 +889,41 @@ def test_a_lower_bound_count_needs_the_table_to_name_every_word_of_the_noun():
     sources = [(n, HOTELS, row_of(n)) for n in (1, 2, 4)]
     assert compose("How many city sites in Germany are listed?", sources) is None
     assert compose("Wie viele Stadt-Standorte in Germany gibt es?", sources, GERMAN) is None
+
+
+VPN_ENDPOINTS = "- Berlin: vpn-ber.example, UDP port 51820\n- Bristol: vpn-brs.example, UDP 51820"
+VPN_HELP = "If UDP is blocked on hotel Wi-Fi, switch to the TCP 443 fallback."
+
+
+@pytest.mark.parametrize(
+    "question",
+    [
+        "Which port does the VPN use, and what do I do if UDP is blocked on hotel Wi-Fi?",
+        "Which UDP port does the VPN use, and what do I do if UDP is blocked on hotel Wi-Fi?",
+    ],
+)
+def test_a_second_ask_that_names_its_own_subject_is_answered_from_another_section(question):
+    sources = [
+        (1, "VPN and Laptop Setup — VPN endpoints", VPN_ENDPOINTS),
+        (2, "VPN and Laptop Setup — Troubleshooting", VPN_HELP),
+    ]
+    composed = compose(question, sources, glossary_translations(question))
+    assert composed is not None and composed.sources == (1, 2)
+    assert "51820 [1]" in composed.text and "443" in composed.text
+
+
+@pytest.mark.parametrize(
+    "question",
+    [
+        # the second ask leans on the first one's subject: only the first's section answers it
+        "Which port does the VPN use, and what do I do if it is blocked on hotel Wi-Fi?",
+        # not set off by a comma: one ask for two values, not two clauses
+        "Which port does the VPN use and what do I do if UDP is blocked on hotel Wi-Fi?",
+    ],
+)
+def test_a_second_ask_that_leans_on_the_first_is_not_answered_from_elsewhere(question):
+    sources = [
+        (1, "VPN and Laptop Setup — VPN endpoints", VPN_ENDPOINTS),
+        (2, "VPN and Laptop Setup — Troubleshooting", VPN_HELP),
+    ]
+    assert compose(question, sources) is None

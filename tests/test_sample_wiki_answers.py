@@ -12,7 +12,6 @@ import pytest
 from bot.serve import SAMPLE_WIKI
 from core.answer import CITATION, split_answer
 from core.assistant import Assistant, ConversationKey
-from core.multipart import separate_asks
 
 DATA = Path(__file__).parent / "data" / "sample_wiki_questions.json"
 SAMPLE = json.loads((SAMPLE_WIKI / "questions.json").read_text(encoding="utf-8"))
@@ -30,15 +29,13 @@ def assistant(sample_product):
 
 def first_line(assistant: Assistant, *questions: str) -> str:
     """The first line of the reply to the last of `questions`, asked in one new thread,
-    without its citations (a fact "4" is not the citation [4]); a line per ask when the
-    question asks two things (`core.multipart`)."""
+    without its citations (a fact "4" is not the citation [4])."""
     key = ConversationKey("test", "w", "c", f"t{hash(questions)}")
     for question in questions:
         turn = assistant.ask(key, question, suggest=False)
     if turn.out_of_scope:
         return "DECLINED"
-    lines = split_answer(turn.answer).answer.split("\n")[: len(separate_asks(questions[-1]))]
-    return CITATION.sub("", " ".join(lines))
+    return CITATION.sub("", split_answer(turn.answer).answer.split("\n")[0])
 
 
 @pytest.mark.parametrize("item", SAMPLE, ids=[q["id"] for q in SAMPLE])

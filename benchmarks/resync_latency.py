@@ -150,6 +150,13 @@ def report(name: str, answers: list[tuple[float, float]]) -> list[float]:
     return [total for total, _ in answers]
 
 
+def search_path() -> str:
+    """The project root first, then the caller's own PYTHONPATH (where a deployment keeps
+    its packages outside a virtual environment), so the re-sync process imports what this
+    one does."""
+    return os.pathsep.join(filter(None, [str(ROOT), os.environ.get("PYTHONPATH", "")]))
+
+
 def main() -> None:
     settings = Settings.load().replace(llm_base_url="")
     folder = DATA / "documents"
@@ -176,7 +183,7 @@ def main() -> None:
         process = subprocess.Popen(
             [*command, "--path", str(folder)],
             cwd=ROOT,
-            env={**os.environ, "PYTHONPATH": str(ROOT), "CONFBOT_LLM_BASE_URL": ""},
+            env={**os.environ, "PYTHONPATH": search_path(), "CONFBOT_LLM_BASE_URL": ""},
             stdout=subprocess.DEVNULL,
             stderr=subprocess.PIPE,
             text=True,

@@ -67,6 +67,7 @@ from core.grounding import (
     holds_fact,
     split_sentences,
     stated_facts,
+    superlatives,
     without_enumeration,
 )
 from core.lexical import tokenize
@@ -320,7 +321,10 @@ def offline_holds(answer: str, question: str, sources: dict[int, str]) -> bool:
     changes to a pull request are required…" to "How many statuses…?" did neither). A
     table row may decide the yes or no with its cells instead (`_decided`). A denial of
     every row ("No: none of the rows … failed") must not be contradicted by any cell of the
-    rows it cites, notes included (`core.grounding.denying_cells`)."""
+    rows it cites, notes included (`core.grounding.denying_cells`). An answer to a question
+    about the most or least of something must say it or cite a source that does: one row
+    read does not ("The Test Description with Windows 10 1803 is …" to "Which guest OS led
+    to the most failures?", issue 35), as grounding asks of a model's sentence."""
     answer = split_follow_ups(answer)[0]
     cited = [sources[n] for n in cited_numbers(answer) if n in sources]
     if not cited:
@@ -328,6 +332,9 @@ def offline_holds(answer: str, question: str, sources: dict[int, str]) -> bool:
     if _yes_or_no(answer) is not None and not _decided(answer, question, cited):
         return False
     if denying_cells(answer.split("\n")[0], cited):
+        return False
+    asked_extreme = superlatives(question)
+    if asked_extreme and not any(asked_extreme & superlatives(t) for t in [answer, *cited]):
         return False
     plain = without_enumeration(CITATION.sub(" ", answer))
     numbers = set(NUMBER.findall(plain)) - set(NUMBER.findall(question)) - counted_items(plain)

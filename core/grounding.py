@@ -237,7 +237,8 @@ def asked_names(question: str, text: str) -> set[str]:
     return _terms(" ".join(names)) & _terms(text)
 
 
-def _superlatives(text: str) -> set[str]:
+def superlatives(text: str) -> set[str]:
+    """The superlatives `text` states ("most", "lowest", "meisten")."""
     return {w.casefold() for w in _SUPERLATIVE.findall(text)}
 
 
@@ -433,7 +434,7 @@ def check_sentence(
         facts_held = {f for f in together if any(holds_fact(f, g) for g in segments[n - 1])}
         return (new & source_terms[n - 1]) | facts_held
 
-    superlatives = _superlatives(text)
+    stated_superlatives = superlatives(text)
     named = asked_names(question, text)
     quantified = bool(quantifiers(text))
     quoting = _quotes(text)
@@ -479,12 +480,12 @@ def check_sentence(
             return any(
                 all(holds_fact(f, g) for f in together)
                 and (not echo or new <= _terms(g))
-                and superlatives <= _superlatives(g)
+                and stated_superlatives <= superlatives(g)
                 and (not quantified or quantified_in(g, bar))
                 and len(named - _terms(g)) <= NAME_TERMS_MISSING
                 for g in segments[numbers[0] - 1]
             )
-        if superlatives or quoting or quantified:
+        if stated_superlatives or quoting or quantified:
             return False
         if len(named - set().union(*(source_terms[n - 1] for n in numbers))) > NAME_TERMS_MISSING:
             return False

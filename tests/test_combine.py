@@ -240,7 +240,9 @@ CALL = {
     " upgrade is Pass, and Notes is Power: FAIL - OXT-1591",
     8: "Measurement Test — Table\nRow 3 in Table 1: Platform is Dell OptiPlex 7040, UEFI"
     " upgrade is Pass, and Notes is Power: did not fail",
+    9: "Measurement Test — Summary\nThe most failures were seen on the Dell OptiPlex 7060.",
 }
+MOST = "Which platform had the most failures?"
 ANY_FAIL = "Did any platform fail the UEFI upgrade Measurement Test?"
 UPGRADE = "Did the Dell OptiPlex 7060 pass the UEFI upgrade Measuremnt test?"  # one typo
 
@@ -282,6 +284,9 @@ UPGRADE = "Did the Dell OptiPlex 7060 pass the UEFI upgrade Measuremnt test?"  #
             ANY_FAIL,
             True,
         ),
+        # The most of something: said by the answer or a cited source, not read off one row.
+        ("The Platform for the UEFI upgrade is Dell OptiPlex 7060 [5].", MOST, False),
+        ("Dell OptiPlex 7060 [9]", MOST, True),
         # Nothing cited: nothing decides it.
         ("Yes: The document is finalized.", "Is the document finalized?", False),
     ],

@@ -209,13 +209,19 @@ _COMMON_CAPITALS = frozenset("i monday tuesday wednesday thursday friday saturda
 def counted_items(text: str) -> set[str]:
     """The numbers in `text` that count the items it lists after them ("7 people: Phil
     White, …, Chris Patterson and Jed Lejosne", "4 statuses: Open, In Progress, Review and
-    Done"): a count read off the list it states, which no source need hold; the items are
-    checked as the sentence's other facts."""
+    Done", "1 person: Earl Wong"): a count read off the list it states, which no source need
+    hold; the items are checked as the sentence's other facts. Items are split at
+    semicolons when the list has any (an item may hold commas: "2: Copyrights: …; Authors:
+    names, emails and contact information"), else at commas and "and". One item is counted
+    only after a noun ("1 person:"), not a label's number ("Week 2: Sophie Brandt")."""
     text = CITATION.sub(" ", text)
     out = set()
-    for match in re.finditer(r"(?<![\w.])(\d+)\b[^:\d]{0,40}:(.+)", text):
-        items = [i for i in re.split(r",|;|\band\b|\bund\b", match.group(2)) if i.strip()]
-        if len(items) > 1 and int(match.group(1)) == len(items):
+    for match in re.finditer(r"(?<![\w.])(\d+)\b([^:\d]{0,40}):(.+)", text):
+        listed = match.group(3)
+        breaks = r";" if ";" in listed else r",|;|\band\b|\bund\b"
+        items = [i for i in re.split(breaks, listed) if i.strip()]
+        noun = re.search(r"[^\W\d]", match.group(2)) is not None
+        if (len(items) > 1 or noun) and int(match.group(1)) == len(items):
             out.add(match.group(1))
     return out
 

@@ -253,6 +253,10 @@ UPGRADE = "Did the Dell OptiPlex 7060 pass the UEFI upgrade Measuremnt test?"  #
         # A count of the items it lists, or a number its source states: its own.
         ("3 people: Max Weber, Sophie Brandt and Lena Vogel [1]", "How many attended?", True),
         ("2: Max Weber [1]", "How many attended?", False),
+        # one item after a noun; items split at semicolons when the list has them
+        ("1 person: Max Weber [1]", "How many attended?", True),
+        ("Week 2: Max Weber [1]", "Who attended?", False),
+        ("2: Attendees: Max Weber, Sophie Brandt.; Lena Vogel [1]", "How many lists?", True),
         # The numbers of a run-on list's items state nothing.
         ("Measured: (1) Device firmware; (2) BIOS configuration [4]", "What is measured?", True),
         # A yes or no needs a cited source holding the statement asked about.

@@ -31,9 +31,8 @@ sources never held. `ground` reads a reply back against the numbered sources it 
    (`denying_cells`). The names of the question a sentence repeats (its subject, "the
    Technical Advisory Board") must stand in the supporting line with its header, all but
    `NAME_TERMS_MISSING`: a draft charter's "Governance Board" line reads the same but is
-   about another board. A
-   sentence that quotes a source ("… are listed in the source, which
-   states: \"…\"") claims the quote answers the question, so its source must hold the
+   about another board. A sentence that quotes a source ("… are listed in the source,
+   which states: \"…\"") claims the quote answers the question, so its source must hold the
    question's content words; when it does not, the quote's sentences go with it.
 3. The citations are repaired: a supported sentence cites the sources that support it,
    the model's own citations kept when they are among them, replaced when they are not (a

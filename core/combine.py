@@ -17,7 +17,8 @@ answer together, the offline answerer gets exact values right and never makes on
    beyond the question's (they answer different things) or states only some of its
    numbers (`fuller`: one build of the two the page lists); and the offline answer's list
    is shown where the model lists its items and more that lack the question words they all
-   hold (`narrower`: the question asked for part of a list). The offline answer
+   hold (`narrower`: the question asked for part of a list), and where the model's answer
+   only says what its source is about (`described`). The offline answer
    must hold up itself (`offline_holds`): what it computes rather than quotes, a leading
    yes or no and a count, must be decided by the sources it cites (a yes or no by the
    statement asked about, or by the cell of a cited row it reads). A model's decline
@@ -102,7 +103,26 @@ NOTES = {
         "en": "(Read from the page, which states more than the language model's answer did.)",
         "de": "(Aus der Seite gelesen; sie nennt mehr als die Antwort des Sprachmodells.)",
     },
+    "described": {
+        "en": "(Read from the page: the language model's answer only said what the page is about.)",
+        "de": "(Aus der Seite gelesen: die Antwort des Sprachmodells sagte nur, wovon die Seite"
+        " handelt.)",
+    },
 }
+
+# A sentence about a source rather than its content: "The … document provides information on
+# derivative works, including …" (a real model's reply, issue 35), "Die Seite beschreibt …".
+_ABOUT_SOURCE = re.compile(
+    r"^\W*(?:the|this|that|these|das|die|der|dieses|diese)\b[^.!?\n]{0,80}?"
+    r"\b(?:document|page|section|source|text|article|wiki|dokument|seite|abschnitt|quelle"
+    r"|artikel)s?\b[^.!?\n]{0,20}?\b(?:(?:provides?|gives?|contains?|offers?|includes?"
+    r"|enthält|enthalten|liefert|bietet|gibt)\s+(?:\w+\s+){0,2}?(?:information|details"
+    r"|(?:an\s+)?overview|guidance|(?:a\s+)?description|(?:an\s+)?explanation|informationen"
+    r"|angaben|(?:einen\s+)?überblick|auskunft|hinweise)|describes?|discusses?|covers?"
+    r"|outlines?|explains?|mentions?|talks about|deals with|beschreibt|behandelt|erläutert"
+    r"|erwähnt)\b",
+    re.IGNORECASE,
+)
 
 
 @dataclass
@@ -278,6 +298,8 @@ class CheckedLLM:
             return None
         if grounding.kind == "decline":
             return "declined"
+        if describes_its_source(grounding.text):
+            return "described"
         sure = _yes_or_no(offline)
         if sure is not None and _yes_or_no(grounding.text) != sure:
             # The model said the opposite, or its yes/no was dropped as unsupported and
@@ -300,6 +322,14 @@ class CheckedLLM:
         if lost_its_answer(grounding):
             return "unsupported"
         return None
+
+
+def describes_its_source(answer: str) -> bool:
+    """Whether the model's answer opens by saying what its source is about ("The document
+    provides information on derivative works, including their definition …") instead of
+    what the source says: judged by reading, such a reply answers nothing, while the page's
+    own sentences do (issue 35)."""
+    return bool(_ABOUT_SOURCE.match(CITATION.sub(" ", answer)))
 
 
 def lost_its_answer(grounding: Grounding) -> bool:

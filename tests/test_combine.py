@@ -6,7 +6,13 @@ from __future__ import annotations
 import pytest
 
 from core.answer import OUT_OF_SCOPE, build_judgment_messages, build_messages, generate
-from core.combine import NOTES, CheckedLLM, _states_fewer_numbers, offline_holds
+from core.combine import (
+    NOTES,
+    CheckedLLM,
+    _states_fewer_numbers,
+    describes_its_source,
+    offline_holds,
+)
 from core.confidence import answer_confidence, is_low_confidence
 from core.conversation import ConversationKey
 from core.extractive import ExtractiveLLM
@@ -418,3 +424,39 @@ def test_a_model_list_of_the_asked_items_is_kept(server):
     llm = CheckedLLM(model, ExtractiveLLM({"en": 0.0}))
     (answer,) = generate(llm, NARROWED, [USE_CASES])
     assert llm.last.origin == "model" and "Single-VM" in answer.text
+
+
+@pytest.mark.parametrize(
+    "answer, about_source",
+    [
+        ("The Tech1 architecture document provides information on derivative works [3].", True),
+        ("The page describes the on-call rotation [2].", True),
+        ("Die Seite enthält Informationen über den Urlaub [1].", True),
+        ("Das Dokument beschreibt die Architektur.", True),
+        ("The policy document gives 28 days of annual leave [1].", False),  # a fact it states
+        ("Sophie Brandt is on call in week 2 [2].", False),
+        ("The text says 5 minutes.", False),
+    ],
+)
+def test_an_answer_about_its_source_is_told_from_one_stating_a_fact(answer, about_source):
+    assert describes_its_source(answer) is about_source
+
+
+def test_the_page_answer_is_shown_where_the_model_only_says_what_the_page_is_about(server):
+    # A real model's reply shape (issue 35 measurement, judged PARTLY where the page's own
+    # sentences were judged correct).
+    server.push(
+        "The architecture document describes derivative works, the platform properties and the"
+        " assurances they make [1]."
+    )
+    page = make_evidence(
+        1,
+        "Derivative works rely on the platform properties to make assurances. Derivative works"
+        " are developed and governed independently of the project.",
+        "Platform Architecture",
+    )
+    model = OpenAILLM(server.base_url, "small-model", "k", max_retries=0)
+    llm = CheckedLLM(model, ExtractiveLLM({"en": 0.0}))
+    (answer,) = generate(llm, "What does the architecture say about derivative works?", [page])
+    assert "rely on the platform properties" in answer.text and llm.last.origin == "offline"
+    assert llm.last.reason == "described" and answer.text.endswith(NOTES["described"]["en"])

@@ -158,9 +158,12 @@ def absent_years(question: str, texts: Iterable[str]) -> list[str]:
     of retrieval (dates are written many ways: "20/Feb/20"). Measured on ConfQuestions
     (dev, `confbot eval --answers --folds 5`): none of the 420 answerable questions has
     one, the out-of-scope "OpenXT Summit 2025" (EN and DE) has."""
+    named = _NAMED_YEAR.findall(own_words(question))
+    if not named:
+        return []
     said = "\n".join(texts)
     out = []
-    for word, year in _NAMED_YEAR.findall(own_words(question)):
+    for word, year in named:
         word = word.lower()
         if word in STOPWORDS or word in QUESTION_WORDS or word in _PERIOD_WORDS:
             continue  # a period ("before 2016", "im Jahr 2031")

@@ -59,7 +59,7 @@ from core.cell_sentences import (
 from core.compose import about_section, compose, listed_under
 from core.glossary import glossary_words
 from core.lexical import GERMAN_STOPWORDS
-from core.missing_subject import other_numbers, unknown_names
+from core.missing_subject import absent_years, other_numbers, unknown_names
 from core.phrasing import (
     answering_cell,
     issue_list_only,
@@ -312,7 +312,8 @@ class ExtractiveLLM:
         answerable questions (EN and DE) has one, 24 of the 112 out-of-scope ones do."""
         if self.vocabulary is not None and unknown_names(question, self.vocabulary()):
             return True
-        if other_numbers(question, [f"{header}\n{text}" for _, header, text in sources]):
+        texts = [f"{header}\n{text}" for _, header, text in sources]
+        if other_numbers(question, texts) or absent_years(question, texts):
             return True
         return bool(self.unknown_words(question)) and spans[0][1].support < UNKNOWN_SUPPORT
 
@@ -345,14 +346,24 @@ _OPENS_TYPED = re.compile(
 )
 
 
+# "When can/must/should ...?" asks under which conditions, not for a date ("When can a pull
+# request be rejected upfront?": "when it has obvious issues ..."), English and German.
+_ASKS_CONDITION = re.compile(
+    r"^\W*(?:when|wann)\s+(?:can|could|may|might|must|should|shall|would|kann|können|könnte"
+    r"|darf|dürfen|muss|müssen|soll|sollte|sollen)\b",
+    re.IGNORECASE,
+)
+
+
 def wrong_kind(question: str, span: Span) -> bool:
     """Whether the best span fails a question that opens by asking for a person, a time or
     a quantity: it holds no value of that kind, so presenting it as the answer would answer
     another question (`core.spans.answers_type`). Such a question is declined: tried, the
     best span of its kind below it answered 1 of 6 such dev questions right and 5 with
-    confident junk ("Installed Windows, Device Manager" for a who question)."""
+    confident junk ("Installed Windows, Device Manager" for a who question). A when
+    question with a modal verb asks for a condition (`_ASKS_CONDITION`), any span's kind."""
     asked = CONTEXT.sub(" ", question).strip()
-    if not _OPENS_TYPED.match(asked):
+    if not _OPENS_TYPED.match(asked) or _ASKS_CONDITION.match(asked):
         return False
     # "How many people attended? Who?": a span of either question's kind answers it
     questions = [part for part in re.split(r"(?<=\?)\s+", asked) if part.strip()]

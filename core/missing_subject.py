@@ -136,3 +136,39 @@ def other_numbers(question: str, texts: Iterable[str]) -> list[str]:
         if given:
             out += [f"{word} {number}" for number in sorted(numbers - given)]
     return out
+
+
+# A year that names a thing: right after the thing's word ("the OpenXT Summit 2025", "die
+# Wahl 2020"), not a date's ("in March 2020") or a period's ("before 2016", "seit 2019").
+_NAMED_YEAR = re.compile(r"\b([^\W\d_]{2,})[\s-]((?:19|20)\d\d)(?![\d.])", re.UNICODE)
+# Words before a year that make it a period, not a name (English and German).
+_PERIOD_WORDS = frozenset(
+    "year years since until till during early late mid end start beginning summer winter "
+    "spring autumn fall quarter half jahr jahre jahres seit bis ab ende anfang mitte beginn "
+    "sommer winter frühjahr frühling herbst quartal hälfte".split()
+)
+
+
+def absent_years(question: str, texts: Iterable[str]) -> list[str]:
+    """The things a question names by a year (in its own words, `own_words`: "summit 2025")
+    whose year none of the `texts` (the evidences retrieved for it, with their headers)
+    mentions: they speak of other editions ("the Summit 2016"), so an answer from them
+    would be about another event, release or period. A year after a month, a stop word, a
+    question word or a word for a period is a date or a period, left to the date matching
+    of retrieval (dates are written many ways: "20/Feb/20"). Measured on ConfQuestions
+    (dev, `confbot eval --answers --folds 5`): none of the 420 answerable questions has
+    one, the out-of-scope "OpenXT Summit 2025" (EN and DE) has."""
+    named = _NAMED_YEAR.findall(own_words(question))
+    if not named:
+        return []
+    said = "\n".join(texts)
+    out = []
+    for word, year in named:
+        word = word.lower()
+        if word in STOPWORDS or word in QUESTION_WORDS or word in _PERIOD_WORDS:
+            continue  # a period ("before 2016", "im Jahr 2031")
+        if month_number(word):
+            continue  # a date ("in March 2020")
+        if year not in said and f"{word} {year}" not in out:
+            out.append(f"{word} {year}")
+    return out

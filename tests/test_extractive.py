@@ -453,3 +453,23 @@ QEMU = [
 )
 def test_a_table_answer_is_a_sentence_naming_its_row_and_column(question, evidences, expected):
     assert ask(question, evidences=evidences) == expected
+
+
+def test_a_when_question_with_a_modal_asks_for_a_condition_not_a_date():
+    evidences = [
+        ev(
+            1,
+            "Pull requests can get rejected right up front when they have obvious issues.",
+            "Governance",
+        )
+    ]
+    for question in (
+        "When can a pull request get rejected up front?",
+        "Wann kann ein Pull Request sofort abgelehnt werden?",
+    ):
+        assert ask(question, ExtractiveLLM(), evidences) != OUT_OF_SCOPE, question
+    # a when question without a modal still asks for a date, which this evidence lacks
+    assert ask("When was the pull request rejected?", ExtractiveLLM(), evidences) == OUT_OF_SCOPE
+    assert ask("Wann wurde der Pull Request abgelehnt?", ExtractiveLLM(), evidences) == (
+        OUT_OF_SCOPE
+    )

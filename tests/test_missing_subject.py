@@ -8,7 +8,7 @@ import pytest
 
 from core.answer import OUT_OF_SCOPE, generate
 from core.extractive import ExtractiveLLM
-from core.missing_subject import numbered, other_numbers, unknown_names
+from core.missing_subject import absent_years, numbered, other_numbers, unknown_names
 from tests.fakes.evidence import make_evidence
 
 WIKI = {
@@ -137,3 +137,30 @@ def test_a_numbered_thing_the_evidence_lacks_is_declined(question, declined):
     "Yes" from it."""
     llm = ExtractiveLLM({"de": 0.0})
     assert (ask(question, llm, GUESTS) == OUT_OF_SCOPE) is declined
+
+
+def test_a_thing_named_by_a_year_the_evidence_never_mentions():
+    pages = ["Slides of the OpenXT Summit 2016 are online.", "The 2019 release notes."]
+    assert absent_years("Where will the OpenXT Summit 2025 take place?", pages) == ["summit 2025"]
+    assert absent_years("Wo findet der OpenXT Summit 2025 statt?", pages) == ["summit 2025"]
+    assert absent_years("Where did the OpenXT Summit 2016 take place?", pages) == []
+    # a date or a period is no name: left to retrieval's date matching
+    for question in (
+        "Which issues were reported in March 2023?",
+        "What was used before 2012?",
+        "Was wurde vor 2012 verwendet?",
+        "Was ist seit 2012 anders?",
+        "Was passierte im Jahr 2031?",
+        "Which issues did we see in the summer 2024?",
+    ):
+        assert absent_years(question, pages) == [], question
+    # a follow-up's carried topic is not asked
+    assert absent_years("And the slides? (context: summit 2025)", pages) == []
+
+
+def test_a_summit_of_another_year_is_declined():
+    evidences = [make_evidence(1, "Slides of the OpenXT Summit 2016 are online.", "OpenXT Summit")]
+    llm = ExtractiveLLM()
+    assert ask("Where will the OpenXT Summit 2025 take place?", llm, evidences) == OUT_OF_SCOPE
+    assert ask("Wo findet der OpenXT Summit 2025 statt?", llm, evidences) == OUT_OF_SCOPE
+    assert ask("Where were the slides of the OpenXT Summit 2016?", llm, evidences) != OUT_OF_SCOPE

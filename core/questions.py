@@ -284,7 +284,7 @@ def question_language(text: str) -> str:
 _FOCUS = re.compile(
     r"\b(?:which|what|welche[rsmn]?|was für(?: eine?[rnms]?)?"
     # German "Was waren die geplanten Verbesserungen?" asks for several, as "What were the"
-    r"|^\W*was(?=\s+(?:waren|sind)\s+die\s))\s+"
+    r"|^\W*(?:und\s+)?was(?=\s+(?:waren|sind)\s+die\s))\s+"
     r"(?:(?P<aux>was|were|is|are|war|waren|ist|sind)\s+)?"
     r"(?:(?:one of|of|von)\s+)?(?:(?:the|der|die|das|den|dem|des|diesen)\s+)?(?P<phrase>[^?,;]*)",
     re.IGNORECASE,

@@ -245,6 +245,7 @@ def test_page_fact(question, fact):
         ("Welche Anwendungsfälle gibt es?", ("Anwendungsfälle",), True),
         ("Welche Verbesserungen sind geplant?", ("Verbesserungen",), True),
         ("Was waren die geplanten Verbesserungen?", ("geplanten", "Verbesserungen"), True),
+        ("Und was sind die Schritte?", ("Schritte",), True),
         ("Welche Farbe hat das Logo?", ("Farbe",), False),
         ("Was war das Problem mit der Maus?", (), False),
         ("What does BATS stand for?", (), False),

@@ -131,6 +131,11 @@ _DEADLINE = re.compile(
     r"(?:\s+at\s+\d{1,2}[:.]\d{2})?",
     re.IGNORECASE,
 )
+# A time of day: "1:00PM", "13:30", "9.30 Uhr".
+_CLOCK = re.compile(
+    r"\b\d{1,2}:\d{2}(?::\d{2})?(?:\s*(?:am|pm|uhr)\b)?|\b\d{1,2}\.\d{2}\s*(?:am|pm|uhr)\b",
+    re.IGNORECASE,
+)
 # A deadline question asks for a time limit or a day, never a bare year.
 _ASKS_DEADLINE = re.compile(
     r"\b(by when|until when|how soon|deadline|due|bis wann|wie bald|frist)\b", re.IGNORECASE
@@ -596,7 +601,12 @@ def typed_values(qtype: str, text: str, profile: QuestionProfile) -> list[str]:
     anchors = [
         m.start() for m in TOKEN.finditer(text) if profile.asked_in(frozenset(terms(m.group(0))))
     ]
-    dates = [m.span() for m in _DATE.finditer(text)] if qtype == "count" else []
+    # a number inside a date or a time of day ("July 23, 2015 at 1:00PM") counts nothing
+    dates = (
+        [m.span() for m in _DATE.finditer(text)] + [m.span() for m in _CLOCK.finditer(text)]
+        if qtype == "count"
+        else []
+    )
     ranked = []
     for start, value in found:
         value = _trim(value)

@@ -15,6 +15,7 @@ from core.spans import (
     is_metadata,
     row_pairs,
     support,
+    typed_values,
     units,
     without_echo,
 )
@@ -1125,3 +1126,16 @@ def test_a_bare_confirmation_says_what_it_confirms(question, expected):
 
 def test_a_confirmation_of_a_question_stays_as_it_is():
     assert answer("Is HDMI audio planned?", CONFIRMED, "Display Handler") == "No"
+
+
+@pytest.mark.parametrize(
+    "question, text",
+    [
+        ("How many people attended?", "The call was held on July 23, 2015 at 1:00PM (EDT)."),
+        ("Wie viele Personen nahmen teil?", "Die Besprechung begann am 23. Juli 2015 um 13:30."),
+        ("Wie viele Personen nahmen teil?", "Beginn: 9.30 Uhr im großen Raum."),
+    ],
+)
+def test_a_time_of_day_is_no_count(question, text):
+    assert typed_values("count", text, profile_question(question)) == []
+    assert typed_values("count", f"{text} 7 attendees joined.", profile_question(question))

@@ -118,6 +118,9 @@ problem, probleme = problem issue issues
 fehlerbehebung = troubleshooting
 messung, gemessen = measurement measured
 zustand = state status
+ruhezustand, energiesparmodus, standby = sleep suspend standby hibernate
+lauf, durchlauf = run
+leistungstest = performance test
 # systems and hardware
 hersteller, anbieter = vendor manufacturer
 modell, modelle = model models

@@ -282,7 +282,9 @@ def question_language(text: str) -> str:
 # "Which X" / "what X" (and "what was the X"): the noun phrase after it names what is asked
 # for, the column of a table row or the kind of value (`question_focus`).
 _FOCUS = re.compile(
-    r"\b(?:which|what|welche[rsmn]?|was für(?: eine?[rnms]?)?)\s+"
+    r"\b(?:which|what|welche[rsmn]?|was für(?: eine?[rnms]?)?"
+    # German "Was waren die geplanten Verbesserungen?" asks for several, as "What were the"
+    r"|^\W*(?:und\s+)?was(?=\s+(?:waren|sind)\s+die\s))\s+"
     r"(?:(?P<aux>was|were|is|are|war|waren|ist|sind)\s+)?"
     r"(?:(?:one of|of|von)\s+)?(?:(?:the|der|die|das|den|dem|des|diesen)\s+)?(?P<phrase>[^?,;]*)",
     re.IGNORECASE,
@@ -297,6 +299,13 @@ FOCUS_WORDS = 4
 
 
 _PLURAL_VERBS = frozenset("were are wurden sind waren haben hatten".split())
+
+
+# Endings of German plural nouns ("Verbesserungen", "Möglichkeiten", "Anwendungsfälle",
+# "Gründe"): German plurals rarely end in "s", which marks English ones.
+_GERMAN_PLURAL = re.compile(
+    r"(?:ungen|heiten|keiten|schaften|ionen|täten|nisse|fälle|gründe|schritte|punkte)$"
+)
 
 
 def question_focus(text: str) -> tuple[tuple[str, ...], bool]:
@@ -339,6 +348,7 @@ def question_focus(text: str) -> tuple[tuple[str, ...], bool]:
         marked
         or (match.group("aux") or "").lower() in _PLURAL_VERBS
         or (head.endswith("s") and not head.endswith("ss") and len(head) > 3 and not head.isupper())
+        or bool(_GERMAN_PLURAL.search(head))
         or following in _PLURAL_VERBS
         or any(w in ("and", "und") for w in words)
     )

@@ -42,6 +42,7 @@ from core.questions import (
     Translations,
     is_entity,
     profile_question,
+    question_focus,
     terms,
 )
 from core.relations import asked_relation, states_relation
@@ -128,6 +129,11 @@ _DEADLINE = re.compile(
     r"(?:monday|tuesday|wednesday|thursday|friday|saturday|sunday|montag|dienstag|mittwoch"
     r"|donnerstag|freitag|samstag|sonntag)s?\b(?:\s+of\s+(?:each|every|the)\s+month)?"
     r"(?:\s+at\s+\d{1,2}[:.]\d{2})?",
+    re.IGNORECASE,
+)
+# A time of day: "1:00PM", "13:30", "9.30 Uhr".
+_CLOCK = re.compile(
+    r"\b\d{1,2}:\d{2}(?::\d{2})?(?:\s*(?:am|pm|uhr)\b)?|\b\d{1,2}\.\d{2}\s*(?:am|pm|uhr)\b",
     re.IGNORECASE,
 )
 # A deadline question asks for a time limit or a day, never a bare year.
@@ -595,7 +601,12 @@ def typed_values(qtype: str, text: str, profile: QuestionProfile) -> list[str]:
     anchors = [
         m.start() for m in TOKEN.finditer(text) if profile.asked_in(frozenset(terms(m.group(0))))
     ]
-    dates = [m.span() for m in _DATE.finditer(text)] if qtype == "count" else []
+    # a number inside a date or a time of day ("July 23, 2015 at 1:00PM") counts nothing
+    dates = (
+        [m.span() for m in _DATE.finditer(text)] + [m.span() for m in _CLOCK.finditer(text)]
+        if qtype == "count"
+        else []
+    )
     ranked = []
     for start, value in found:
         value = _trim(value)
@@ -684,6 +695,7 @@ def _row_cells(profile: QuestionProfile, unit: Unit) -> list[tuple[str, str]]:
     # (before the named cells: a follow-up's carried context names the row's key cells)
     if profile.qtype == "why" and any(_gives_reason(cell[4]) for cell in scored):
         return [(n, v) for _, _, _, n, v in sorted(scored, reverse=True) if _gives_reason(v)][:3]
+    joined = _joined_columns(profile, scored)
     closest = max(naming for _, naming, *_ in scored)
     if closest:
         scored = [cell for cell in scored if cell[1] == closest]
@@ -692,11 +704,42 @@ def _row_cells(profile: QuestionProfile, unit: Unit) -> list[tuple[str, str]]:
     if best <= TYPE_BONUS:
         return []
     close = [(n, v) for s, _, _, n, v in scored if s >= best * 0.75][:3]
+    close += [cell for cell in joined if cell not in close][: max(0, 3 - len(close))]
     # A column that matches only part of what another matches ("On-call / Primary" beside
     # "On-call / Secondary" for "who is the secondary on-call") is not what is asked.
     asked = {n: profile.asked_in(frozenset(terms(n))) for n, _ in close}
     kept = [(n, v) for n, v in close if not any(asked[n] < asked[m] for m, _ in close)]
     return _merged(kept)
+
+
+_FOCUS_AND = re.compile(r"\s+(?:and|und|&)\s+(?:(?:which|welche[rsmn]?)\s+)?", re.IGNORECASE)
+
+
+@lru_cache(maxsize=4096)
+def _focus_parts(question: str) -> tuple[str, ...]:
+    """The nouns a question's "which X" joins with "and" ("BIOS", "Build versions")."""
+    phrase, _ = question_focus(question)
+    return tuple(_FOCUS_AND.split(" ".join(phrase)))
+
+
+def _joined_columns(profile: QuestionProfile, scored: Sequence[tuple]) -> list[tuple[str, str]]:
+    """When the question's "which X" joins two nouns ("Which BIOS and Build versions",
+    "Welches BIOS und welche Build-Versionen"), the best cell whose column each noun names,
+    in the question's order: both are asked, though one is a name (BIOS) and the other a
+    plain word (a German question capitalizes every noun, so Build weighs less there than
+    in the English question); [] for a single noun."""
+    parts = _focus_parts(profile.text)
+    if len(parts) < 2:
+        return []
+    out: list[tuple[str, str]] = []
+    for part in parts:
+        wanted = profile.asked_in(frozenset(terms(part)))
+        named = [cell for cell in scored if wanted & profile.asked_in(frozenset(terms(cell[3])))]
+        if named:
+            _, _, _, name, value = max(named)
+            if (name, value) not in out:
+                out.append((name, value))
+    return out if len(out) >= 2 else []
 
 
 def _merged(cells: Sequence[tuple[str, str]]) -> list[tuple[str, str]]:

@@ -473,3 +473,29 @@ def test_a_when_question_with_a_modal_asks_for_a_condition_not_a_date():
     assert ask("Wann wurde der Pull Request abgelehnt?", ExtractiveLLM(), evidences) == (
         OUT_OF_SCOPE
     )
+
+
+GPU_TESTS = [
+    ev(
+        1,
+        "Table 1: Test Description, Result, Notes\n"
+        "Row 1 in Table 1: Test Description is GPU pass through testing: Performance testing"
+        " running a GPU benchmark for an hour, Result is Pass, and Notes is Did not run"
+        " performance tests",
+        "GPU tests",
+    ),
+]
+
+
+@pytest.mark.parametrize(
+    "question, verdict",
+    [
+        ("Was a performance test run for the GPU pass through?", "No"),
+        # "Leistungstestslauf": performance + test + run, through the glossary's compounds
+        ("Wurde ein Leistungstestslauf für das GPU pass through durchgeführt?", "Nein"),
+    ],
+)
+def test_a_note_that_denies_the_asked_run_answers_no(question, verdict):
+    first = ask(question, ExtractiveLLM(glossary=True), GPU_TESTS).split("\n")[0]
+    assert first.startswith(f"{verdict}:")
+    assert "Did not run performance tests" in first

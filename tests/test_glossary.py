@@ -26,6 +26,8 @@ from tests.fakes.evidence import make_evidence
         # compounds of two entries: customization layer, switch keys
         ("Anpassungsschicht", "customization"),
         ("Umschalttasten", "keys"),
+        ("Ruhezustandsproblem", "sleep"),
+        ("Leistungstestslauf", "run"),
         ("übernommen", "adopted"),
         ("bedeutet", "indicates"),
         ("Freigabecheckliste", "checklist"),

@@ -15,6 +15,7 @@ from core.spans import (
     is_metadata,
     row_pairs,
     support,
+    typed_values,
     units,
     without_echo,
 )
@@ -241,12 +242,32 @@ def test_page_fact(question, fact):
             True,
         ),
         ("Which BIOS and which build was used?", ("BIOS", "and", "build"), True),
+        # German plurals rarely end in "s": their endings, or "Was waren/sind die ...", say so
+        ("Welche Anwendungsfälle gibt es?", ("Anwendungsfälle",), True),
+        ("Welche Verbesserungen sind geplant?", ("Verbesserungen",), True),
+        ("Was waren die geplanten Verbesserungen?", ("geplanten", "Verbesserungen"), True),
+        ("Und was sind die Schritte?", ("Schritte",), True),
+        ("Welche Farbe hat das Logo?", ("Farbe",), False),
+        ("Was war das Problem mit der Maus?", (), False),
         ("What does BATS stand for?", (), False),
         ("Who presented the Argo design?", (), False),
     ],
 )
 def test_question_focus(question, words, plural):
     assert question_focus(question) == (words, plural)
+
+
+@pytest.mark.parametrize(
+    "question",
+    [
+        "Which BIOS and Build versions were used on the Dell Optiplex 7040?",
+        # a German question capitalizes every noun: Build weighs as a plain word, BIOS as a
+        # name, and still both are asked
+        "Welches BIOS und welche Build Versionen wurden auf dem Dell Optiplex 7040 verwendet?",
+    ],
+)
+def test_the_cells_of_two_joined_nouns_answer_together(question):
+    assert answer(question, TABLE) == "BIOS: 1.14.0; Build: 6662"
 
 
 def test_the_cell_a_which_question_names_answers():
@@ -385,6 +406,19 @@ def test_a_question_for_several_things_gathers_the_items_of_its_list():
         "Where is the Fedora installer downloaded from?", [(1, "Guests", STEPS)]
     )
     assert one.parts == ()
+
+
+@pytest.mark.parametrize(
+    "question",
+    [
+        "Welche Schritte hat eine Gast-Installation?",
+        "Was sind die Schritte einer Gast-Installation?",
+        "What are the steps of a guest installation?",
+    ],
+)
+def test_a_german_question_for_several_things_gathers_the_items_too(question):
+    (_, span), *_ = best_spans(question, [(1, "Guests", STEPS)], glossary_translations(question))
+    assert len(span.parts) == 2
 
 
 @pytest.mark.parametrize(
@@ -1092,3 +1126,16 @@ def test_a_bare_confirmation_says_what_it_confirms(question, expected):
 
 def test_a_confirmation_of_a_question_stays_as_it_is():
     assert answer("Is HDMI audio planned?", CONFIRMED, "Display Handler") == "No"
+
+
+@pytest.mark.parametrize(
+    "question, text",
+    [
+        ("How many people attended?", "The call was held on July 23, 2015 at 1:00PM (EDT)."),
+        ("Wie viele Personen nahmen teil?", "Die Besprechung begann am 23. Juli 2015 um 13:30."),
+        ("Wie viele Personen nahmen teil?", "Beginn: 9.30 Uhr im großen Raum."),
+    ],
+)
+def test_a_time_of_day_is_no_count(question, text):
+    assert typed_values("count", text, profile_question(question)) == []
+    assert typed_values("count", f"{text} 7 attendees joined.", profile_question(question))

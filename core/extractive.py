@@ -51,6 +51,7 @@ from core.answer import OUT_OF_SCOPE, RELATED, parse_prompt
 from core.cell_sentences import (
     cell_sentence,
     cells_sentence,
+    item_sentence,
     lowered,
     naming_cell,
     row_cells,
@@ -62,8 +63,11 @@ from core.lexical import GERMAN_STOPWORDS
 from core.missing_subject import other_numbers, unknown_names
 from core.phrasing import (
     answering_cell,
+    asked_item,
+    counted_list,
     issue_list_only,
     issue_list_reply,
+    opened,
     row_line,
     statement,
     verdict,
@@ -90,6 +94,7 @@ from core.spans import (
     expansion,
     typed_values,
 )
+from core.spans import _cell_verdict as cell_verdict
 from core.translate import query_words
 
 # Translate: a non-English question → each of its words the wiki lacks → the wiki's words
@@ -465,6 +470,10 @@ def headline(question: str, number: int, span: Span, heading: str = "") -> str:
     if profile.qtype == "yesno" and span.answer in ("Yes", "No"):
         clause = deciding_sentence(profile, span.whole or span.unit)
         if span.kind == "row":
+            named = _abbreviated_cell(profile, span, language, heading)
+            if named:  # the column the question spells out ("audio" for AUD) decides
+                yes, said = named
+                return _cite(verdict(yes, lowered(said), language), number)
             said = _deciding_cell(span, language, heading)
             if said:
                 return _cite(verdict(span.answer == "Yes", lowered(said), language), number)
@@ -475,6 +484,10 @@ def headline(question: str, number: int, span: Span, heading: str = "") -> str:
             clause = clause or clip_words(span.unit.replace("; ", ", "), 16)
         return f"{verdict(span.answer == 'Yes', clip_words(clause, 30), language)} [{number}]"
     cited = _cited(values)
+    if span.kind == "row" and span.label and not span.parts:
+        said = _item_said(profile, span, language, heading)
+        if said:  # a cell listing several things, one of them asked about: that one
+            return _cite(said, number)
     if _is_value(profile, span) and span.support >= STATEMENT_SUPPORT and not asks_several(asked):
         value = span.answer.removeprefix(f"{span.label}: ") if span.label else span.answer
         said = statement(asked, _cited([(number, value), *span.parts]), language)
@@ -506,16 +519,20 @@ def headline(question: str, number: int, span: Span, heading: str = "") -> str:
         said = _rows_said(values, language, bool(row) and cells[:1] == row[:1])
         if said:  # several rows' cells: a sentence per row
             return said
+    if span.kind == "list" and not span.parts:
+        said = counted_list(span.answer, language)
+        if said:  # "4: a; b; c; d" said as a count of what is listed
+            return f"{said} [{number}]"
     if span.kind not in ("sentence", "item") or span.parts:
         return cited
     if span.answer.endswith("…") and _plain(span.answer) in _plain(span.whole):
         # a sentence cut before its end may be cut before the fact: show it whole
-        return f"{clip_words(span.whole, LONG_WORDS)} [{number}]"
+        return opened(f"{clip_words(span.whole, LONG_WORDS)} [{number}]")
     if _plain(span.answer) in _plain(span.unit) and len(span.unit.split()) <= SENTENCE_WORDS:
         # A value cut from a sentence, with no statement to put it in: the sentence says
         # what the value is ("It must be done within your first 14 days, ...").
-        return f"{span.unit} [{number}]"
-    return cited
+        return opened(f"{span.unit} [{number}]")
+    return opened(cited)
 
 
 def _cite(sentence: str, number: int) -> str:
@@ -524,6 +541,46 @@ def _cite(sentence: str, number: int) -> str:
     if sentence.endswith(".") and not sentence.endswith(".."):
         return f"{sentence[:-1]} [{number}]."
     return f"{sentence} [{number}]"
+
+
+# A column header that abbreviates a word ("AUD", "INST", "UPG"): capitals only, this many.
+_ABBREVIATION = re.compile(r"^[A-Z]{3,5}$")
+
+
+def _abbreviated_cell(profile, span: Span, language: str, heading: str) -> tuple[bool, str] | None:
+    """For a yes/no answered by a row whose pass/fail cells sit under abbreviated headers
+    ("AUD: Y", "INST: Y"), the one cell whose header opens a word of the question ("Was
+    audio playback tested ...?" → AUD) with its verdict, said of its row ("the AUD for OEM,
+    Model N is Y"). Test matrices abbreviate their columns, and a cell under another
+    column (the row's name, an install check) neither says nor decides what was asked.
+    None unless exactly one such cell holds a verdict."""
+    row = span.whole or span.unit
+    words = {w.lower() for w in re.findall(r"[^\W\d_]{4,}", CONTEXT.sub(" ", profile.text))}
+    found = []
+    for column, value in row_cells(row):
+        prefix = column.lower()
+        if not _ABBREVIATION.match(column) or _flag(value) is None:
+            continue
+        if any(w.startswith(prefix) and w != prefix for w in words):
+            found.append((column, value))
+    if len(found) != 1:
+        return None
+    column, value = found[0]
+    naming = []  # the row's leading short cells name it ("OEM", "Model N")
+    for _, cell in row_cells(row)[:2]:
+        if len(cell.split()) > 6 or cell_verdict(cell) is not None:
+            break
+        naming.append(cell)
+    about = " ".join(naming) or subject(row, column, span.row_key, heading, language)[1]
+    return _flag(value) == "Yes", cell_sentence(value, column, about, language)
+
+
+def _flag(value: str) -> str | None:
+    """`Yes`/`No` of a pass/fail-like cell (`core.spans`), "N" included: under an
+    abbreviated header beside "Y" cells it is the matrix's No."""
+    if value.strip().upper() == "N":
+        return "No"
+    return cell_verdict(value)
 
 
 def _deciding_cell(span: Span, language: str, heading: str) -> str:
@@ -536,6 +593,18 @@ def _deciding_cell(span: Span, language: str, heading: str) -> str:
             said, about, names_row = subject(row, column, span.row_key, heading, language)
             return cell_sentence(value, said, about, language, names_row=names_row)
     return ""
+
+
+def _item_said(profile, span: Span, language: str, heading: str) -> str:
+    """The one asked item of an answering cell that lists several (`core.phrasing.
+    asked_item`), said with its column and row (`core.cell_sentences.item_sentence`); ""
+    when the cell is one item or none stands out."""
+    value = span.answer.removeprefix(f"{span.label}: ")
+    item = asked_item(value, lambda text: profile.asked_in(frozenset(terms(text))))
+    if not item:
+        return ""
+    column, about, _ = subject(span.whole or span.unit, span.label, span.row_key, heading, language)
+    return item_sentence(item, column, about, language)
 
 
 def _cells_said(span: Span, language: str) -> str:

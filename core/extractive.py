@@ -11,7 +11,8 @@ from a longer sentence. When the best span's support (the share of the question'
 covers, `core.spans`) is under the decline threshold of the question's language, it replies
 with the `OUT_OF_SCOPE` sentence, as a model is told to. A question that asks to count,
 filter or compare rows or list items is answered by their composition instead, when
-`core.compose` finds one (the same at every temperature).
+`core.compose` finds one (the same at every temperature); one that asks who commented on a
+page, or how many people did, by the authors of its comments (`core.commenters`).
 
 A follow-up completed offline ("What was the reason? (context: OTA, upgrade, 9.0.0, ...)")
 asks in few words of its own ("reason"), and the words it leaves out are the topic it
@@ -57,6 +58,7 @@ from core.cell_sentences import (
     row_cells,
     subject,
 )
+from core.commenters import commenters
 from core.compose import about_section, compose, listed_under
 from core.glossary import glossary_words
 from core.lexical import GERMAN_STOPWORDS
@@ -194,6 +196,9 @@ class ExtractiveLLM:
         spans = best_spans(question, given, translations, self.weights)
         if not spans or self.declines(question, spans[0][1]):
             return [OUT_OF_SCOPE] * n
+        said = commenters(question, given)
+        if said is not None:  # who commented on a page, and how many: its comments' authors
+            return [said] * n
         # Counts, filters and comparisons over rows and lists (deterministic at every T).
         composed = compose(question, given, translations)
         if composed is not None:

@@ -441,6 +441,7 @@ def render(
     number, whose heading names a table), cited `[n]`; then a `Related:`
     line only when the headline is a value cut from a sentence that says more (the
     sentence). A table row needs no such line: the source excerpt shows the row."""
+    chosen = _supporting(question, spans, chosen)
     number, span = spans[chosen]
     span = replace(
         span,
@@ -461,6 +462,39 @@ def render(
         if len(span.answer.split()) < len(span.unit.split()) and not span.parts:
             return f"{line}\n{RELATED} {span.unit} [{number}]"
     return line
+
+
+def _supporting(question: str, spans: Sequence[tuple[int, Span]], chosen: int) -> int:
+    """For a Yes or No whose span only restates the question's own words ("Debian jessie
+    x64 from PXE" for "was the installation of Debian jessie x64 successful?"), the next
+    span with the same verdict that says more (a row with its result cell), so the verdict
+    comes with what decides it; `chosen` when there is none or the answer is no verdict.
+    The verdict is the chosen span's: only its support changes."""
+    profile = profile_question(question)
+    answer = spans[chosen][1].answer
+    if profile.qtype != "yesno" or answer not in ("Yes", "No"):
+        return chosen
+    if not _restates(profile, spans[chosen][1]):
+        return chosen
+    for position, (_, span) in enumerate(spans[chosen + 1 :], start=chosen + 1):
+        if span.answer == answer and not _restates(profile, span):
+            return position
+    return chosen
+
+
+def _restates(profile, span: Span) -> bool:
+    """Whether a span's text is a short line (a heading, a list item of `RESTATING_WORDS`
+    words or fewer) that adds at most one term to the question's: an echo of its names
+    ("Debian jessie x64 from PXE"), which shows nothing that decides a Yes or No."""
+    text = span.whole or span.unit
+    said = set(terms(text))
+    new = said - set(profile.asked_in(frozenset(said)))
+    if any(any(c.isdigit() for c in term) for term in new):
+        return False  # "Ubuntu 18.04" for "Ubuntu 24.04": another version, not an echo
+    return bool(said) and len(text.split()) <= RESTATING_WORDS and len(new) <= 1
+
+
+RESTATING_WORDS = 6
 
 
 def headline(question: str, number: int, span: Span, heading: str = "") -> str:

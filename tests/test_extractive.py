@@ -510,3 +510,35 @@ def test_a_page_answer_cut_after_its_label_opens_as_a_sentence():
     )
     text = ask("How would a guest get more displays than the host?", evidences=[faq])
     assert text.startswith("The user unplugs a monitor")
+
+
+QEMU_TESTS = [
+    ev(1, "Debian jessie x64 from PXE", "QEMU 2.6.2 uprev testing", "Installation"),
+    ev(
+        2,
+        "Row 1 in Table 1: OS is Debian jessie x64 from PXE, Stubdom is w/, and Tools is"
+        " installation OK\n"
+        "Row 2 in Table 1: OS is Ubuntu 16.10 x64, Stubdom is w/, and Tools is installation KO",
+        "QEMU guests",
+        "Results",
+    ),
+]
+
+
+@pytest.mark.parametrize(
+    ("question", "expected"),
+    [
+        (
+            "In QEMU 2.6.2 uprev testing, was the installation of Debian jessie x64 successful?",
+            "Yes: for Debian jessie x64 from PXE, Tools is installation OK [2].",
+        ),
+        (
+            "Im QEMU 2.6.2 uprev testing, war die installation von Debian jessie x64 OK?",
+            "Ja: für Debian jessie x64 from PXE gilt: Tools ist installation OK [2].",
+        ),
+    ],
+)
+def test_a_yes_comes_with_what_decides_it_not_a_line_restating_the_question(question, expected):
+    # the heading that only repeats the names ranks first ("Yes: Debian jessie x64 from
+    # PXE [1]"); the row that decides is shown instead, with the same verdict
+    assert ask(question, evidences=QEMU_TESTS) == expected

@@ -131,16 +131,56 @@ def cell_sentence(
     value: str, column: str, about: str, language: str, *, names_row: bool = False
 ) -> str:
     """One cell said as a sentence: "The {column} for {about} is {value}." ("{Column} für
-    {about} ist {value}."); with `names_row` (the value is the row's name, `about` the cells
+    {about} ist {value}."), a sentence-like value quoted after "reads" ("lautet",
+    `sentence_like`); with `names_row` (the value is the row's name, `about` the cells
     that picked it) "The {column} with {about} is {value}."; without `about` "The {column}
     is {value}."."""
     words = column_words(column)
     value = _value(value)
+    left, right = QUOTES["de" if language == "de" else "en"]
     if language == "de":
         link = f" {'mit' if names_row else 'für'} {about}" if about else ""
+        if sentence_like(value):
+            return f"{words[:1].upper()}{words[1:]}{link} lautet {left}{value}{right}."
         return f"{words[:1].upper()}{words[1:]}{link} ist {value}."
     link = f" {'with' if names_row else 'for'} {about}" if about else ""
+    if sentence_like(value):
+        return f"The {words}{link} reads {left}{value}{right}."
     return f"The {words}{link} is {value}."
+
+
+def item_sentence(item: str, column: str, about: str, language: str) -> str:
+    """One item of a cell that lists several (`core.phrasing.asked_item`) said with the cell
+    it stands in: "“Issues with switcher keys OXT-1569” is listed under Notes/Test Data for
+    Stable 9 6524." („… steht unter Notes/Test Data für Stable 9 6524.")."""
+    left, right = QUOTES["de" if language == "de" else "en"]
+    quoted = f"{left}{_value(item)}{right}"
+    if language == "de":
+        link = f" für {about}" if about else ""
+        return f"{quoted} steht unter {column_words(column)}{link}."
+    link = f" for {about}" if about else ""
+    return f"{quoted} is listed under {column_words(column)}{link}."
+
+
+# The fewest words of a cell read as a sentence of its own (set by design: "Upgrade to self"
+# is a value, "Host Stress test will include starting and stopping guest VMs" a sentence).
+SENTENCE_WORDS = 6
+
+
+def sentence_like(value: str) -> bool:
+    """Whether a cell is a sentence or description rather than a value: at least
+    `SENTENCE_WORDS` words, most of them in lower case. "The Test Desc is Host Stress test
+    will include ..." reads as two sentences run together; quoted after "reads" it is one.
+    A name ("Install Windows guest VM with Tools", "Dell Latitude 7490") is not one, nor
+    a value followed by its conditions ("Mon–Fri 08:00–19:00; weekend access only if
+    booked"): a sentence opens with a word."""
+    words = value.split()
+    lower = [w for w in words if w[:1].islower()]
+    opens = bool(words) and bool(_WORD.match(words[0]))  # not "Mon–Fri 08:00–19:00; ..."
+    return opens and len(words) >= SENTENCE_WORDS and 2 * len(lower) > len(words)
+
+
+_WORD = re.compile(r"^[^\W\d_]+$")
 
 
 def cells_sentence(about: str, cells: Sequence[tuple[str, str]], language: str) -> str:

@@ -1017,7 +1017,10 @@ def column_values(
         if keys
         else ""
     )
-    text = f"{column} {about}in {title}: {values}"
+    if language == "de":  # a sentence naming its subject, not "Column für X in T: a und b"
+        text = f"Die Werte von {column} {about}in {title} sind {values}"
+    else:
+        text = f"The {column} values {about}in {title} are {values}"
     used = sorted({n for numbers in cited.values() for n in numbers})
     return Composed(f"{text}{table.seen(language)}.", tuple(used))
 

@@ -11,7 +11,8 @@ from a longer sentence. When the best span's support (the share of the question'
 covers, `core.spans`) is under the decline threshold of the question's language, it replies
 with the `OUT_OF_SCOPE` sentence, as a model is told to. A question that asks to count,
 filter or compare rows or list items is answered by their composition instead, when
-`core.compose` finds one (the same at every temperature).
+`core.compose` finds one (the same at every temperature); one that asks who commented on a
+page, or how many people did, by the authors of its comments (`core.commenters`).
 
 A follow-up completed offline ("What was the reason? (context: OTA, upgrade, 9.0.0, ...)")
 asks in few words of its own ("reason"), and the words it leaves out are the topic it
@@ -51,19 +52,24 @@ from core.answer import OUT_OF_SCOPE, RELATED, parse_prompt
 from core.cell_sentences import (
     cell_sentence,
     cells_sentence,
+    item_sentence,
     lowered,
     naming_cell,
     row_cells,
     subject,
 )
+from core.commenters import commenters
 from core.compose import about_section, compose, listed_under
 from core.glossary import glossary_words
 from core.lexical import GERMAN_STOPWORDS
 from core.missing_subject import absent_years, other_numbers, unknown_names
 from core.phrasing import (
     answering_cell,
+    asked_item,
+    counted_list,
     issue_list_only,
     issue_list_reply,
+    opened,
     row_line,
     statement,
     verdict,
@@ -90,6 +96,7 @@ from core.spans import (
     expansion,
     typed_values,
 )
+from core.spans import _cell_verdict as cell_verdict
 from core.translate import query_words
 
 # Translate: a non-English question → each of its words the wiki lacks → the wiki's words
@@ -189,6 +196,9 @@ class ExtractiveLLM:
         spans = best_spans(question, given, translations, self.weights)
         if not spans or self.declines(question, spans[0][1]):
             return [OUT_OF_SCOPE] * n
+        said = commenters(question, given)
+        if said is not None:  # who commented on a page, and how many: its comments' authors
+            return [said] * n
         # Counts, filters and comparisons over rows and lists (deterministic at every T).
         composed = compose(question, given, translations)
         if composed is not None:
@@ -442,6 +452,7 @@ def render(
     number, whose heading names a table), cited `[n]`; then a `Related:`
     line only when the headline is a value cut from a sentence that says more (the
     sentence). A table row needs no such line: the source excerpt shows the row."""
+    chosen = _supporting(question, spans, chosen)
     number, span = spans[chosen]
     span = replace(
         span,
@@ -464,6 +475,39 @@ def render(
     return line
 
 
+def _supporting(question: str, spans: Sequence[tuple[int, Span]], chosen: int) -> int:
+    """For a Yes or No whose span only restates the question's own words ("Debian jessie
+    x64 from PXE" for "was the installation of Debian jessie x64 successful?"), the next
+    span with the same verdict that says more (a row with its result cell), so the verdict
+    comes with what decides it; `chosen` when there is none or the answer is no verdict.
+    The verdict is the chosen span's: only its support changes."""
+    profile = profile_question(question)
+    answer = spans[chosen][1].answer
+    if profile.qtype != "yesno" or answer not in ("Yes", "No"):
+        return chosen
+    if not _restates(profile, spans[chosen][1]):
+        return chosen
+    for position, (_, span) in enumerate(spans[chosen + 1 :], start=chosen + 1):
+        if span.answer == answer and not _restates(profile, span):
+            return position
+    return chosen
+
+
+def _restates(profile, span: Span) -> bool:
+    """Whether a span's text is a short line (a heading, a list item of `RESTATING_WORDS`
+    words or fewer) that adds at most one term to the question's: an echo of its names
+    ("Debian jessie x64 from PXE"), which shows nothing that decides a Yes or No."""
+    text = span.whole or span.unit
+    said = set(terms(text))
+    new = said - set(profile.asked_in(frozenset(said)))
+    if any(any(c.isdigit() for c in term) for term in new):
+        return False  # "Ubuntu 18.04" for "Ubuntu 24.04": another version, not an echo
+    return bool(said) and len(text.split()) <= RESTATING_WORDS and len(new) <= 1
+
+
+RESTATING_WORDS = 6
+
+
 def headline(question: str, number: int, span: Span, heading: str = "") -> str:
     """The first line of an answer (`core.phrasing`): for yes/no, Yes or No and the clause
     that decides it; for a value, the question as a statement ("The X is value [n].") or,
@@ -476,6 +520,10 @@ def headline(question: str, number: int, span: Span, heading: str = "") -> str:
     if profile.qtype == "yesno" and span.answer in ("Yes", "No"):
         clause = deciding_sentence(profile, span.whole or span.unit)
         if span.kind == "row":
+            named = _abbreviated_cell(profile, span, language, heading)
+            if named:  # the column the question spells out ("audio" for AUD) decides
+                yes, said = named
+                return _cite(verdict(yes, lowered(said), language), number)
             said = _deciding_cell(span, language, heading)
             if said:
                 return _cite(verdict(span.answer == "Yes", lowered(said), language), number)
@@ -486,6 +534,10 @@ def headline(question: str, number: int, span: Span, heading: str = "") -> str:
             clause = clause or clip_words(span.unit.replace("; ", ", "), 16)
         return f"{verdict(span.answer == 'Yes', clip_words(clause, 30), language)} [{number}]"
     cited = _cited(values)
+    if span.kind == "row" and span.label and not span.parts:
+        said = _item_said(profile, span, language, heading)
+        if said:  # a cell listing several things, one of them asked about: that one
+            return _cite(said, number)
     if _is_value(profile, span) and span.support >= STATEMENT_SUPPORT and not asks_several(asked):
         value = span.answer.removeprefix(f"{span.label}: ") if span.label else span.answer
         said = statement(asked, _cited([(number, value), *span.parts]), language)
@@ -517,16 +569,20 @@ def headline(question: str, number: int, span: Span, heading: str = "") -> str:
         said = _rows_said(values, language, bool(row) and cells[:1] == row[:1])
         if said:  # several rows' cells: a sentence per row
             return said
+    if span.kind == "list" and not span.parts:
+        said = counted_list(span.answer, language)
+        if said:  # "4: a; b; c; d" said as a count of what is listed
+            return f"{said} [{number}]"
     if span.kind not in ("sentence", "item") or span.parts:
         return cited
     if span.answer.endswith("…") and _plain(span.answer) in _plain(span.whole):
         # a sentence cut before its end may be cut before the fact: show it whole
-        return f"{clip_words(span.whole, LONG_WORDS)} [{number}]"
+        return opened(f"{clip_words(span.whole, LONG_WORDS)} [{number}]")
     if _plain(span.answer) in _plain(span.unit) and len(span.unit.split()) <= SENTENCE_WORDS:
         # A value cut from a sentence, with no statement to put it in: the sentence says
         # what the value is ("It must be done within your first 14 days, ...").
-        return f"{span.unit} [{number}]"
-    return cited
+        return opened(f"{span.unit} [{number}]")
+    return opened(cited)
 
 
 def _cite(sentence: str, number: int) -> str:
@@ -535,6 +591,46 @@ def _cite(sentence: str, number: int) -> str:
     if sentence.endswith(".") and not sentence.endswith(".."):
         return f"{sentence[:-1]} [{number}]."
     return f"{sentence} [{number}]"
+
+
+# A column header that abbreviates a word ("AUD", "INST", "UPG"): capitals only, this many.
+_ABBREVIATION = re.compile(r"^[A-Z]{3,5}$")
+
+
+def _abbreviated_cell(profile, span: Span, language: str, heading: str) -> tuple[bool, str] | None:
+    """For a yes/no answered by a row whose pass/fail cells sit under abbreviated headers
+    ("AUD: Y", "INST: Y"), the one cell whose header opens a word of the question ("Was
+    audio playback tested ...?" → AUD) with its verdict, said of its row ("the AUD for OEM,
+    Model N is Y"). Test matrices abbreviate their columns, and a cell under another
+    column (the row's name, an install check) neither says nor decides what was asked.
+    None unless exactly one such cell holds a verdict."""
+    row = span.whole or span.unit
+    words = {w.lower() for w in re.findall(r"[^\W\d_]{4,}", CONTEXT.sub(" ", profile.text))}
+    found = []
+    for column, value in row_cells(row):
+        prefix = column.lower()
+        if not _ABBREVIATION.match(column) or _flag(value) is None:
+            continue
+        if any(w.startswith(prefix) and w != prefix for w in words):
+            found.append((column, value))
+    if len(found) != 1:
+        return None
+    column, value = found[0]
+    naming = []  # the row's leading short cells name it ("OEM", "Model N")
+    for _, cell in row_cells(row)[:2]:
+        if len(cell.split()) > 6 or cell_verdict(cell) is not None:
+            break
+        naming.append(cell)
+    about = " ".join(naming) or subject(row, column, span.row_key, heading, language)[1]
+    return _flag(value) == "Yes", cell_sentence(value, column, about, language)
+
+
+def _flag(value: str) -> str | None:
+    """`Yes`/`No` of a pass/fail-like cell (`core.spans`), "N" included: under an
+    abbreviated header beside "Y" cells it is the matrix's No."""
+    if value.strip().upper() == "N":
+        return "No"
+    return cell_verdict(value)
 
 
 def _deciding_cell(span: Span, language: str, heading: str) -> str:
@@ -547,6 +643,18 @@ def _deciding_cell(span: Span, language: str, heading: str) -> str:
             said, about, names_row = subject(row, column, span.row_key, heading, language)
             return cell_sentence(value, said, about, language, names_row=names_row)
     return ""
+
+
+def _item_said(profile, span: Span, language: str, heading: str) -> str:
+    """The one asked item of an answering cell that lists several (`core.phrasing.
+    asked_item`), said with its column and row (`core.cell_sentences.item_sentence`); ""
+    when the cell is one item or none stands out."""
+    value = span.answer.removeprefix(f"{span.label}: ")
+    item = asked_item(value, lambda text: profile.asked_in(frozenset(terms(text))))
+    if not item:
+        return ""
+    column, about, _ = subject(span.whole or span.unit, span.label, span.row_key, heading, language)
+    return item_sentence(item, column, about, language)
 
 
 def _cells_said(span: Span, language: str) -> str:

@@ -18,7 +18,7 @@ from collections.abc import Callable
 
 from core.cell_sentences import cells_sentence, lowered
 from core.cell_sentences import row_cells as merged_cells
-from core.questions import QuestionProfile, terms
+from core.questions import STOPWORDS, QuestionProfile, terms
 from core.spans import _cell_verdict as cell_verdict
 
 # "Who is the X?", "What are our X?", "How much is the X?", "When was the X?": the verb and X.
@@ -158,6 +158,27 @@ def answering_cell(row: str, asked: Callable[[str], set[str]], typed: Callable[[
     return f"{found[0].rstrip('. ')} ({subject})."
 
 
+# Where a cell that lists several things splits into them: after an issue key that another
+# item follows ("Duplicate VHDs OXT-1576 Issues with switcher keys OXT-1569"), at a
+# sentence end, at "; ".
+_ITEM_END = re.compile(r"(\b[A-Z][A-Z0-9]{1,9}-\d{1,6}|[.!?;])\s+(?=[A-Z])")
+
+
+def asked_item(value: str, asked: Callable[[str], set[str]]) -> str:
+    """The one item of a cell that lists several things (issues, notes, sentences) which
+    holds more of the question's terms (`asked`) than any other item: for "the issue number
+    for switcher keys", "Issues with switcher keys OXT-1569" out of a notes cell with three
+    issues. The whole cell said as the answer buries it among items the question did not
+    ask about. "" when the cell is one item or no item stands out."""
+    items = [i.strip(" ;") for i in _ITEM_END.sub("\\1\n", value).split("\n") if i.strip(" ;")]
+    if len(items) < 2:
+        return ""
+    held = sorted(((len(asked(item)), item) for item in items), reverse=True)
+    if not held[0][0] or held[0][0] == held[1][0]:
+        return ""
+    return held[0][1]
+
+
 def _sentence(value: str) -> bool:
     """Whether a cell reads as a sentence: at least `SENTENCE_CELL_WORDS` words, most in
     lower case (a title such as "OpenXT 7.0 Hardware Testing" is a name, not a sentence)."""
@@ -222,3 +243,46 @@ def issue_list_reply(query: str, language: str) -> str:
         f"The page shows these Jira issues only as a query ({query}); the issues themselves"
         " are not in the wiki's text."
     )
+
+
+# A count of a list's items as the span scorer gives it: "3: a; b; c" (`core.spans`).
+_COUNTED = re.compile(r"^(\d+): (\S.*)$", re.DOTALL)
+
+
+def counted_list(answer: str, language: str) -> str:
+    """A list's count and items ("4: a; b; c; d", `core.spans.counted_items`) said as a
+    sentence: "4 items are listed: a; b; c; d" ("Aufgeführt sind 4 Einträge: ..."); a bare
+    "4:" opening the reply reads as a key, not a count. "" for any other answer."""
+    match = _COUNTED.match(answer)
+    if not match:
+        return ""
+    count, items = int(match.group(1)), match.group(2)
+    if language == "de":
+        said = "Aufgeführt ist 1 Eintrag" if count == 1 else f"Aufgeführt sind {count} Einträge"
+    else:
+        said = "1 item is listed" if count == 1 else f"{count} items are listed"
+    return f"{said}: {items}"
+
+
+# A sentence that opens with a lower-case word ("user unplugs a monitor. ..."): a page's
+# answer written after a label ("ANSWER: user unplugs ..."), cut from it.
+_LOWER_OPENING = re.compile(r"^[a-zäöü][a-zäöüß]+\s")
+
+
+def opened(reply: str) -> str:
+    """A reply that is prose opening with a lower-case word, capitalized ("User unplugs a
+    monitor. ..."), so it reads as a sentence, not a fragment; a command, a path or an
+    identifier ("git clone ...", "usbback could ... usbback") keeps its case: the reply
+    must be prose, most of its words in lower case, none of its first three words a word
+    of code (with a digit, a slash, a dot or a dash inside) and its first word not
+    repeated as written (a name)."""
+    if not _LOWER_OPENING.match(reply):
+        return reply
+    words = reply.split()
+    lower = [w for w in words if w[:1].islower()]
+    code = [w for w in words[:3] if re.search(r"\w[\d/._-]|[\d/._-]\w", w.strip(".,;:"))]
+    # a word other than "the", "a", ... repeated as written is a name ("usbback ... usbback")
+    named = words[0] not in STOPWORDS and words[0] in {w.strip(".,;:()") for w in words[1:]}
+    if len(words) < 4 or 2 * len(lower) <= len(words) or code or named:
+        return reply
+    return reply[:1].upper() + reply[1:]

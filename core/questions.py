@@ -239,12 +239,23 @@ def question_type(text: str) -> str:
     asked = CONTEXT.sub(" ", text).strip()
     if _REQUEST.search(asked) or _ASKS_INFO.search(asked):
         return "what"
+    asked = _SETTING.sub("", asked)
     for name, pattern in _TYPE_PATTERNS:
         if pattern.search(asked):
             if name == "yesno" and _german_what(asked, text):
                 return "what"
             return name
     return "what"
+
+
+# A setting said before the question ("In qemu 2.6.2 uprev testing, was the install ...?",
+# "Im Test X, wurde ...?"): a prepositional phrase up to a comma, without a question word,
+# after which the question's own opening word comes.
+_SETTING = re.compile(
+    r"^\W*(?:in|on|at|during|after|before|im|bei|beim|während|nach|vor)\s"
+    r"(?![^,?]*\b(?:which|what|who|how|welche[rsmn]?|was|wer|wie)\b)[^,?]{1,80},\s*",
+    re.IGNORECASE,
+)
 
 
 def _german_what(asked: str, text: str) -> bool:

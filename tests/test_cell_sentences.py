@@ -9,6 +9,7 @@ from core.cell_sentences import (
     cells_sentence,
     column_words,
     extreme_sentence,
+    item_sentence,
     lowered,
     naming_cell,
     row_cells,
@@ -64,6 +65,44 @@ def test_a_header_path_is_read_as_words(column, words):
         ("4.4.0", "Xen Version", "", "en", False, "The Xen Version is 4.4.0."),
         # the page's closing period is the sentence's
         ("Upgrade to self.", "Test", "Dell", "en", False, "The Test for Dell is Upgrade to self."),
+        # a sentence-like value is quoted after "reads", not run on after "is"
+        (
+            "Host stress test will start and stop guest VMs for 120 hours",
+            "Test Desc",
+            "NOT TESTING",
+            "en",
+            True,
+            "The Test Desc with NOT TESTING reads “Host stress test will start and stop guest VMs"
+            " for 120 hours”.",
+        ),
+        (
+            "Host stress test will start and stop guest VMs for 120 hours",
+            "Test Desc",
+            "NOT TESTING",
+            "de",
+            True,
+            "Test Desc mit NOT TESTING lautet „Host stress test will start and stop guest VMs for"
+            " 120 hours“.",
+        ),
+        # a value with its conditions is a value
+        (
+            "Mon–Fri 08:00–19:00; weekend access only if booked with reception",
+            "Opening hours",
+            "Bristol",
+            "en",
+            False,
+            "The Opening hours for Bristol is Mon–Fri 08:00–19:00; weekend access only if booked"
+            " with reception.",
+        ),
+        # a name of many words is a value
+        (
+            "Install Windows guest VM with Tools",
+            "Test",
+            "Dell",
+            "en",
+            False,
+            "The Test for Dell is Install Windows guest VM with Tools.",
+        ),
     ],
 )
 def test_a_cell_is_said_of_its_row_and_column(value, column, about, language, names_row, expected):
@@ -190,3 +229,15 @@ def test_the_row_with_the_extreme_amount_is_said_with_its_column(
     names, several, highest, language, expected
 ):
     assert extreme_sentence(names, several, "Burst", "500", highest, language) == expected
+
+
+@pytest.mark.parametrize(
+    ("language", "expected"),
+    [
+        ("en", "“Issues with switcher keys OXT-1569” is listed under Notes Test Data for Dell."),
+        ("de", "„Issues with switcher keys OXT-1569“ steht unter Notes Test Data für Dell."),
+    ],
+)
+def test_an_item_of_a_cell_is_said_with_its_column_and_row(language, expected):
+    item = "Issues with switcher keys OXT-1569"
+    assert item_sentence(item, "Notes / Test Data", "Dell", language) == expected

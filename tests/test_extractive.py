@@ -499,3 +499,92 @@ def test_a_note_that_denies_the_asked_run_answers_no(question, verdict):
     first = ask(question, ExtractiveLLM(glossary=True), GPU_TESTS).split("\n")[0]
     assert first.startswith(f"{verdict}:")
     assert "Did not run performance tests" in first
+
+
+NOTES = ev(
+    1,
+    "Row 1 in Table 1: Test is Install guest VM with Tools, Platform is Dell Latitude 7490,"
+    " Result is PWE, and Notes is Duplicate disks after installing tools OXT-11 Guest hangs on"
+    " shutdown OXT-12 Issues with switcher keys OXT-13\n"
+    "Row 2 in Table 1: Test is Forward seal works, Platform is Dell Latitude 7490, Result is"
+    " Pass, and Notes is -",
+    "Stable rc0 Test Matrix",
+    "Test Matrix",
+)
+
+
+def test_the_asked_item_of_a_cell_listing_several_is_quoted_with_its_column():
+    # not "The Notes for Dell Latitude 7490 is Duplicate disks ... OXT-11 Guest hangs ..."
+    text = ask(
+        "What was the issue number for switcher keys on the Dell Latitude 7490?", None, [NOTES]
+    )
+    assert text == (
+        "“Issues with switcher keys OXT-13” is listed under Notes for Dell Latitude 7490 [1]."
+    )
+
+
+MATRIX = ev(
+    1,
+    "Row 1 in Table 1: Vendor is Acme, Model is Z9, INST is Y, AUD is N, and UPG is Y\n"
+    "Row 2 in Table 1: Vendor is Acme, Model is Z7, INST is Y, AUD is Y, and UPG is N",
+    "Hardware testing",
+    "Results",
+)
+
+
+@pytest.mark.parametrize(
+    ("question", "expected"),
+    [
+        # the column the question spells out decides, not the row's other Y cells
+        ("Was audio playback tested on the Acme Z9?", "No: the AUD for Acme Z9 is N [1]."),
+        ("Wurde die Audiowiedergabe auf dem Acme Z9 getestet?", "Nein: AUD für Acme Z9 ist N [1]."),
+        ("Was audio playback tested on the Acme Z7?", "Yes: the AUD for Acme Z7 is Y [1]."),
+    ],
+)
+def test_a_yes_no_on_a_matrix_row_is_decided_by_the_abbreviated_column_it_spells_out(
+    question, expected
+):
+    assert ask(question, evidences=[MATRIX]) == expected
+
+
+def test_a_page_answer_cut_after_its_label_opens_as_a_sentence():
+    faq = ev(
+        1,
+        "How would a guest get more displays than the host? ANSWER: the user unplugs a"
+        " monitor while the guest is running.",
+        "Display driver",
+    )
+    text = ask("How would a guest get more displays than the host?", evidences=[faq])
+    assert text.startswith("The user unplugs a monitor")
+
+
+QEMU_TESTS = [
+    ev(1, "Debian jessie x64 from PXE", "QEMU 2.6.2 uprev testing", "Installation"),
+    ev(
+        2,
+        "Row 1 in Table 1: OS is Debian jessie x64 from PXE, Stubdom is w/, and Tools is"
+        " installation OK\n"
+        "Row 2 in Table 1: OS is Ubuntu 16.10 x64, Stubdom is w/, and Tools is installation KO",
+        "QEMU guests",
+        "Results",
+    ),
+]
+
+
+@pytest.mark.parametrize(
+    ("question", "expected"),
+    [
+        (
+            "In QEMU 2.6.2 uprev testing, was the installation of Debian jessie x64 successful?",
+            "Yes: for Debian jessie x64 from PXE, Tools is installation OK [2].",
+        ),
+        (
+            "Im QEMU 2.6.2 uprev testing, war die installation von Debian jessie x64 OK?",
+            "Ja: für Debian jessie x64 from PXE gilt: Tools ist installation OK [2].",
+        ),
+    ],
+)
+def test_a_yes_comes_with_what_decides_it_not_a_line_restating_the_question(question, expected):
+    # the heading that only repeats the names ranks first ("Yes: Debian jessie x64 from
+    # PXE [1]"); the row that decides is shown instead, with the same verdict
+    assert ask(question, evidences=QEMU_TESTS) == expected

@@ -6,7 +6,15 @@ from __future__ import annotations
 
 import pytest
 
-from core.phrasing import answering_cell, row_line, statement, verdict
+from core.phrasing import (
+    answering_cell,
+    asked_item,
+    counted_list,
+    opened,
+    row_line,
+    statement,
+    verdict,
+)
 from core.questions import profile_question, terms
 from core.spans import typed_values
 
@@ -166,3 +174,77 @@ def test_the_cell_of_a_row_dump_that_answers_as_a_sentence_with_its_subject(ques
 )
 def test_no_answering_cell(question, row):
     assert answer_cell(question, row) == ""
+
+
+def _asked(question: str):
+    profile = profile_question(question)
+    return lambda text: profile.asked_in(frozenset(terms(text)))
+
+
+NOTES = (
+    "Duplicate VHDs after installing guest tools OXT-1576 Issues shutting down guest after"
+    " tools install OXT-1580 Issues with switcher keys OXT-1569"
+)
+
+
+@pytest.mark.parametrize(
+    ("question", "value", "expected"),
+    [
+        (
+            "What was the issue number for switcher keys?",
+            NOTES,
+            "Issues with switcher keys OXT-1569",
+        ),
+        (
+            "Welche Nummer hatte das Problem mit den switcher keys?",
+            NOTES,
+            "Issues with switcher keys OXT-1569",
+        ),
+        # sentences of a notes cell
+        (
+            "Why did the suspend test fail?",
+            "Installed fine. Suspend test failed because the fan kept spinning. Reboot OK.",
+            "Suspend test failed because the fan kept spinning.",
+        ),
+        # one item, or no item standing out: the cell is said whole
+        ("What was the issue number for switcher keys?", "Issues with switcher keys OXT-1569", ""),
+        ("What was the issue number for the mouse?", NOTES, ""),
+    ],
+)
+def test_the_asked_item_of_a_cell_listing_several(question, value, expected):
+    assert asked_item(value, _asked(question)) == expected
+
+
+@pytest.mark.parametrize(
+    ("answer", "language", "expected"),
+    [
+        ("3: Open; In Progress; Done", "en", "3 items are listed: Open; In Progress; Done"),
+        ("3: Open; In Progress; Done", "de", "Aufgeführt sind 3 Einträge: Open; In Progress; Done"),
+        ("1: Open", "en", "1 item is listed: Open"),
+        ("Status: Open", "en", ""),
+    ],
+)
+def test_a_counted_list_reads_as_a_count_not_a_key(answer, language, expected):
+    assert counted_list(answer, language) == expected
+
+
+@pytest.mark.parametrize(
+    ("reply", "expected"),
+    [
+        (
+            "user unplugs a monitor. Display Handler notifies the driver. [1]",
+            "User unplugs a monitor. Display Handler notifies the driver. [1]",
+        ),
+        (
+            "der Nutzer zieht den Monitor ab und der Treiber merkt es nicht [1]",
+            "Der Nutzer zieht den Monitor ab und der Treiber merkt es nicht [1]",
+        ),
+        # a command, a name used again, a value: as written
+        ("git clone https://github.com/x/y.git into the folder [1]", None),
+        ("usbback could be changed so that usbback needs no device [1]", None),
+        ("iOS devices are not supported here at all [1]", None),
+        ("v4.2 [1]", None),
+    ],
+)
+def test_prose_opening_in_lower_case_is_capitalized_and_code_is_not(reply, expected):
+    assert opened(reply) == (expected or reply)

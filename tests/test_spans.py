@@ -1139,3 +1139,18 @@ def test_a_confirmation_of_a_question_stays_as_it_is():
 def test_a_time_of_day_is_no_count(question, text):
     assert typed_values("count", text, profile_question(question)) == []
     assert typed_values("count", f"{text} 7 attendees joined.", profile_question(question))
+
+
+@pytest.mark.parametrize(
+    "question, expected",
+    [
+        # a setting said first, up to a comma: the question opens after it
+        ("In the laptop rollout, was the installation of Fedora successful?", "yesno"),
+        ("Im Laptop-Rollout, wurde Fedora erfolgreich installiert?", "yesno"),
+        ("During the upgrade test, who signed off?", "who"),
+        # a question word inside the phrase: it is the question
+        ("In which rollout was Fedora installed?", "what"),
+    ],
+)
+def test_a_setting_before_the_question_does_not_hide_its_type(question, expected):
+    assert question_type(question) == expected

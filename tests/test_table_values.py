@@ -42,25 +42,25 @@ def answer(question: str, sources, translations=()) -> str | None:
     [
         (
             "Which kernels were used in the laptop rollout tests?",
-            "Kernel in Laptop Rollout Tests: 5.15 [1][2] and 6.1 [3][4][5] (from rows 2–5 and"
-            " 7 of the table found).",
+            "The Kernel values in Laptop Rollout Tests are 5.15 [1][2] and 6.1 [3][4][5] (from rows"
+            " 2–5 and 7 of the table found).",
         ),
         (
             "Welche Kernel wurden in den Laptop Rollout Tests verwendet?",
-            "Kernel in Laptop Rollout Tests: 5.15 [1][2] und 6.1 [3][4][5] (aus den gefundenen"
-            " Zeilen 2–5 und 7 der Tabelle).",
+            "Die Werte von Kernel in Laptop Rollout Tests sind 5.15 [1][2] und 6.1 [3][4][5]"
+            " (aus den gefundenen Zeilen 2–5 und 7 der Tabelle).",
         ),
         (
             # the rows of the machine named, not those of another
             "What were the boot modes used with the Lenovo X1 in the rollout tests?",
-            "Boot mode for Lenovo X1 in Laptop Rollout Tests: UEFI [1][3] and Legacy [2] (from"
-            " rows 2–5 and 7 of the table found).",
+            "The Boot mode values for Lenovo X1 in Laptop Rollout Tests are UEFI [1][3] and"
+            " Legacy [2] (from rows 2–5 and 7 of the table found).",
         ),
         (
             # two machines joined by "and": the rows of either
             "Which kernels were used with the Lenovo X1 and the Framework 13?",
-            "Kernel for Lenovo X1 and Framework 13 in Laptop Rollout Tests: 5.15 [1][2] and"
-            " 6.1 [3][4][5] (from rows 2–5 and 7 of the table found).",
+            "The Kernel values for Lenovo X1 and Framework 13 in Laptop Rollout Tests are"
+            " 5.15 [1][2] and 6.1 [3][4][5] (from rows 2–5 and 7 of the table found).",
         ),
     ],
 )

@@ -431,7 +431,10 @@ class OfflineCompleter:
             if carried
             else (f"(following up on: {topic[-1].question.strip()})")
         )
-        focus = Focus(asked, topic_pages(topic))
+        # a substitution's query is already the completed question's own terms; any other
+        # follow-up's query carries the topic's questions: its own words search once more
+        # within the topic's pages (`core.topic_search`)
+        focus = None if subs else Focus(asked, topic_pages(topic))
         return Completion(shown, query, None, notes, prompt=f"{asked} {suffix}", focus=focus)
 
     @staticmethod

@@ -7,10 +7,9 @@ turns asked about, or to another page that shares them. This module searches the
 follow-up's own words once more and keeps what that search finds on the topic's pages (the
 pages its answers cited; the one the open search ranks first, when it ranks one of them
 first). Those evidences go first when they hold more of the follow-up's words than the open
-search's best evidence does, or as many when that evidence is on the same page. A follow-up
-whose words the topic's pages hold fewer of (it names a subject elsewhere), or no more of
-than another page the open search prefers (a near-copy of the topic's page), keeps the open
-search's ranking.
+search's best evidence does. A follow-up whose words the topic's pages hold no more of (it
+names a subject elsewhere, or the open search's best evidence already holds them) keeps the
+open search's ranking.
 """
 
 from __future__ import annotations
@@ -57,8 +56,7 @@ def within_topic(
         return list(results), {}
     found, tokens, language = search(focus.query, FOCUS_DEPTH)
     pages = set(focus.pages)
-    on_topic = results[0].evidence.page_id in pages
-    if on_topic:
+    if results[0].evidence.page_id in pages:
         # the open search already chose one of the topic's pages: search within that one
         pages = {results[0].evidence.page_id}
     inside = [r for r in found if r.evidence.page_id in pages][:FOCUS_FIRST]
@@ -66,9 +64,10 @@ def within_topic(
         return list(results), {"focus": "none"}
     best_inside = max(held_words(tokens, r.evidence, language) for r in inside)
     best_open = held_words(tokens, results[0].evidence, language)
-    # off the topic, the open search's page must hold fewer of the follow-up's words to be
-    # passed over (a near-copy of the topic's page holds as many)
-    if best_inside == 0 or best_inside < best_open or (not on_topic and best_inside == best_open):
+    # on a tie the open search's choice stands: its carried words decide between evidences
+    # that hold the follow-up's own words alike (and a near-copy of the topic's page holds
+    # as many)
+    if best_inside <= best_open:
         return list(results), {"focus": "open", "held": [best_inside, best_open]}
     first = {r.evidence.id for r in inside}
     merged = [*inside, *(r for r in results if r.evidence.id not in first)][: len(results)]

@@ -46,6 +46,7 @@ from core.settings import Settings
 from core.smalltalk import SmallTalk, help_text, small_talk
 from core.spelling import Correction
 from core.suggest import follow_ups
+from core.topic_search import within_topic
 
 __all__ = ["Assistant", "ConversationKey", "Turn", "make_llm"]
 
@@ -143,9 +144,13 @@ def _context(records: Sequence[TurnRecord]) -> list[Exchange]:
         if r.out_of_scope and notes.get("topic_start") is False:
             continue
         question = messages.get("spelled") or r.question
-        titles = tuple(dict.fromkeys(c.get("title", "") for c in r.citations or [] if c))
+        cited = [c for c in r.citations or [] if c]
+        titles = tuple(dict.fromkeys(c.get("title", "") for c in cited))
+        pages = tuple(dict.fromkeys(c.get("page_id", "") for c in cited))
         out.append(
-            Exchange(question, r.completed_question, r.answer, notes.get("topic_start"), titles)
+            Exchange(
+                question, r.completed_question, r.answer, notes.get("topic_start"), titles, pages
+            )
         )
     return out
 
@@ -335,9 +340,22 @@ class Assistant:
         )
         mark = lap("retrieve", mark)
         timings.update({f"retrieve.{k}": v for k, v in retrieval.timings.items()})
+        found = retrieval.results
+        if completion.focus is not None:
+
+            def focus_search(query: str, k: int):
+                focused = self.retriever.search(
+                    query, k=k, spaces=spaces, scope=scope, within=within
+                )
+                tokens = self.retriever.index.query_tokens(query, focused.language)
+                return focused.results, tokens, focused.language
+
+            found, focus_note = within_topic(completion.focus, found, focus_search)
+            completion.notes.update(focus_note)
+            mark = lap("focus", mark)
 
         prompt_question = completion.prompt_question
-        results, check = self._self_check(prompt_question, retrieval.results)
+        results, check = self._self_check(prompt_question, found)
         if check is not None:
             mark = lap("self_check", mark)
         if on_sources is not None:
@@ -348,7 +366,7 @@ class Assistant:
         confidence = None if answer.out_of_scope else answer_confidence(self.llm, answer.messages)
         mark = lap("answer", mark)
         if check is not None and not check.kept:
-            results = retrieval.results  # nothing helped: a decline still shows the closest pages
+            results = found  # nothing helped: a decline still shows the closest pages
         page_id = answer.citations[0].page_id if answer.citations else None
         suggestions: list[str] | None = None  # None: left for `suggest`
         if answer.out_of_scope:

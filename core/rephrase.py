@@ -41,6 +41,7 @@ from core.followup import (
     substitutions,
 )
 from core.lexical import ENGLISH_STOPWORDS, GERMAN_STOPWORDS, detect_language, tokenize
+from core.topic_search import Focus
 
 log = logging.getLogger(__name__)
 
@@ -54,13 +55,15 @@ class Exchange:
     """One earlier turn of the conversation, as the completers see it: `topic_start` says
     whether it began a topic (None: unknown, for turns stored without the note; then a turn
     whose completed question is its question began one); `titles`, the titles of the pages
-    its answer cited, first cited first (what the topic is about, in the wiki's words)."""
+    its answer cited, first cited first (what the topic is about, in the wiki's words);
+    `pages`, the ids of those pages, in the same order."""
 
     question: str
     completed_question: str
     answer: str = ""
     topic_start: bool | None = None
     titles: tuple[str, ...] = ()
+    pages: tuple[str, ...] = ()
 
 
 @dataclass
@@ -71,7 +74,8 @@ class Completion:
     (the offline completer adds the carried topic, "(context: ...)", which the offline
     answerer reads, `core.questions.CONTEXT`); `clarification`, when set, is the reply to a
     question that cannot be answered without an earlier turn and has none: nothing is
-    searched."""
+    searched; `focus`, when set, is a follow-up's own words and the pages its topic's
+    answers cited, to search once more within those pages (`core.topic_search`)."""
 
     question: str
     query: str
@@ -79,6 +83,7 @@ class Completion:
     notes: dict = field(default_factory=dict)
     prompt: str = ""
     clarification: str = ""
+    focus: Focus | None = None
 
     @property
     def prompt_question(self) -> str:
@@ -426,7 +431,11 @@ class OfflineCompleter:
             if carried
             else (f"(following up on: {topic[-1].question.strip()})")
         )
-        return Completion(shown, query, None, notes, prompt=f"{asked} {suffix}")
+        # a substitution's query is already the completed question's own terms; any other
+        # follow-up's query carries the topic's questions: its own words search once more
+        # within the topic's pages (`core.topic_search`)
+        focus = None if subs else Focus(asked, topic_pages(topic))
+        return Completion(shown, query, None, notes, prompt=f"{asked} {suffix}", focus=focus)
 
     @staticmethod
     def page_terms(topic: Sequence[Exchange], named: set[str], dropped: set[str]) -> list[str]:
@@ -475,6 +484,12 @@ def topic_named(topic: Sequence[Exchange], pages: int = 2) -> list[Exchange]:
     answer from a wrong page does not take the topic with it."""
     titles = list(dict.fromkeys(e.titles[0] for e in reversed(topic) if e.titles))[:pages]
     return [Exchange(title, title) for title in reversed(titles)]
+
+
+def topic_pages(topic: Sequence[Exchange], pages: int = 2) -> tuple[str, ...]:
+    """The ids of the pages the topic's latest answers cited first (at most `pages`), as
+    `topic_named` takes their titles."""
+    return tuple(dict.fromkeys(e.pages[0] for e in reversed(topic) if e.pages))[:pages]
 
 
 # References to the place named before, which a follow-up that changes one thing keeps.

@@ -379,3 +379,26 @@ def test_a_resolved_reference_carries_the_topics_page_not_the_question_it_follow
         "Where is the XT shield located? What is a known issue with the upgrade?"
         " What color does the XT shield become?"
     )
+
+
+@pytest.mark.parametrize(
+    "first, followup",
+    [
+        ("What did Eric have on the agenda?", "Action item for Rich?"),
+        ("Was hatte Eric auf der Tagesordnung?", "Aktionspunkt für Rich?"),
+    ],
+)
+def test_offline_follow_up_searches_its_own_words_within_the_topic_pages(first, followup):
+    topic = [
+        Exchange(first, first, "Eric: Update on Linux 3.18 [1]", True, ("Call",), ("11",)),
+        Exchange("And Kevin?", "And Kevin?", "Kevin: RFCs [1]", False, ("Old call",), ("12",)),
+    ]
+    completion = OfflineCompleter().complete(followup, topic)
+    assert completion.focus is not None
+    assert completion.focus.query == followup
+    assert completion.focus.pages == ("12", "11")  # the latest answer's page first
+
+
+def test_offline_new_topic_and_first_question_search_no_topic_pages():
+    completion = OfflineCompleter().complete("What is BATS?", [])
+    assert completion.focus is None

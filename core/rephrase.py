@@ -243,9 +243,12 @@ class OfflineCompleter:
     its own, or when it names another release candidate or date than the topic's ("and the
     rc1 results?" after rc2: a sibling page the carried turns would pull back;
     `switched_entities`; conversational P@1 0.876 -> 0.895 EN, 0.843 -> 0.852 DE,
-    docs/benchmarks.md). Stricter rules cost P@1 on ConfQuestions: starting a new topic
-    when a question shares no word with the topic's questions and answers, or when none of
-    the pages it retrieves alone is among the topic's, gave 0.767 EN / 0.571 DE (5 folds)
+    docs/benchmarks.md), or when it names its own subject: words the topic never says that
+    name the page it finds alone by its title or a heading (`own_subject`; a German
+    question shares no word with an English title). Stricter rules cost P@1 on
+    ConfQuestions: starting a new topic when a question shares no word with the topic's
+    questions and answers, or when none of the pages it retrieves alone is among the
+    topic's, gave 0.767 EN / 0.571 DE (5 folds)
     against 0.895 / 0.852: its conversations change subject within one page ("How many
     people attended?" after the dial-in number of a meeting).
     What a follow-up that is not a substitution carries depends on what it says itself

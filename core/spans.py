@@ -144,12 +144,6 @@ _COUNT = re.compile(
     rf"(?:\d+(?:[.,]\d+)?|{_NUMBER_WORDS})\b)?(?:\s*[A-Za-zÄÖÜäöüß%]+)?",
     re.IGNORECASE,
 )
-# A time of day ("1:00PM", "13:30", "10.30 Uhr", "9 am"): no count.
-_CLOCK = re.compile(
-    r"\b\d{1,2}(?::\d{2}(?::\d{2})?(?:\s*(?:am|pm|uhr)\b)?|[.]\d{2}\s*(?:am|pm|uhr)\b"
-    r"|\s*(?:am|pm)\b)",
-    re.IGNORECASE,
-)
 # "How often" asks for a frequency: "every 2 seconds", "twice a week", "at 10 Hz", "daily".
 _ASKS_FREQUENCY = re.compile(r"\b(how often|wie oft|wie häufig)\b", re.IGNORECASE)
 _FREQUENCY = re.compile(
@@ -601,9 +595,7 @@ def typed_values(qtype: str, text: str, profile: QuestionProfile) -> list[str]:
     anchors = [
         m.start() for m in TOKEN.finditer(text) if profile.asked_in(frozenset(terms(m.group(0))))
     ]
-    dates = []
-    if qtype == "count":  # a date or a time of day is no count
-        dates = [m.span() for m in (*_DATE.finditer(text), *_CLOCK.finditer(text))]
+    dates = [m.span() for m in _DATE.finditer(text)] if qtype == "count" else []
     ranked = []
     for start, value in found:
         value = _trim(value)

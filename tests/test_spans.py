@@ -1096,28 +1096,3 @@ def test_a_bare_confirmation_says_what_it_confirms(question, expected):
 
 def test_a_confirmation_of_a_question_stays_as_it_is():
     assert answer("Is HDMI audio planned?", CONFIRMED, "Display Handler") == "No"
-
-
-@pytest.mark.parametrize(
-    ("question", "text"),
-    [
-        ("How many people attended?", "July 23, 2015 at 1:00PM (EDT)"),
-        ("Wie viele Personen nahmen teil?", "Das Treffen begann um 10.30 Uhr."),
-        ("How many people attended?", "The call starts at 9 am."),
-    ],
-)
-def test_a_date_or_a_time_of_day_is_no_count(question, text):
-    translations = glossary_translations(question)
-    spans = best_spans(question, [(1, "Community Call", text)], translations)
-    assert not spans or not answers_type(profile_question(question), spans[0][1])
-
-
-@pytest.mark.parametrize(
-    ("question", "text", "count"),
-    [
-        ("How many people attended?", "The call at 1:00PM had 11 people.", "11"),
-        ("Wie viele Personen nahmen teil?", "Um 10.30 Uhr nahmen 7 Personen teil.", "7"),
-    ],
-)
-def test_a_count_beside_a_time_of_day_is_read(question, text, count):
-    assert answer(question, text).startswith(count)

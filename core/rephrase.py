@@ -354,7 +354,9 @@ class OfflineCompleter:
         on a test matrix is no new subject). A word the found page's text says, not its
         title or heading, was not enough: the replayed dev conversations ask about rows of
         sibling pages that a raw question finds first (35 replies changed, most for the
-        worse; with titles and headings 1 changes, for the better)."""
+        worse; with titles and headings 1 changes, for the better). Conversational P@1 (5
+        folds): EN 0.886 -> 0.876, DE 0.848 -> 0.848 ("How to add and test a USB device?"
+        leaves its topic's page in both languages)."""
         titles = {title for e in topic for title in e.titles}
         top = results[0].evidence
         if not titles or top.title in titles or needs_topic(question) or references(question):

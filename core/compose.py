@@ -476,6 +476,8 @@ def compose(
     counted = _COUNTS.search(profile.text) if profile.qtype == "count" else None
     if counted:
         noun = _noun(counted.group("noun"), profile.language)
+        if _stated_count(asked, [text for _, _, text in sources], noun):
+            return None  # the evidence states the number: a span reads it
         return count_rows(profile, asked, tables, noun) or count_items(
             profile, asked, read_lists(sources), noun
         )
@@ -691,6 +693,33 @@ def count_rows(
         text = f"{count} {noun}: {_joined(names, language)}{table.seen(language)}"
         return _composed(text, [row.source for row in rows])
     return None
+
+
+# A number as a count states it: not part of a date, time, version or range ("3 Oct",
+# "1:00", "1.2.3", "2026-10"), nor a year, followed by a word and maybe the word after it.
+_STATED = re.compile(
+    r"(?<![\w.,:/\-])(?!(?:19|20)\d\d\b)\d+(?:[.,]\d+)?(?![\w.,:/\-]*\d)"
+    r"\s+(?P<word>[^\W\d_]+)(?:[ -](?P<next>[^\W\d_]+))?"
+)
+
+
+def _stated_count(asked: Asked, texts: Sequence[str], noun: str) -> bool:
+    """Whether the evidence states the count a "how many X" question asks as a number
+    followed by X, or by one word and X ("28 days of annual leave" for "Wie viele
+    Urlaubstage ...?" or "How many days of leave ...?", "12 full-time employees"): then the
+    number answers, and counting the rows or items that name X would answer another
+    question (the holidays of a holiday table for the leave days)."""
+    wanted = asked.found(noun)
+    if not wanted:
+        return False
+    for text in texts:
+        for match in _STATED.finditer(text):
+            words = [match.group("word")]
+            if match.group("next") and match.group("word").lower() not in STOPWORDS:
+                words.append(match.group("next"))
+            if any(wanted & asked.found(word) for word in words):
+                return True
+    return False
 
 
 def count_items(

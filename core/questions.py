@@ -355,10 +355,11 @@ def question_focus(text: str) -> tuple[tuple[str, ...], bool]:
     if not words:
         return (), False
     head = words[-1].lower()
+    acronym = words[-1].isupper()  # "BIOS", "OS": an s that makes no plural
     plural = (
         marked
         or (match.group("aux") or "").lower() in _PLURAL_VERBS
-        or (head.endswith("s") and not head.endswith("ss") and len(head) > 3 and not head.isupper())
+        or (head.endswith("s") and not head.endswith("ss") and len(head) > 3 and not acronym)
         or bool(_GERMAN_PLURAL.search(head))
         or following in _PLURAL_VERBS
         or any(w in ("and", "und") for w in words)

@@ -927,3 +927,46 @@ def test_a_second_ask_that_leans_on_the_first_is_not_answered_from_elsewhere(que
         (2, "VPN and Laptop Setup — Troubleshooting", VPN_HELP),
     ]
     assert compose(question, sources) is None
+
+
+HOLIDAYS = "Offices and Public Holidays — Public holidays"
+HOLIDAY_ROWS = (
+    "Table 1: Date, Holiday, Berlin, Bristol\n"
+    "Row 1 in Table 1: Date is Sat 3 Oct 2026, Holiday is German Unity Day, Berlin is Public"
+    " holiday, and Bristol is Normal day\n"
+    "Row 2 in Table 1: Date is Thu 24 Dec 2026, Holiday is Christmas Eve, Berlin is Company"
+    " day off, and Bristol is Company day off\n"
+    "Row 3 in Table 1: Date is Fri 25 Dec 2026, Holiday is Christmas Day, Berlin is Public"
+    " holiday, and Bristol is Bank holiday"
+)
+LEAVE_HEADER = "Offices and Public Holidays — Annual leave"
+LEAVE = "Germany: 28 days of annual leave per year. United Kingdom: 25 days of annual leave."
+
+
+@pytest.mark.parametrize(
+    "question",
+    [
+        "Wie viele Urlaubstage gibt es in Deutschland?",
+        "How many days of annual leave do we get in Germany?",
+        "How many leave days do we get in Germany?",
+    ],
+)
+def test_a_count_the_evidence_states_is_read_not_counted_from_rows(question):
+    # the leave days are a number on the page ("28 days"): counting the holiday rows that
+    # name Germany ("German Unity Day") answers another question
+    sources = [(1, HOLIDAYS, HOLIDAY_ROWS), (2, LEAVE_HEADER, LEAVE)]
+    assert compose(question, sources, glossary_translations(question)) is None
+
+
+@pytest.mark.parametrize(
+    ("question", "expected"),
+    [
+        ("How many holidays are there?", "3 holidays: German Unity Day, Christmas Eve"),
+        ("Wie viele Feiertage gibt es?", "3 Feiertage: German Unity Day, Christmas Eve"),
+    ],
+)
+def test_rows_are_still_counted_when_no_number_states_the_count(question, expected):
+    # "28 days" states a count of days, not of holidays
+    sources = [(1, HOLIDAYS, HOLIDAY_ROWS), (2, LEAVE_HEADER, LEAVE)]
+    composed = compose(question, sources, glossary_translations(question))
+    assert composed is not None and composed.text.startswith(expected)

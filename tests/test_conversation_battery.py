@@ -138,6 +138,37 @@ CONVERSATIONS = {
         # it names another page (its title): nothing of the rotation is carried
         T("Who owns the Travel and Expense Policy?", facts=("Sabine Roth",), new_topic=True),
     ],
+    # a question that names its own subject, which the rotation page never says, starts a
+    # new topic though it shares no word with the page's title: the leave days, not the
+    # on-call allowance in Germany
+    "own-subject-de": [
+        T(
+            "Who is the secondary on-call for the Payments team in week 2?",
+            facts=("Sophie Brandt",),
+        ),
+        T(
+            "and in week 3?",
+            "Who is the secondary on-call for the Payments team in week 3?",
+            ("Chloe Whitfield",),
+        ),
+        T("Wie viele Urlaubstage gibt es in Deutschland?", facts=("28",), new_topic=True),
+    ],
+    "own-subject-en": [
+        T("Who is the primary on-call for Fleet Platform in week 1?", facts=("Jonas Becker",)),
+        T("How many days of annual leave do we get in Germany?", facts=("28",), new_topic=True),
+    ],
+    # a question about the topic's page in words of its own stays on the topic
+    "own-words-same-page": [
+        T(
+            "Who is the secondary on-call for the Payments team in week 2?",
+            facts=("Sophie Brandt",),
+        ),
+        T(
+            "Wie hoch ist die Bereitschaftspauschale für Secondary in Deutschland?",
+            facts=("€120",),
+            new_topic=False,
+        ),
+    ],
     "new-conversation": [
         T(
             "Who is the secondary on-call for the Payments team in week 2?",

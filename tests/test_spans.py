@@ -249,6 +249,10 @@ def test_page_fact(question, fact):
         ("Und was sind die Schritte?", ("Schritte",), True),
         ("Welche Farbe hat das Logo?", ("Farbe",), False),
         ("Was war das Problem mit der Maus?", (), False),
+        # an acronym that ends in s is one thing, in German and English
+        ("Welches BIOS wurde für die Dell Optiplex 7040 verwendet?", ("BIOS",), False),
+        ("Which BIOS was used for the Dell Optiplex 7040?", ("BIOS",), False),
+        ("Which BIOS versions were used?", ("BIOS", "versions"), True),
         ("What does BATS stand for?", (), False),
         ("Who presented the Argo design?", (), False),
     ],

@@ -1,0 +1,63 @@
+"""A question that names its own subject: words the current topic's pages never say.
+
+"Wie viele Urlaubstage gibt es in Deutschland?" after two questions about the on-call
+rotation says what it asks (it is no ellipsis and points back at nothing), its subject,
+leave days, is nowhere on the rotation page, and it names the page it finds alone ("Annual
+leave" on Offices and Public Holidays): it starts a new topic, though it shares no word
+with that page's English title (`core.rephrase.OfflineCompleter` compares the title's words
+too). A question whose new words the topic's pages do say ("What was the issue number for
+switcher keys?" over a test matrix that lists them) stays on the topic.
+
+A word is said by a text when the text holds its stem, or a stem that starts with it or
+with which it starts (`PREFIX_MATCH` letters at least: "attended" / "Attendees"), or, for
+a German word, one of the English words the glossary gives for it (`core.glossary`).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+
+from core.followup import content_words
+from core.glossary import glossary_words
+from core.lexical import tokenize
+from core.questions import QUESTION_WORDS
+
+# The shortest stem that is taken for a longer one it starts ("attend" / "attende").
+PREFIX_MATCH = 5
+
+
+def _forms(word: str, german: bool) -> set[str]:
+    """The stems that say `word`: its own, and for a German word its glossary words'."""
+    words = [word, *(glossary_words(word) if german else [])]
+    return {stem for w in words for stem in tokenize(w)}
+
+
+def _said(forms: set[str], stems: set[str]) -> bool:
+    if forms & stems:
+        return True
+    for form in forms:
+        for stem in stems:
+            short, long = sorted((form, stem), key=len)
+            if len(short) >= PREFIX_MATCH and long.startswith(short):
+                return True
+    return False
+
+
+def unseen_subject(
+    question: str, language: str, topic_texts: Iterable[str], found_text: str
+) -> list[str]:
+    """The words of `question` that no text of the current topic says (its questions,
+    answers and pages, `topic_texts`) and `found_text` does (the title and heading of what
+    it finds alone); a word neither says (a typo, a verb of asking: "get") is none. []
+    when there are none: the question may then follow the topic."""
+    topic_stems = {stem for text in topic_texts for stem in tokenize(text)}
+    found_stems = set(tokenize(found_text))
+    german = language == "de"
+    unseen: list[str] = []
+    for word in content_words(question):
+        if word.isdigit() or word.lower() in QUESTION_WORDS:
+            continue
+        forms = _forms(word, german)
+        if forms and not _said(forms, topic_stems) and _said(forms, found_stems):
+            unseen.append(word)
+    return unseen

@@ -453,3 +453,37 @@ QEMU = [
 )
 def test_a_table_answer_is_a_sentence_naming_its_row_and_column(question, evidences, expected):
     assert ask(question, evidences=evidences) == expected
+
+
+TRAVEL = [
+    ev(
+        1,
+        "- Flights are economy. Premium economy is allowed for flights over 6 hours (for"
+        " example Berlin–New York). Business class is never reimbursed.\n"
+        "- Taxis are fine late at night.",
+        "Travel Policy",
+        "Getting there",
+    )
+]
+
+
+def test_a_yes_no_verdict_is_read_from_the_clause_it_quotes():
+    """A negation in another sentence of the item ("never reimbursed") does not turn the
+    deciding clause's "allowed" into No; a question about that other sentence gets its No."""
+    text = ask("Is premium economy allowed on a flight to New York?", evidences=TRAVEL)
+    assert text.startswith("Yes: Premium economy is allowed for flights over 6 hours"), text
+    text = ask("Ist Premium Economy auf einem Flug nach New York erlaubt?", evidences=TRAVEL)
+    assert text.startswith("Ja: Premium economy is allowed"), text
+    assert ask("Is business class allowed?", evidences=TRAVEL).startswith(
+        "No: Business class is never reimbursed."
+    )
+
+
+def test_a_yes_no_under_a_condition_the_question_leaves_open_says_the_clause_alone():
+    """ "Allowed for flights over 6 hours" decides nothing for a question that names no
+    flight: the reply is what the page says, without Yes or No (English and German)."""
+    for question in ("Is premium economy allowed?", "Ist Premium Economy erlaubt?"):
+        text = ask(question, evidences=TRAVEL)
+        assert text == (
+            "Premium economy is allowed for flights over 6 hours (for example Berlin–New York). [1]"
+        ), text

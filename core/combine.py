@@ -62,10 +62,12 @@ from core.grounding import (
     check_sentence,
     cite,
     counted_items,
+    denying_cells,
     ground,
     holds_fact,
     split_sentences,
     stated_facts,
+    superlatives,
     without_enumeration,
 )
 from core.lexical import tokenize
@@ -295,7 +297,18 @@ class CheckedLLM:
                 return "disagreed"
             if _states_fewer_numbers(grounding.text, offline, question):
                 return "fuller"
+        if lost_its_answer(grounding):
+            return "unsupported"
         return None
+
+
+def lost_its_answer(grounding: Grounding) -> bool:
+    """Whether grounding dropped the model reply's first sentence that states something:
+    its answer, so what is left talks around the question (a real model's "Actions … are
+    initiated by any member of the community creating a ticket" dropped, its "All activity
+    … will be tracked in the ticket" kept, issue 35)."""
+    stating = [c for c in grounding.sentences if c.content and not c.decline]
+    return bool(stating) and not stating[0].supported_by
 
 
 def offline_holds(answer: str, question: str, sources: dict[int, str]) -> bool:
@@ -306,12 +319,22 @@ def offline_holds(answer: str, question: str, sources: dict[int, str]) -> bool:
     "Is the … document finalized?" read a heading, issue 35), and each number beyond the
     question must stand in a cited source or count the items the answer lists ("2: If
     changes to a pull request are required…" to "How many statuses…?" did neither). A
-    table row may decide the yes or no with its cells instead (`_decided`)."""
+    table row may decide the yes or no with its cells instead (`_decided`). A denial of
+    every row ("No: none of the rows … failed") must not be contradicted by any cell of the
+    rows it cites, notes included (`core.grounding.denying_cells`). An answer to a question
+    about the most or least of something must say it or cite a source that does: one row
+    read does not ("The Test Description with Windows 10 1803 is …" to "Which guest OS led
+    to the most failures?", issue 35), as grounding asks of a model's sentence."""
     answer = split_follow_ups(answer)[0]
     cited = [sources[n] for n in cited_numbers(answer) if n in sources]
     if not cited:
         return False
     if _yes_or_no(answer) is not None and not _decided(answer, question, cited):
+        return False
+    if denying_cells(answer.split("\n")[0], cited):
+        return False
+    asked_extreme = superlatives(question)
+    if asked_extreme and not any(asked_extreme & superlatives(t) for t in [answer, *cited]):
         return False
     plain = without_enumeration(CITATION.sub(" ", answer))
     numbers = set(NUMBER.findall(plain)) - set(NUMBER.findall(question)) - counted_items(plain)

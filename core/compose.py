@@ -24,6 +24,7 @@ from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 
 from core.cell_sentences import cells_sentence, extreme_sentence
+from core.grounding import negated
 from core.limits import MAX_EVIDENCE_WORDS
 from core.questions import (
     CONTEXT,
@@ -1044,6 +1045,27 @@ def _verdict_column(table: Table) -> str:
     return best[1]
 
 
+def _said_elsewhere(rows: Sequence[Row], column: str, failing: bool, language: str) -> str:
+    """Where another cell of `rows` than the verdict `column` says the verdict a No denies
+    (a notes cell "Power: FAIL - OXT-1591" of a row whose Result is PWE): that cell's words
+    around it, quoted and cited ("a Notes/Test Data cell says "Power: FAIL - OXT-1591" [5]"),
+    so the No is said of the column it read (issue 35); "" when none does."""
+    words = _FAIL_WORDS if failing else _PASS_WORDS
+    for row in rows:
+        for name, value in row.pairs:
+            for clause in re.split(r"[,;]", value):
+                hit = words.search(clause)
+                if name == column or hit is None or negated(clause):
+                    continue
+                before = clause[: hit.start()].split()[-2:]
+                after = clause[hit.end() :].split()[:2]
+                quoted = " ".join([*before, hit.group(0), *after]).strip(" -:")
+                if language == "de":
+                    return f"eine Zelle {name} sagt „{quoted}“ [{row.source}]"
+                return f'a {name} cell says "{quoted}" [{row.source}]'
+    return ""
+
+
 def any_verdict(profile: QuestionProfile, asked: Asked, tables: Sequence[Table]) -> Composed | None:
     """ "Did any configuration fail the rc1 test?": Yes with the rows whose verdict column
     (`_verdict_column`) says fail (pass, when the question asks whether any passed), or No
@@ -1085,12 +1107,17 @@ def any_verdict(profile: QuestionProfile, asked: Asked, tables: Sequence[Table])
     for row in rows:
         cited.setdefault(dict(row.pairs)[column], []).append(row.source)
     values = _joined([f"{v} {_cites(sorted(set(n)))}" for v, n in cited.items()], language)
+    said = _said_elsewhere(rows, column, failing, language)
     if language == "de":
         verdict = "fehlgeschlagen" if failing else "bestanden"
         text = f"{no}: keine der Zeilen in {title} ist {verdict} ({column}: {values})"
+        if said:
+            text = f"{no}: kein {column} in {title} ist {verdict} ({column}: {values}), aber {said}"
     else:
         verdict = "failed" if failing else "passed"
         text = f"{no}: none of the rows in {title} {verdict} ({column}: {values})"
+        if said:
+            text = f"{no}: no {column} in {title} says {verdict} ({column}: {values}), but {said}"
     return Composed(f"{text}{table.seen(language)}.", tuple(sorted({r.source for r in rows})))
 
 

@@ -236,7 +236,14 @@ CALL = {
     " upgrade is Fail OXT-1654, and Notes is Did not do performance tests",
     6: "Measurement Test — Table\nRow 2 in Table 1: Platform is Dell OptiPlex 7050, and UEFI"
     " upgrade is Pass",
+    7: "Measurement Test — Table\nRow 3 in Table 1: Platform is Dell OptiPlex 7040, UEFI"
+    " upgrade is Pass, and Notes is Power: FAIL - OXT-1591",
+    8: "Measurement Test — Table\nRow 3 in Table 1: Platform is Dell OptiPlex 7040, UEFI"
+    " upgrade is Pass, and Notes is Power: did not fail",
+    9: "Measurement Test — Summary\nThe most failures were seen on the Dell OptiPlex 7060.",
 }
+MOST = "Which platform had the most failures?"
+ANY_FAIL = "Did any platform fail the UEFI upgrade Measurement Test?"
 UPGRADE = "Did the Dell OptiPlex 7060 pass the UEFI upgrade Measuremnt test?"  # one typo
 
 
@@ -246,6 +253,10 @@ UPGRADE = "Did the Dell OptiPlex 7060 pass the UEFI upgrade Measuremnt test?"  #
         # A count of the items it lists, or a number its source states: its own.
         ("3 people: Max Weber, Sophie Brandt and Lena Vogel [1]", "How many attended?", True),
         ("2: Max Weber [1]", "How many attended?", False),
+        # one item after a noun; items split at semicolons when the list has them
+        ("1 person: Max Weber [1]", "How many attended?", True),
+        ("Week 2: Max Weber [1]", "Who attended?", False),
+        ("2: Attendees: Max Weber, Sophie Brandt.; Lena Vogel [1]", "How many lists?", True),
         # The numbers of a run-on list's items state nothing.
         ("Measured: (1) Device firmware; (2) BIOS configuration [4]", "What is measured?", True),
         # A yes or no needs a cited source holding the statement asked about.
@@ -266,12 +277,46 @@ UPGRADE = "Did the Dell OptiPlex 7060 pass the UEFI upgrade Measuremnt test?"  #
         ("No: the UEFI upgrade for Dell OptiPlex 7050 is Pass [6].", UPGRADE, False),
         # A row lacking two of the question's words is another row.
         ("No: the UEFI upgrade is Fail OXT-1654 [5].", UPGRADE + " Was it signed off?", False),
+        # A denial of every row that a cell of a cited row contradicts, notes included.
+        (
+            "No: none of the rows in Measurement Test failed (UEFI upgrade: Pass [6][7]).",
+            ANY_FAIL,
+            False,
+        ),
+        (
+            "No: none of the rows in Measurement Test failed (UEFI upgrade: Pass [6][8]).",
+            ANY_FAIL,
+            True,
+        ),
+        # The most of something: said by the answer or a cited source, not read off one row.
+        ("The Platform for the UEFI upgrade is Dell OptiPlex 7060 [5].", MOST, False),
+        ("Dell OptiPlex 7060 [9]", MOST, True),
         # Nothing cited: nothing decides it.
         ("Yes: The document is finalized.", "Is the document finalized?", False),
     ],
 )
 def test_the_offline_answer_holds_up_only_where_its_sources_decide_it(answer, question, holds):
     assert offline_holds(answer, question, CALL) is holds
+
+
+def test_the_offline_answer_is_shown_where_grounding_dropped_the_models_answer(server):
+    # A real model's reply (issue 35): its first sentence, the answer, adds who may act and
+    # is dropped; what is left talks around the question.
+    process = make_evidence(
+        9,
+        "Action is initiated by creating a ticket that describes the issue. All activity is"
+        " tracked in the ticket.",
+        "Governance — Decision Process",
+    )
+    server.push(
+        "Action is initiated by any member of the community creating a ticket. All activity is"
+        " tracked in the ticket."
+    )
+    model = OpenAILLM(server.base_url, "small-model", "k", max_retries=0)
+    llm = CheckedLLM(model, ExtractiveLLM({"en": 0.0}))
+    (answer,) = generate(llm, "How is action initiated?", [process])
+    assert llm.last.grounding.dropped and llm.last.reason == "unsupported"
+    assert answer.text.startswith("Action is initiated by creating a ticket")
 
 
 BOARD = make_evidence(

@@ -8,7 +8,13 @@ import pytest
 
 from core.answer import OUT_OF_SCOPE
 from core.declines import is_decline, is_decline_sentence
-from core.grounding import UNSUPPORTED_MARK, ground, split_sentences, stated_facts
+from core.grounding import (
+    UNSUPPORTED_MARK,
+    denying_cells,
+    ground,
+    split_sentences,
+    stated_facts,
+)
 
 HEADERS = ["Team Directory — Members", "On-call rotation — Weeks", "Office — Wi-Fi"]
 SOURCES = [
@@ -358,3 +364,113 @@ def test_a_quote_framed_as_the_answer_needs_a_source_about_the_question():
     assert grounding.kind == "unsupported" and len(grounding.dropped) == 2
     about = "Platform properties concerning verification: " + source
     assert ground(reply, question, [about], ["Charter"]).kind == "answer"
+
+
+BOARD_HEADERS = [
+    "Governance — Decision Process",
+    "Charter draft — Consensus Building",
+]
+BOARD_SOURCES = [
+    "Action is initiated by creating a JIRA ticket that describes the technical issue. "
+    "Any member can elect to abstain from voting.",
+    "Action by the Governance Board is initiated by any member of the community creating a"
+    " JIRA ticket that describes the issue.",
+]
+
+
+@pytest.mark.parametrize(
+    "reply, kind",
+    [
+        # "any member" stands in another line of the source than the one the claim is from
+        ("Action is initiated by any member creating a JIRA ticket [1].", "unsupported"),
+        ("Action is initiated by creating a JIRA ticket [1].", "answer"),
+    ],
+)
+def test_a_quantifier_must_stand_in_the_line_the_claim_is_read_from(reply, kind):
+    question = "How is action by the board initiated?"
+    assert ground(reply, question, BOARD_SOURCES[:1], BOARD_HEADERS[:1]).kind == kind
+
+
+def test_a_sentence_repeating_the_questions_names_needs_a_source_about_them():
+    # A real model's sentence (issue 35): the draft charter's line reads the same, but it is
+    # about the Governance Board, not the Technical Advisory Board asked about.
+    reply = (
+        "Actions by the Technical Advisory Board are initiated by any member of the community"
+        " creating a JIRA ticket."
+    )
+    question = "How are actions by the Technical Advisory Board initiated?"
+    assert ground(reply, question, BOARD_SOURCES, BOARD_HEADERS).kind == "unsupported"
+    about = [BOARD_SOURCES[1].replace("Governance Board", "Technical Advisory Board")]
+    assert ground(reply, question, about, BOARD_HEADERS[1:]).kind == "answer"
+
+
+@pytest.mark.parametrize(
+    "line, kind",
+    [
+        # a row of the EFI table does not say the machine was tested with legacy as well
+        ("Row 3 in Table 5: Platform is Dell Optiplex 7050, TPM is 2.0, Result is Pass", None),
+        ("Tested with legacy and EFI: Dell Optiplex 7050.", "answer"),
+        ("Both boot modes were tested on the Dell Optiplex 7050.", "answer"),
+    ],
+)
+def test_both_a_and_b_needs_a_line_holding_a_and_b(line, kind):
+    reply = "The machine tested with both legacy and EFI is the Dell Optiplex 7050 [1]."
+    question = "Which machine was tested with both legacy and EFI?"
+    grounding = ground(reply, question, [line], ["Measurement Test — EFI"])
+    assert grounding.kind == (kind or "unsupported")
+
+
+def test_all_is_not_read_from_one_row():
+    rows = "Row 1 in Table 1: Test is GPU pass through, OS is Windows 10, Result is Pass"
+    question = "Did the GPU pass through tests pass on Windows 10?"
+    reply = "Yes, all GPU pass through tests on Windows 10 passed [1]."
+    assert ground(reply, question, [rows], ["Test Matrix"]).kind == "unsupported"
+    said = "All GPU pass through tests on Windows 10 passed."
+    assert ground(reply, question, [said], ["Test Matrix"]).kind == "answer"
+
+
+MATRIX = "Stable-9 rc1 Test Matrix — Results"
+MATRIX_ROWS = [
+    "Row 9 in Table 1: Test Desc is Configure guest VM, Result is PWE, and Notes/Test Data is"
+    " Power: FAIL - OXT-1591 Info: PWE - Many issues",
+    "Row 10 in Table 1: Test Desc is Network setups, Result is PASS, and Notes/Test Data is"
+    " Did not fail once",
+]
+
+
+@pytest.mark.parametrize(
+    "text, cells",
+    [
+        # a notes cell says what the denial denies: contradicted, whatever column it read
+        (
+            "No: none of the rows in Stable-9 rc1 Test Matrix failed (Result: PWE and PASS).",
+            ["Notes/Test Data is Power: FAIL - OXT-1591 Info: PWE - Many issues"],
+        ),
+        (
+            "None of the tested configurations failed [1].",
+            ["Notes/Test Data is Power: FAIL - OXT-1591 Info: PWE - Many issues"],
+        ),
+        # what no cell says ("Did not fail" is negated); the values in brackets it read
+        ("No: none of the rows was skipped (Result: PWE and PASS).", []),
+        # the denial says the cell itself
+        (
+            'No: none of the rows failed by its Result, but a notes cell says "Power: FAIL" [1].',
+            [],
+        ),
+        # no denial of every row
+        ("The Result of row 10 is PASS [2].", []),
+    ],
+)
+def test_a_denial_of_every_row_is_contradicted_by_any_cell_saying_it(text, cells):
+    sources = [f"{MATRIX}\n{row}" for row in MATRIX_ROWS]
+    assert denying_cells(text, sources) == cells
+
+
+def test_a_model_denial_is_not_supported_where_a_row_of_the_page_contradicts_it():
+    question = "Did any tested configuration fail the Stable-9 rc1 test?"
+    reply = "No, none of the configurations failed [2]."
+    summary = "Summary: none of the configurations failed."
+    grounding = ground(reply, question, [MATRIX_ROWS[0], summary], [MATRIX, MATRIX])
+    assert grounding.kind == "unsupported"
+    other_page = ground(reply, question, [MATRIX_ROWS[0], summary], ["Stable-8 — Results", MATRIX])
+    assert other_page.kind == "answer" and other_page.sentences[0].supported_by == [2]

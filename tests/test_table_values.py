@@ -233,3 +233,20 @@ def test_rows_counted_by_a_bare_name_are_called_by_their_label():
         "More UEFI (2: Lenovo X1 [1] and Framework 13 [2]) than Legacy (1: Dell XPS 13 [3])"
         " (from rows 1–3 of the table found)."
     )
+
+
+def test_a_no_over_the_verdict_column_quotes_another_cell_that_says_it():
+    # Stable-9 rc1 (issue 35): no Result says FAIL, but a notes cell does ("Power: FAIL");
+    # "none of the rows failed" would deny what the page states.
+    rows = [*LAPTOP_ROWS[:4], (7, "Framework 13", "UEFI", "6.1", "PWE", "Power: FAIL - OXT-1591 x")]
+    text = answer("Did any machine fail the laptop rollout tests?", laptop_sources(rows))
+    assert text == (
+        "No: no Result in Laptop Rollout Tests says failed (Result: Pass [1][2][3][4] and PWE"
+        ' [5]), but a Notes cell says "Power: FAIL - OXT-1591" [5] (from rows 2–5 and 7 of the'
+        " table found)."
+    )
+    german = answer(
+        "Hat irgendeine Maschine die Laptop Rollout Tests nicht bestanden?", laptop_sources(rows)
+    )
+    assert german.startswith("Nein: kein Result in Laptop Rollout Tests ist fehlgeschlagen")
+    assert "eine Zelle Notes sagt „Power: FAIL - OXT-1591“ [5]" in german

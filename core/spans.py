@@ -972,9 +972,9 @@ def _unit_answer(
         return _row_answer(profile, unit, words)
     if unit.answers and unit.text.startswith(tuple(f"{en}: " for en, _ in _FRAMES.values())):
         return clip_clause(_framed(unit.text, profile.language), words)
-    named = labelled_kind(profile, unit.text)
-    if named and named != unit.text:
-        return clip_clause(named, words)  # the sentence that names the asked kind's thing
+    kind_named = labelled_kind(profile, unit.text)
+    if kind_named and kind_named != unit.text:
+        return clip_clause(kind_named, words)  # the sentence naming the asked kind's thing
     labelled = _LABELLED.match(unit.text)
     if labelled and len(labelled.group(1).split()) <= 6 and profile.qtype != "yesno":
         label, value = labelled.groups()
@@ -1018,18 +1018,29 @@ _CONDITION = re.compile(
 
 
 def unchecked_condition(profile: QuestionProfile, clause: str) -> bool:
-    """Whether a yes/no question's deciding clause holds only under a condition the
-    question says nothing about ("Is premium economy allowed?" over "Premium economy is
-    allowed for flights over 6 hours"): its Yes or No would be a guess, so the answer is
-    what the clause says. A question that names a name or number the condition holds
-    ("... on a flight to New York?" over "... for flights over 6 hours (for example
-    Berlin–New York)") is decided by it."""
-    match = _CONDITION.search(clause)
-    if match is None:
+    """Whether a yes/no question's deciding clause holds only under a condition
+    (`_CONDITION`) while the question names no case of it ("Is premium economy allowed?"
+    over "Premium economy is allowed for flights over 6 hours"): its Yes or No would be a
+    guess, so the answer is what the clause says. A question that names a name or number
+    the clause holds ("... on a flight to New York?" over "... for flights over 6 hours (for
+    example Berlin–New York)", "... on Deutsche Bahn trips?" over "... allowed on Deutsche
+    Bahn trips longer than 4 hours") asks about the case the clause speaks of, and is
+    decided by it."""
+    if _CONDITION.search(clause) is None:
         return False
-    main = profile.asked_in(frozenset(terms(clause[: match.start()])))
-    named = profile.asked_in(frozenset(terms(clause[match.start() :]))) - main
-    return not any(profile.terms.get(t, 0.0) >= ENTITY_WEIGHT for t in named)
+    # The case is named after the clause's verb: its subject ("Premium economy", which a
+    # German question capitalizes like a name) is what is allowed, not the case.
+    verb = _PREDICATE.search(clause)
+    subject = profile.asked_in(frozenset(terms(clause[: verb.start()]))) if verb else set()
+    named = profile.asked_in(frozenset(terms(clause[verb.end() :] if verb else clause)))
+    return not any(profile.terms.get(t, 0.0) >= ENTITY_WEIGHT for t in named - subject)
+
+
+_PREDICATE = re.compile(
+    r"\b(?:is|are|was|were|may|can|must|ist|sind|war|waren|darf|dürfen|kann|können|muss"
+    r"|müssen)\b",
+    re.IGNORECASE,
+)
 
 
 def deciding_sentence(profile: QuestionProfile, text: str) -> str:

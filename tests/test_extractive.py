@@ -487,3 +487,25 @@ def test_a_yes_no_under_a_condition_the_question_leaves_open_says_the_clause_alo
         assert text == (
             "Premium economy is allowed for flights over 6 hours (for example Berlin–New York). [1]"
         ), text
+
+
+EQUIPMENT = [
+    ev(
+        1,
+        "- Pick up your laptop from IT. Standard engineering laptop: ThinkPad T14 with 32 GB"
+        " RAM. Designers can ask for a MacBook instead.",
+        "Laptop Setup",
+        "Day 1",
+    ),
+    ev(2, "Engineers also get a second monitor in the office.", "Onboarding", "Budget"),
+]
+
+
+def test_a_question_for_a_kind_of_thing_is_answered_by_a_span_that_names_that_kind():
+    """ "What laptop ...": a sentence sharing only the subject ("Engineers also get a second
+    monitor") answers another question; the labelled sentence naming the laptop answers,
+    alone, not with the rest of its item."""
+    text = ask("What laptop do engineers get?", evidences=EQUIPMENT)
+    assert text == "Standard engineering laptop: ThinkPad T14 with 32 GB RAM. [1]", text
+    text = ask("Which laptop do engineers get?", evidences=EQUIPMENT)
+    assert text.startswith("Standard engineering laptop: ThinkPad T14"), text

@@ -176,6 +176,22 @@ _PEOPLE = re.compile(
     r"|leads?|contributors?|entwickler\w*|mitarbeite\w*|jede[rsmn]?|alle)\b",
     re.IGNORECASE,
 )
+# A who question for whom to turn to ("Who do I ask about payroll?", "Who can I contact
+# ...", "An wen wende ich mich ...", "Wen frage ich ..."): an e-mail address or a chat
+# channel answers it as a person does.
+_ASKS_CONTACT = re.compile(
+    r"\b(?:ask|contact|reach|talk to|write to|e-?mail|wende|wenden|frage|fragen|kontaktiere"
+    r"|kontaktieren|erreiche|erreichen|ansprechen|ansprechpartner\w*)\b",
+    re.IGNORECASE,
+)
+_CONTACT = re.compile(r"[\w.+\-]+@[\w\-]+(?:\.[\w\-]+)+|(?<![\w&])#[a-z][\w\-]+", re.IGNORECASE)
+# What says a line is about whom to turn to ("Payroll questions: ...", "Contact: ...",
+# "ask in #it-help", "Fragen: ...").
+_CONTACT_LINE = re.compile(
+    r"\b(?:questions?|contacts?|ask|reach|help|support|fragen|kontakt\w*|ansprechpartner\w*"
+    r"|hilfe)\b",
+    re.IGNORECASE,
+)
 # Negations that turn a statement into a "no" (a determiner "no" is not one of them).
 _NEGATION = re.compile(
     r"\b(not|never|cannot|nicht|nie|niemals|keine?[nrms]?)\b|n't\b|^\W*no\b"
@@ -590,6 +606,8 @@ def typed_values(qtype: str, text: str, profile: QuestionProfile) -> list[str]:
     elif qtype == "who":
         found = [(m.start(), m.group(0)) for m in _NAME.finditer(text)]
         found += [(m.start(), m.group(0)) for m in _PEOPLE.finditer(text)]
+        if _ASKS_CONTACT.search(profile.text):
+            found += [(m.start(), m.group(0)) for m in _CONTACT.finditer(text)]
     else:
         return []
     anchors = [
@@ -1601,6 +1619,8 @@ def holds_relation(profile: QuestionProfile, text: str) -> bool:
     that cover the question equally, one that holds it answers the question; one that does
     not only restates its premise ("Bats is enabled using the DISTRO_FEATURE variable" for
     "Where is the DISTRO_FEATURE variable declared?")."""
+    if profile.qtype == "who" and _ASKS_CONTACT.search(profile.text):
+        return _CONTACT_LINE.search(text) is not None  # a line about whom to turn to
     relation = _RELATIONS.get(profile.qtype)
     return relation is None or relation.search(text) is not None
 

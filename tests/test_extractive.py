@@ -509,3 +509,25 @@ def test_a_question_for_a_kind_of_thing_is_answered_by_a_span_that_names_that_ki
     assert text == "Standard engineering laptop: ThinkPad T14 with 32 GB RAM. [1]", text
     text = ask("Which laptop do engineers get?", evidences=EQUIPMENT)
     assert text.startswith("Standard engineering laptop: ThinkPad T14"), text
+
+
+CONTACTS = [
+    ev(
+        1,
+        "- Your manager approves in the expense tool; Finance pays out with the next monthly"
+        " payroll.",
+        "Expense Policy",
+        "Submitting expenses",
+    ),
+    ev(2, "Payroll questions: payroll@example.org", "Onboarding", "Contacts"),
+]
+
+
+def test_a_question_whom_to_ask_is_answered_by_the_contact_line():
+    """An e-mail address on a line about questions answers "Who do I ask about payroll?"
+    (English and German); a sentence that only mentions payroll beside a person does not."""
+    text = ask("Who do I ask about payroll?", evidences=CONTACTS)
+    assert text.startswith("Payroll questions: payroll@example.org"), text
+    text = ask("Wen frage ich zu Payroll?", evidences=CONTACTS)
+    assert "payroll@example.org" in text, text
+    assert "manager" in ask("Who approves expenses?", evidences=CONTACTS)

@@ -70,6 +70,7 @@ NEW_USER = [
     (("What laptop do engineers get?",), ["MacBook Pro"], ["monitor"]),
     (("Is premium economy allowed on a flight to New York?",), ["Yes:", "6 hours"], ["No:"]),
     (("Is premium economy allowed?",), ["6 hours"], ["Yes:", "No:"]),
+    (("Who do I ask about payroll?",), ["payroll@"], ["Pleo"]),
 ]
 
 

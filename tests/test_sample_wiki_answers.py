@@ -71,6 +71,11 @@ NEW_USER = [
     (("Is premium economy allowed on a flight to New York?",), ["Yes:", "6 hours"], ["No:"]),
     (("Is premium economy allowed?",), ["6 hours"], ["Yes:", "No:"]),
     (("Who do I ask about payroll?",), ["payroll@"], ["Pleo"]),
+    (
+        ("What is the Acknowledge time for a SEV2?", "and when is its postmortem draft due?"),
+        ["SEV2", "10 business days"],
+        ["15 minutes"],
+    ),
 ]
 
 

@@ -93,6 +93,7 @@ from core.spans import (
     answers_type,
     best_spans,
     clip_words,
+    deciding_sentence,
     expansion,
     typed_values,
 )
@@ -533,6 +534,9 @@ def headline(question: str, number: int, span: Span, heading: str = "") -> str:
                 return _cite(said, number)
             clause = clause or clip_words(span.unit.replace("; ", ", "), 16)
         return f"{verdict(span.answer == 'Yes', clip_words(clause, 30), language)} [{number}]"
+    if profile.qtype == "yesno" and span.kind in ("sentence", "item") and not span.parts:
+        # a clause whose condition the question leaves open: what it says, no Yes or No
+        return f"{span.answer} [{number}]"
     cited = _cited(values)
     if span.kind == "row" and span.label and not span.parts:
         said = _item_said(profile, span, language, heading)
@@ -575,6 +579,8 @@ def headline(question: str, number: int, span: Span, heading: str = "") -> str:
             return f"{said} [{number}]"
     if span.kind not in ("sentence", "item") or span.parts:
         return cited
+    if span.answer != span.whole and span.answer in SENTENCE_END.split(span.whole):
+        return cited  # one whole sentence of several: the one that answers
     if span.answer.endswith("…") and _plain(span.answer) in _plain(span.whole):
         # a sentence cut before its end may be cut before the fact: show it whole
         return opened(f"{clip_words(span.whole, LONG_WORDS)} [{number}]")
@@ -687,16 +693,6 @@ def _rows_said(values: Sequence[tuple[int, str]], language: str, named: bool) ->
             sentence = cells_sentence("", cells, language)
         said.append(_cite(sentence, number))
     return " ".join(said)
-
-
-def deciding_sentence(profile, unit: str) -> str:
-    """The sentence of a unit that shares most terms with the question (a list item or
-    passage may hold several: "Train first. ... first class is allowed on ... trips longer
-    than 4 hours."), for the clause behind Yes or No."""
-    sentences = SENTENCE_END.split(unit)
-    if len(sentences) < 2:
-        return unit
-    return max(sentences, key=lambda s: len(profile.asked_in(frozenset(terms(s)))))
 
 
 SENTENCE_WORDS = 35

@@ -533,11 +533,22 @@ def subject(question: str) -> str:
         noun = re.sub(r"['’]s$", "", tokens[last + 1].group(0).strip(",.;:!?()\"'“”"))
         if noun.isalpha() and noun.islower() and noun not in STOPWORDS and not noun.endswith("ed"):
             last += 1
+    after = tokens[last + 1].group(0).lower() if last + 1 < len(tokens) else ""
+    if article == "the" and after in ATTRIBUTE_OF and last + 2 < len(tokens):
+        # "the Acknowledge time for a SEV2": a column asked of a row; the row is the subject
+        of = subject(" ".join(t.group(0) for t in tokens[last + 1 :]))
+        if of:
+            return of
     phrase = question[tokens[first].start() : tokens[last].end()].strip(",.;:!?()\"'“”")
     phrase = re.sub(r"['’]s$", "", phrase)  # "the SRE team's Slack channel": the team
     if article == "the":
         phrase = "the " + phrase
     return phrase
+
+
+# The prepositions after an attribute that name what it is of ("the Acknowledge time for a
+# SEV2", "the Owner of Harbor").
+ATTRIBUTE_OF = frozenset("for of".split())
 
 
 def noun_phrase(question: str, noun: str) -> str:

@@ -182,6 +182,22 @@ _PEOPLE = re.compile(
     r"|leads?|contributors?|entwickler\w*|mitarbeite\w*|jede[rsmn]?|alle)\b",
     re.IGNORECASE,
 )
+# A who question for whom to turn to ("Who do I ask about payroll?", "Who can I contact
+# ...", "An wen wende ich mich ...", "Wen frage ich ..."): an e-mail address or a chat
+# channel answers it as a person does.
+_ASKS_CONTACT = re.compile(
+    r"\b(?:ask|contact|reach|talk to|write to|e-?mail|wende|wenden|frage|fragen|kontaktiere"
+    r"|kontaktieren|erreiche|erreichen|ansprechen|ansprechpartner\w*)\b",
+    re.IGNORECASE,
+)
+_CONTACT = re.compile(r"[\w.+\-]+@[\w\-]+(?:\.[\w\-]+)+|(?<![\w&])#[a-z][\w\-]+", re.IGNORECASE)
+# What says a line is about whom to turn to ("Payroll questions: ...", "Contact: ...",
+# "ask in #it-help", "Fragen: ...").
+_CONTACT_LINE = re.compile(
+    r"\b(?:questions?|contacts?|ask|reach|help|support|fragen|kontakt\w*|ansprechpartner\w*"
+    r"|hilfe)\b",
+    re.IGNORECASE,
+)
 # Negations that turn a statement into a "no" (a determiner "no" is not one of them).
 _NEGATION = re.compile(
     r"\b(not|never|cannot|nicht|nie|niemals|keine?[nrms]?)\b|n't\b|^\W*no\b"
@@ -596,6 +612,8 @@ def typed_values(qtype: str, text: str, profile: QuestionProfile) -> list[str]:
     elif qtype == "who":
         found = [(m.start(), m.group(0)) for m in _NAME.finditer(text)]
         found += [(m.start(), m.group(0)) for m in _PEOPLE.finditer(text)]
+        if _ASKS_CONTACT.search(profile.text):
+            found += [(m.start(), m.group(0)) for m in _CONTACT.finditer(text)]
     else:
         return []
     anchors = [
@@ -1015,6 +1033,9 @@ def _unit_answer(
         return _row_answer(profile, unit, words)
     if unit.answers and unit.text.startswith(tuple(f"{en}: " for en, _ in _FRAMES.values())):
         return clip_clause(_framed(unit.text, profile.language), words)
+    kind_named = labelled_kind(profile, unit.text)
+    if kind_named and kind_named != unit.text:
+        return clip_clause(kind_named, words)  # the sentence naming the asked kind's thing
     labelled = _LABELLED.match(unit.text)
     if labelled and len(labelled.group(1).split()) <= 6 and profile.qtype != "yesno":
         label, value = labelled.groups()
@@ -1034,8 +1055,64 @@ def _unit_answer(
         if keys:
             return ", ".join(dict.fromkeys(keys))
     if profile.qtype == "yesno":
-        return "No" if _NEGATION.search(unit.text) or _contradicts(profile, unit) else "Yes"
+        # The sentence that decides says Yes or No, not a negation in another sentence of
+        # the item ("Premium economy is allowed for ... Business class is never reimbursed.")
+        clause = deciding_sentence(profile, unit.text)
+        if not profile.asked_in(frozenset(terms(clause))):
+            clause = unit.text  # no sentence holds what is asked: the unit as a whole
+        said = _unit("sentence", clause) if clause != unit.text else unit
+        if unchecked_condition(profile, clause):
+            return clip_clause(clause, words)  # what the page says, with no Yes or No
+        return "No" if _NEGATION.search(clause) or _contradicts(profile, said) else "Yes"
     return clip_clause(without_echo(profile, unit.text), words)
+
+
+# Where a clause sets a condition on what it allows or requires: a threshold ("for flights
+# over 6 hours", "longer than 4 hours", "ab 500 Euro") or "if", "only if", "unless",
+# "wenn", "falls", "sofern", "nur wenn".
+_CONDITION = re.compile(
+    r"\b(?:over|above|more than|longer than|at least|under|below|less than|shorter than"
+    r"|über|ab|mehr als|länger als|mindestens|unter|weniger als|kürzer als)\s+[€£$]?\d"
+    r"|\b(?:if|only if|unless|provided that|wenn|falls|sofern|nur wenn)\b",
+    re.IGNORECASE,
+)
+
+
+def unchecked_condition(profile: QuestionProfile, clause: str) -> bool:
+    """Whether a yes/no question's deciding clause holds only under a condition
+    (`_CONDITION`) while the question names no case of it ("Is premium economy allowed?"
+    over "Premium economy is allowed for flights over 6 hours"): its Yes or No would be a
+    guess, so the answer is what the clause says. A question that names a name or number
+    the clause holds ("... on a flight to New York?" over "... for flights over 6 hours (for
+    example Berlin–New York)", "... on Deutsche Bahn trips?" over "... allowed on Deutsche
+    Bahn trips longer than 4 hours") asks about the case the clause speaks of, and is
+    decided by it."""
+    if _CONDITION.search(clause) is None:
+        return False
+    # The case is named after the clause's verb: its subject ("Premium economy", which a
+    # German question capitalizes like a name) is what is allowed, not the case.
+    verb = _PREDICATE.search(clause)
+    subject = profile.asked_in(frozenset(terms(clause[: verb.start()]))) if verb else set()
+    named = profile.asked_in(frozenset(terms(clause[verb.end() :] if verb else clause)))
+    return not any(profile.terms.get(t, 0.0) >= ENTITY_WEIGHT for t in named - subject)
+
+
+_PREDICATE = re.compile(
+    r"\b(?:is|are|was|were|may|can|must|ist|sind|war|waren|darf|dürfen|kann|können|muss"
+    r"|müssen)\b",
+    re.IGNORECASE,
+)
+
+
+def deciding_sentence(profile: QuestionProfile, text: str) -> str:
+    """The sentence of a unit that shares most terms with a yes/no question (a list item or
+    passage may hold several: "Train first. ... first class is allowed on ... trips longer
+    than 4 hours."): the clause behind Yes or No, which alone decides it; the first of
+    equals."""
+    sentences = SENTENCE_END.split(text)
+    if len(sentences) < 2:
+        return text
+    return max(sentences, key=lambda s: len(profile.asked_in(frozenset(terms(s)))))
 
 
 # Where a sentence splits into clauses: a comma, semicolon or dash before the next words.
@@ -1172,7 +1249,7 @@ def scored_units(
         if not (held & wanted or (titled and unit.kind == "list") or definition):
             continue
         score, covered = score_unit(profile, header_terms, unit, weights)
-        if definition:
+        if definition or labelled_kind(profile, unit.text):
             score += DEFINITION_BONUS
         out.append(Scored(score, covered, unit, position))
     return out
@@ -1251,7 +1328,7 @@ def best_span(
     best = max(
         scored,
         key=lambda c: (
-            _tier(_typed_unit_support(profile, c)),
+            _tier(_typed_unit_support(profile, c, _header_terms(header))),
             holds_relation(profile, c.unit.text),
             c.score,
         ),
@@ -1371,9 +1448,10 @@ def best_spans(
             found.append((number, span))
     found = [_completed(profile, n, span, sources, weights) for n, span in found]
     counted = counted_terms(profile)
+    headers = {number: header for number, header, _ in sources}
     found.sort(
         key=lambda pair: (
-            -_tier(typed_support(profile, pair[1])),
+            -_tier(typed_support(profile, pair[1], headers.get(pair[0], ""))),
             not denies(profile, pair[1]),
             not holds_relation(profile, pair[1].whole),
             not counted & set(terms(pair[1].whole)),
@@ -1478,13 +1556,63 @@ def _holds_asked_kind(profile: QuestionProfile, text: str, kind: str) -> bool:
     return bool(typed_values(profile.qtype, text, profile))
 
 
-def typed_support(profile: QuestionProfile, span: Span) -> float:
-    """A span's support, `TYPE_MISS` of it when its answer is not of the asked kind, and
-    `TYPE_MISS` of that when its unit does not state the relation a what or how question
-    asks (`core.relations`: "the board votes to ..." for "What does the board vote on?",
-    not "Voting can commence when the board agrees")."""
-    typed = span.support if answers_type(profile, span) else TYPE_MISS * span.support
-    return typed * _relation_share(profile, span.whole)
+def typed_support(profile: QuestionProfile, span: Span, header: str = "") -> float:
+    """A span's support, `TYPE_MISS` of it when its answer is not of the asked kind or its
+    unit (with its source's `header`) lacks what a what/which question asks for
+    (`holds_focus`), and `TYPE_MISS` of that when its unit does not state the relation a
+    what or how question asks (`core.relations`: "the board votes to ..." for "What does
+    the board vote on?", not "Voting can commence when the board agrees")."""
+    held = frozenset(terms(span.whole)) | _header_terms(header)
+    typed = answers_type(profile, span) and holds_focus(profile, held)
+    return (span.support if typed else TYPE_MISS * span.support) * _relation_share(
+        profile, span.whole
+    )
+
+
+# A question that asks for a thing of a kind it names: "What laptop do ...", "Which kernel
+# does ...", "Welchen Laptop bekommen ..." (not "What is the X", whose X is an attribute a
+# value may answer without naming it: "OXT-791" for "What was the JIRA issue key").
+_ASKS_KIND = re.compile(
+    r"^\W*(?:which|what|welche[rsmn]?|was für(?: eine?[rnms]?)?)\s+"
+    r"(?!(?:is|are|was|were|will|would|can|could|should|do|does|did|has|have|had|ist|sind"
+    r"|war|waren|wird|werden|wurde|wurden|kann|können|hat|haben)\b)[^\W\d_]",
+    re.IGNORECASE,
+)
+
+
+def labelled_kind(profile: QuestionProfile, text: str) -> str:
+    """The sentence of a unit that names the thing a question of a kind asks for
+    (`_ASKS_KIND`) as a labelled value whose label holds that kind ("Standard engineering
+    laptop: MacBook Pro 14" ..." for "What laptop do engineers get?", "Laptop für
+    Entwickler: ..."), as a definition answers "What is X?"; "" when none does."""
+    if profile.qtype != "what" or not profile.focus:
+        return ""
+    if not _ASKS_KIND.match(CONTEXT.sub(" ", profile.text)):
+        return ""
+    for sentence in SENTENCE_END.split(text):
+        labelled = _LABELLED.match(sentence)
+        if not labelled or len(labelled.group(1).split()) > LABEL_WORDS:
+            continue
+        label, value = labelled.groups()
+        if profile.asked_in(frozenset(terms(label))) & profile.focus and _new(value, profile):
+            return sentence
+    return ""
+
+
+# The longest label of a labelled value ("Standard engineering laptop: ...").
+LABEL_WORDS = 6
+
+
+def holds_focus(profile: QuestionProfile, stems: frozenset[str]) -> bool:
+    """Whether a unit's `stems` (with its heading's) hold the kind of thing a question asks
+    for when it names one (`_ASKS_KIND`, its "which X", `QuestionProfile.focus`: "laptop"
+    in "What laptop do engineers get?"); a unit that shares only the rest ("Engineers also
+    get a second monitor") answers another question. Always true for other questions."""
+    if profile.qtype != "what" or not profile.focus:
+        return True
+    if not _ASKS_KIND.match(CONTEXT.sub(" ", profile.text)):
+        return True
+    return bool(profile.asked_in(stems) & profile.focus)
 
 
 def _relation_share(
@@ -1534,6 +1662,8 @@ def holds_relation(profile: QuestionProfile, text: str) -> bool:
     that cover the question equally, one that holds it answers the question; one that does
     not only restates its premise ("Bats is enabled using the DISTRO_FEATURE variable" for
     "Where is the DISTRO_FEATURE variable declared?")."""
+    if profile.qtype == "who" and _ASKS_CONTACT.search(profile.text):
+        return _CONTACT_LINE.search(text) is not None  # a line about whom to turn to
     relation = _RELATIONS.get(profile.qtype)
     return relation is None or relation.search(text) is not None
 
@@ -1700,12 +1830,17 @@ def counted_terms(profile: QuestionProfile) -> set[str]:
     return set(terms(match.group(1))) & set(profile.terms)
 
 
-def _typed_unit_support(profile: QuestionProfile, candidate: Scored) -> float:
-    """A unit's support, `TYPE_MISS` of it when it holds no value of the asked kind (as
+def _typed_unit_support(
+    profile: QuestionProfile, candidate: Scored, header_terms: frozenset[str] = frozenset()
+) -> float:
+    """A unit's support, `TYPE_MISS` of it when it holds no value of the asked kind or,
+    with its heading's `header_terms`, not what a what/which question asks for (as
     `typed_support` weighs a span)."""
     unit = candidate.unit
-    typed = _holds_asked_kind(profile, unit.text, unit.kind) and _says_owner(
-        profile, unit.text, unit.kind
+    typed = (
+        _holds_asked_kind(profile, unit.text, unit.kind)
+        and _says_owner(profile, unit.text, unit.kind)
+        and holds_focus(profile, unit.stems | unit.antecedent | header_terms)
     )
     support = candidate.support if typed else TYPE_MISS * candidate.support
     return support * _relation_share(profile, unit.text, unit.stems)

@@ -588,3 +588,81 @@ def test_a_yes_comes_with_what_decides_it_not_a_line_restating_the_question(ques
     # the heading that only repeats the names ranks first ("Yes: Debian jessie x64 from
     # PXE [1]"); the row that decides is shown instead, with the same verdict
     assert ask(question, evidences=QEMU_TESTS) == expected
+
+
+TRAVEL = [
+    ev(
+        1,
+        "- Flights are economy. Premium economy is allowed for flights over 6 hours (for"
+        " example Berlin–New York). Business class is never reimbursed.\n"
+        "- Taxis are fine late at night.",
+        "Travel Policy",
+        "Getting there",
+    )
+]
+
+
+def test_a_yes_no_verdict_is_read_from_the_clause_it_quotes():
+    """A negation in another sentence of the item ("never reimbursed") does not turn the
+    deciding clause's "allowed" into No; a question about that other sentence gets its No."""
+    text = ask("Is premium economy allowed on a flight to New York?", evidences=TRAVEL)
+    assert text.startswith("Yes: Premium economy is allowed for flights over 6 hours"), text
+    text = ask("Ist Premium Economy auf einem Flug nach New York erlaubt?", evidences=TRAVEL)
+    assert text.startswith("Ja: Premium economy is allowed"), text
+    assert ask("Is business class allowed?", evidences=TRAVEL).startswith(
+        "No: Business class is never reimbursed."
+    )
+
+
+def test_a_yes_no_under_a_condition_the_question_leaves_open_says_the_clause_alone():
+    """ "Allowed for flights over 6 hours" decides nothing for a question that names no
+    flight: the reply is what the page says, without Yes or No (English and German)."""
+    for question in ("Is premium economy allowed?", "Ist Premium Economy erlaubt?"):
+        text = ask(question, evidences=TRAVEL)
+        assert text == (
+            "Premium economy is allowed for flights over 6 hours (for example Berlin–New York). [1]"
+        ), text
+
+
+EQUIPMENT = [
+    ev(
+        1,
+        "- Pick up your laptop from IT. Standard engineering laptop: ThinkPad T14 with 32 GB"
+        " RAM. Designers can ask for a MacBook instead.",
+        "Laptop Setup",
+        "Day 1",
+    ),
+    ev(2, "Engineers also get a second monitor in the office.", "Onboarding", "Budget"),
+]
+
+
+def test_a_question_for_a_kind_of_thing_is_answered_by_a_span_that_names_that_kind():
+    """ "What laptop ...": a sentence sharing only the subject ("Engineers also get a second
+    monitor") answers another question; the labelled sentence naming the laptop answers,
+    alone, not with the rest of its item."""
+    text = ask("What laptop do engineers get?", evidences=EQUIPMENT)
+    assert text == "Standard engineering laptop: ThinkPad T14 with 32 GB RAM. [1]", text
+    text = ask("Which laptop do engineers get?", evidences=EQUIPMENT)
+    assert text.startswith("Standard engineering laptop: ThinkPad T14"), text
+
+
+CONTACTS = [
+    ev(
+        1,
+        "- Your manager approves in the expense tool; Finance pays out with the next monthly"
+        " payroll.",
+        "Expense Policy",
+        "Submitting expenses",
+    ),
+    ev(2, "Payroll questions: payroll@example.org", "Onboarding", "Contacts"),
+]
+
+
+def test_a_question_whom_to_ask_is_answered_by_the_contact_line():
+    """An e-mail address on a line about questions answers "Who do I ask about payroll?"
+    (English and German); a sentence that only mentions payroll beside a person does not."""
+    text = ask("Who do I ask about payroll?", evidences=CONTACTS)
+    assert text.startswith("Payroll questions: payroll@example.org"), text
+    text = ask("Wen frage ich zu Payroll?", evidences=CONTACTS)
+    assert "payroll@example.org" in text, text
+    assert "manager" in ask("Who approves expenses?", evidences=CONTACTS)

@@ -430,3 +430,15 @@ def test_a_bare_name_replaces_the_earlier_questions_name_of_its_shape():
     assert substitute("Which BIOS had the Optiplex?", "And TPM?", subs) == (
         "Which TPM had the Optiplex?"
     )
+
+
+def test_its_points_at_the_row_an_attribute_was_asked_of_not_the_attribute():
+    """ "What is the Acknowledge time for a SEV2?" asks a column of the row SEV2: "its" in
+    the follow-up is SEV2's, not the Acknowledge time's; a subject with no "for"/"of" stays."""
+    assert subject("What is the Acknowledge time for a SEV2?") == "SEV2"
+    assert subject("Who is the Owner of Harbor?") == "Harbor"
+    assert subject("Who leads the Payments team?") == "the Payments team"
+    completed = resolve_references(
+        "and when is its postmortem draft due?", "What is the Acknowledge time for a SEV2?"
+    )
+    assert completed == "and when is SEV2's postmortem draft due?"

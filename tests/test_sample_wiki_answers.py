@@ -62,3 +62,25 @@ def test_more_questions(assistant, item):
 @pytest.mark.parametrize("question", OURS["off_topic"])
 def test_off_topic_questions_are_declined(assistant, question):
     assert first_line(assistant, question) == "DECLINED"
+
+
+# A new user's questions whose first line once answered with the wrong span or verdict
+# (issue 29): the facts it must state and those it must not.
+NEW_USER = [
+    (("What laptop do engineers get?",), ["MacBook Pro"], ["monitor"]),
+    (("Is premium economy allowed on a flight to New York?",), ["Yes:", "6 hours"], ["No:"]),
+    (("Is premium economy allowed?",), ["6 hours"], ["Yes:", "No:"]),
+    (("Who do I ask about payroll?",), ["payroll@"], ["Pleo"]),
+    (
+        ("What is the Acknowledge time for a SEV2?", "and when is its postmortem draft due?"),
+        ["SEV2", "10 business days"],
+        ["15 minutes"],
+    ),
+]
+
+
+@pytest.mark.parametrize("questions, said, unsaid", NEW_USER, ids=[q[0][-1] for q in NEW_USER])
+def test_new_user_questions(assistant, questions, said, unsaid):
+    line = first_line(assistant, *questions)
+    assert all(fact in line for fact in said), line
+    assert not any(fact in line for fact in unsaid), line

@@ -62,7 +62,7 @@ from core.commenters import commenters
 from core.compose import about_section, compose, listed_under
 from core.glossary import glossary_words
 from core.lexical import GERMAN_STOPWORDS
-from core.missing_subject import absent_years, other_numbers, unknown_names
+from core.missing_subject import absent_acronyms, absent_years, other_numbers, unknown_names
 from core.phrasing import (
     answering_cell,
     asked_item,
@@ -313,7 +313,8 @@ class ExtractiveLLM:
         sources: Sequence[tuple[int, str, str]] = (),
     ) -> bool:
         """Whether to decline because the question asks about something the wiki lacks: a
-        name it never mentions, or a numbered thing the `sources` number only otherwise
+        name it never mentions, an acronym it neither uses nor the `sources` spell out
+        ("SLA"), or a numbered thing the `sources` number only otherwise
         ("Windows 11" among Windows 7 and 10; `core.missing_subject`), at any support; or a
         word it never mentions when the best span covers less than `UNKNOWN_SUPPORT` of the
         question: the wiki has near-topic evidence ("annual leave" for "parental leave") but
@@ -321,9 +322,11 @@ class ExtractiveLLM:
         questions have such a word, 8 of 210 answerable ones (4 of them typos); German decline
         recall 0.882 -> 0.912 at no cost. The names and numbered things: none of the 420
         answerable questions (EN and DE) has one, 24 of the 112 out-of-scope ones do."""
-        if self.vocabulary is not None and unknown_names(question, self.vocabulary()):
-            return True
         texts = [f"{header}\n{text}" for _, header, text in sources]
+        if self.vocabulary is not None:
+            known = self.vocabulary()
+            if unknown_names(question, known) or absent_acronyms(question, known, texts):
+                return True
         if other_numbers(question, texts) or absent_years(question, texts):
             return True
         return bool(self.unknown_words(question)) and spans[0][1].support < UNKNOWN_SUPPORT

@@ -8,7 +8,13 @@ import pytest
 
 from core.answer import OUT_OF_SCOPE, generate
 from core.extractive import ExtractiveLLM
-from core.missing_subject import absent_years, numbered, other_numbers, unknown_names
+from core.missing_subject import (
+    absent_acronyms,
+    absent_years,
+    numbered,
+    other_numbers,
+    unknown_names,
+)
 from tests.fakes.evidence import make_evidence
 
 WIKI = {
@@ -164,3 +170,41 @@ def test_a_summit_of_another_year_is_declined():
     assert ask("Where will the OpenXT Summit 2025 take place?", llm, evidences) == OUT_OF_SCOPE
     assert ask("Wo findet der OpenXT Summit 2025 statt?", llm, evidences) == OUT_OF_SCOPE
     assert ask("Where were the slides of the OpenXT Summit 2016?", llm, evidences) != OUT_OF_SCOPE
+
+
+SUPPORT_PAGES = [
+    "Premium customers get a reply within one hour.",
+    "OpenXT support: the Service Level Agreement for premium customers.",
+]
+
+
+def test_an_acronym_the_wiki_neither_uses_nor_spells_out():
+    known = WIKI | {"premium", "customers", "support", "qemu"}
+    pages = SUPPORT_PAGES[:1]
+    assert absent_acronyms("What does the premium support SLA promise?", known, pages) == ["sla"]
+    assert absent_acronyms("Was garantiert das Premium-Support-SLA?", known, pages) == ["sla"]
+    assert absent_acronyms("Wo steht die DSGVO-Löschfrist?", known, pages) == ["dsgvo"]
+    assert absent_acronyms("Where are the SLAs?", known, pages) == ["sla"]
+    # the evidence spells it out, the wiki uses it, or it is no acronym
+    assert absent_acronyms("What does the SLA promise?", known, SUPPORT_PAGES) == []
+    assert absent_acronyms("Which QEMU version runs?", known, pages) == []
+    assert absent_acronyms("Which VM OS runs on HP machines?", known, pages) == []
+    assert absent_acronyms("WHAT is NOT supported?", known, pages) == []
+    assert absent_acronyms("Welche NUTZBARE Auflösung?", known, pages) == []
+    assert absent_acronyms("And the reply time? (context: SLA)", known, pages) == []
+
+
+@pytest.mark.parametrize(
+    "question",
+    ["How fast does the premium support SLA reply?", "Wie schnell antwortet das Premium-SLA?"],
+)
+def test_a_question_about_an_acronym_the_wiki_lacks_is_declined(question):
+    """The reply-time sentence holds "premium", "support" and "reply", but the wiki has no
+    SLA; a wiki with an SLA page answers the same question."""
+    words = {"premium", "support", "customers", "get", "reply", "within", "one", "hour", "fast"}
+    llm = ExtractiveLLM({"de": 0.0}, vocabulary=lambda: WIKI | words, glossary=True)
+    replies = make_evidence(1, "Premium support customers get a reply within one hour.", "Support")
+    assert ask(question, llm, [replies]) == OUT_OF_SCOPE
+    with_sla = ExtractiveLLM({"de": 0.0}, vocabulary=lambda: WIKI | words | {"sla"}, glossary=True)
+    sla = make_evidence(1, "Premium support SLA: customers get a fast reply within an hour.", "SLA")
+    assert ask(question, with_sla, [sla]) != OUT_OF_SCOPE

@@ -34,6 +34,7 @@ from core.attribution import Explanation, attribute, prompt_evidences
 from core.combine import CheckedLLM
 from core.confidence import answer_confidence
 from core.conversation import ConversationKey, ConversationStore, TurnRecord
+from core.declined_topic import declined_answer, follows_declined_topic
 from core.index import EvidenceIndex
 from core.lexical import detect_language
 from core.llm import LLM
@@ -360,9 +361,12 @@ class Assistant:
             mark = lap("self_check", mark)
         if on_sources is not None:
             on_sources(results)
-        (answer,) = generate(
-            self.llm, prompt_question, [r.evidence for r in results], on_text=on_text
-        )
+        evidences = [r.evidence for r in results]
+        if follows_declined_topic(correction.text, history, completion.notes):
+            completion.notes["declined_topic"] = True
+            answer = declined_answer(self.llm.name, prompt_question, evidences, on_text)
+        else:
+            (answer,) = generate(self.llm, prompt_question, evidences, on_text=on_text)
         confidence = None if answer.out_of_scope else answer_confidence(self.llm, answer.messages)
         mark = lap("answer", mark)
         if check is not None and not check.kept:

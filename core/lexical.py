@@ -66,14 +66,23 @@ def _stemmer():
     return Stemmer.Stemmer("english")
 
 
+# Letters and marks of German spelling that English words do not have: umlauts, ß and the
+# low opening quote.
+_GERMAN_MARKS = re.compile(r"[äöüÄÖÜß„]")
+
+
 def detect_language(text: str) -> str:
-    """'de' when German stopwords outnumber English ones in `text`, else 'en'.
+    """'de' when German stopwords outnumber English ones in `text`, else 'en'; on a tie
+    (a question of content words only, "Dürfen Variablennamen … enthalten?",
+    "Kompatibilitätseigenschaften?") 'de' when it has an umlaut, ß or „.
 
     A stopword-ratio detector: short questions carry enough function words for it.
     """
     words = [w.lower() for w in _TOKEN.findall(text)]
     german = sum(w in GERMAN_STOPWORDS and w not in ENGLISH_STOPWORDS for w in words)
     english = sum(w in ENGLISH_STOPWORDS and w not in GERMAN_STOPWORDS for w in words)
+    if german == english and _GERMAN_MARKS.search(text):
+        return "de"
     return "de" if german > english else "en"
 
 

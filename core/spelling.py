@@ -21,7 +21,12 @@ two letters swapped. Left alone: words of 3 letters or fewer, words with digits 
 (`OXT-1654`, `9.0.2`), all-capital words (acronyms), stopwords, German words of the
 glossary (`core.glossary`), vocabulary words, and words with the stem of a vocabulary word
 ("headings" beside "heading", "attended" beside "attendance": real words, and BM25 matches
-them by that stem anyway). The wiki is English (the lexical
+them by that stem anyway). Nor is a word of a general dictionary corrected, in English or in
+the question's language (`dictionary_word`: pyspellchecker's word lists, built from film
+subtitles, each word seen at least 50 times): "contract" is no typo of the wiki's "contact",
+nor "dental" of "denial", and turning one into the other answers another question than the
+one asked (a question about a support contract would be answered about contacts). The wiki
+is English (the lexical
 index stems English, `core.lexical`): in a question of another language most words are
 missing from the vocabulary because they are German, not misspelt, and the index
 translates them (`core.translate`), so there only a swap of two adjacent letters of a
@@ -31,8 +36,11 @@ vocabulary word ("Paymnets") counts as a typo.
 from __future__ import annotations
 
 import re
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
+from functools import lru_cache
+
+from spellchecker import SpellChecker
 
 from core.glossary import glossary_words
 from core.lexical import ENGLISH_STOPWORDS, GERMAN_STOPWORDS, tokenize
@@ -50,6 +58,26 @@ _ALPHABET = "abcdefghijklmnopqrstuvwxyzäöüß"
 # A word with its joiners and digits, as the lexical tokenizer reads it (`core.lexical`).
 _TOKEN = re.compile(r"[^\W_]+(?:[.\-_/+'’][^\W_]+)*", re.UNICODE)
 _STOP = ENGLISH_STOPWORDS | GERMAN_STOPWORDS
+
+
+@lru_cache(maxsize=4)
+def _dictionary(language: str) -> SpellChecker | None:
+    """pyspellchecker's word list of `language` (loaded on first use, about half a second),
+    or None for a language it has none of."""
+    try:
+        return SpellChecker(language=language, distance=1)
+    except ValueError:
+        return None
+
+
+def dictionary_word(word: str, language: str = WIKI_LANGUAGE) -> bool:
+    """Whether a lower-case word is a word of the general dictionary of English or of
+    `language`: a real word, which is not corrected into another."""
+    for lang in dict.fromkeys((WIKI_LANGUAGE, language)):
+        checker = _dictionary(lang)
+        if checker is not None and word in checker.word_frequency:
+            return True
+    return False
 
 
 def max_distance(word: str) -> int:
@@ -120,10 +148,16 @@ class Correction:
 
 class Speller:
     """Corrects words against a vocabulary: word (lower case) → number of evidences that
-    contain it (`core.store.EvidenceStore.word_counts`)."""
+    contain it (`core.store.EvidenceStore.word_counts`); `known(word, language)` tells the
+    real words left alone (`dictionary_word`)."""
 
-    def __init__(self, counts: Mapping[str, int]):
+    def __init__(
+        self,
+        counts: Mapping[str, int],
+        known: Callable[[str, str], bool] = dictionary_word,
+    ):
         self.counts = counts
+        self.known = known
         self._deletes: dict[str, list[str]] | None = None
         self._stems: set[str] | None = None
 
@@ -180,9 +214,12 @@ class Speller:
             return None
         return min(found, key=lambda w: (osa_distance(word, w), -self.counts[w], w))
 
-    def correct_word(self, word: str, strict: bool = False) -> str | None:
+    def correct_word(
+        self, word: str, strict: bool = False, language: str = WIKI_LANGUAGE
+    ) -> str | None:
         """The replacement of `word` as written (its case kept), or None to leave it;
-        `strict` accepts only a swap of two adjacent letters."""
+        `strict` accepts only a swap of two adjacent letters; a real word of `language` or
+        English (`known`) is left."""
         lower = word.lower()
         if (
             len(lower) < MIN_LENGTH
@@ -192,6 +229,7 @@ class Speller:
             or lower in self.counts
             or glossary_words(lower)
             or set(tokenize(lower)) <= self._stem_set()
+            or self.known(lower, language)
         ):
             return None
         if strict:
@@ -212,7 +250,7 @@ class Speller:
         end = 0
         for match in _TOKEN.finditer(text):
             word = match.group()
-            fixed = self.correct_word(word, strict)
+            fixed = self.correct_word(word, strict, language)
             if fixed is None:
                 continue
             changes[word] = fixed

@@ -67,6 +67,9 @@ def test_tokenize_keeps_version_numbers_and_issue_keys(text, expected):
         ("Welche BIOS Version wurde für den Dell 7040 verwendet?", "de"),
         ("Was ist mit TPM?", "de"),
         ("OXT-1654", "en"),
+        ("Kompatibilitätseigenschaften?", "de"),  # no stopword: its umlaut tells
+        ("Wofür steht HMX?", "de"),
+        ("Who is Jürgen?", "en"),  # English stopwords outweigh a name's umlaut
     ],
 )
 def test_detect_language(text, language):

@@ -7,7 +7,15 @@ import pytest
 
 from core.contextualize import ContextOptions
 from core.pages import Page
-from core.spelling import Speller, describe, edits1, is_swap, max_distance, osa_distance
+from core.spelling import (
+    Speller,
+    describe,
+    dictionary_word,
+    edits1,
+    is_swap,
+    max_distance,
+    osa_distance,
+)
 from tests.fakes.tiny_wiki import build_wiki
 
 VOCABULARY = {
@@ -145,6 +153,30 @@ def test_the_most_frequent_of_equally_near_candidates_wins():
 def test_real_words_the_wiki_lacks_are_not_taken_for_typos(vocabulary, word):
     assert Speller(vocabulary).best(word) is None
     assert Speller(vocabulary).correct(f"Who {word} it?").changes == {}
+
+
+@pytest.mark.parametrize(
+    ("vocabulary", "question", "language"),
+    [
+        ({"contact": 9}, "How much does a support contract cost?", "en"),
+        ({"denial": 4}, "Does it cover dental care?", "en"),
+        # A German word of the German list, a swap away from an English wiki word.
+        ({"lasts": 5}, "Wie lasst ihr das laufen?", "de"),
+    ],
+)
+def test_dictionary_words_are_not_turned_into_wiki_words(vocabulary, question, language):
+    """A word of the general dictionary is a real word, whatever wiki word is near it."""
+    assert Speller(vocabulary).correct(question, language).changes == {}
+    # Without the dictionary the same word would be taken for a typo.
+    unchecked = Speller(vocabulary, known=lambda word, language: False)
+    assert unchecked.correct(question, language).changes
+
+
+def test_dictionary_word_in_english_and_the_question_language():
+    assert dictionary_word("contract") and dictionary_word("dental")
+    assert not dictionary_word("anual") and not dictionary_word("paymnets")
+    assert dictionary_word("urlaub", "de") and not dictionary_word("urlaub", "en")
+    assert dictionary_word("contract", "xx")  # a language without a list: English still counts
 
 
 def test_first_two_letters_swapped_and_short_words_missing_a_letter():

@@ -17,20 +17,7 @@ from collections.abc import Callable, Mapping, Sequence
 from core.answer import OUT_OF_SCOPE, Answer, build_messages, is_out_of_scope
 from core.followup import needs_topic
 from core.pages import Evidence
-from core.rephrase import Exchange
-
-
-def current_topic(history: Sequence[Exchange]) -> list[Exchange]:
-    """The turns of the conversation's current topic: from the last that began one on (a
-    turn stored without the note began one when its completed question is its question)."""
-    start = 0
-    for position, exchange in enumerate(history):
-        began = exchange.topic_start
-        if began is None:
-            began = exchange.completed_question.strip() == exchange.question.strip()
-        if began:
-            start = position
-    return list(history[start:])
+from core.rephrase import Exchange, current_topic
 
 
 def follows_declined_topic(question: str, history: Sequence[Exchange], notes: Mapping) -> bool:

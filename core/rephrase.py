@@ -207,6 +207,19 @@ def salient_terms(text: str) -> list[str]:
     return list(out.values())
 
 
+def current_topic(history: Sequence[Exchange]) -> list[Exchange]:
+    """The turns of the conversation's current topic: from the last that began one on (a
+    turn stored without the note began one when its completed question is its question)."""
+    start = 0
+    for position, exchange in enumerate(history):
+        began = exchange.topic_start
+        if began is None:
+            began = exchange.completed_question.strip() == exchange.question.strip()
+        if began:
+            start = position
+    return list(history[start:])
+
+
 class OfflineCompleter:
     """Question completion without a language model.
 
@@ -285,15 +298,8 @@ class OfflineCompleter:
         self.own_turns = own_turns
 
     def topic(self, history: Sequence[Exchange]) -> list[Exchange]:
-        """The turns of the current topic: from the last turn that began one on."""
-        start = 0
-        for position, exchange in enumerate(history):
-            began = exchange.topic_start
-            if began is None:
-                began = exchange.completed_question.strip() == exchange.question.strip()
-            if began:
-                start = position
-        return list(history[start:])[-self.max_turns :]
+        """The last `max_turns` turns of the current topic (`current_topic`)."""
+        return current_topic(history)[-self.max_turns :]
 
     @staticmethod
     def anchors(topic: Sequence[Exchange]) -> list[str]:

@@ -7,8 +7,8 @@ import pytest
 
 from core.answer import OUT_OF_SCOPE
 from core.conversation import ConversationKey
-from core.declined_topic import current_topic, follows_declined_topic
-from core.rephrase import Exchange
+from core.declined_topic import follows_declined_topic
+from core.rephrase import Exchange, current_topic
 from tests.fakes.tiny_wiki import build_wiki, make_assistant
 
 DECLINED = Exchange(

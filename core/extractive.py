@@ -209,7 +209,7 @@ class ExtractiveLLM:
             return [f"{spelled[1]} [{spelled[0]}]"] * n
         if self.lacks_topic(question, spans, given) or wrong_kind(question, spans[0][1]):
             return [OUT_OF_SCOPE] * n
-        if not spans[0][1].answer.strip():  # a list of other things than those counted
+        if not spans[0][1].answer.strip():  # other things than those counted or asked about
             return [OUT_OF_SCOPE] * n
         query = issue_list_only(spans[0][1].unit)
         if query:  # the issues asked about are not in the wiki's text: say so

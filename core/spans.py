@@ -1060,11 +1060,25 @@ def _unit_answer(
         clause = deciding_sentence(profile, unit.text)
         if not profile.asked_in(frozenset(terms(clause))):
             clause = unit.text  # no sentence holds what is asked: the unit as a whole
+        if not decides(profile, clause, unit.antecedent):
+            return ""  # nothing in it is what is asked: it answers nothing
         said = _unit("sentence", clause) if clause != unit.text else unit
         if unchecked_condition(profile, clause):
             return clip_clause(clause, words)  # what the page says, with no Yes or No
         return "No" if _NEGATION.search(clause) or _contradicts(profile, said) else "Yes"
     return clip_clause(without_echo(profile, unit.text), words)
+
+
+def decides(
+    profile: QuestionProfile, clause: str, antecedent: frozenset[str] = frozenset()
+) -> bool:
+    """Whether a clause can decide a yes/no question: it, or what it answers (its
+    `antecedent`: "No." after "Is HDMI audio planned?"), holds at least one of the terms
+    the question itself asks about (directly or through a translation). A unit found only
+    through a follow-up's carried topic or its heading ("UEFI upgrade ... is known to fail"
+    for "Were any of them resolved?") says nothing about what is asked: a Yes or No over it
+    would be a guess, so it answers nothing."""
+    return bool(profile.asked_in(frozenset(terms(clause)) | antecedent))
 
 
 # Where a clause sets a condition on what it allows or requires: a threshold ("for flights

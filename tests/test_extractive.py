@@ -666,3 +666,25 @@ def test_a_question_whom_to_ask_is_answered_by_the_contact_line():
     text = ask("Wen frage ich zu Payroll?", evidences=CONTACTS)
     assert "payroll@example.org" in text, text
     assert "manager" in ask("Who approves expenses?", evidences=CONTACTS)
+
+
+@pytest.mark.parametrize(
+    "question, answered",
+    [
+        (
+            "Were any of them resolved? (context: UEFI upgrade issues)",
+            "The UEFI upgrade issue was resolved in March.",
+        ),
+        (
+            "Wurde eines davon gelöst? (context: UEFI Upgrade Probleme)",
+            "Das UEFI Upgrade Problem wurde im März gelöst.",
+        ),
+    ],
+)
+def test_a_yes_no_over_a_clause_saying_nothing_asked_is_declined(question, answered):
+    """The sentence shares only the follow-up's carried topic: a Yes or No over it would
+    be a guess, so the question is declined rather than answered over an unrelated clause."""
+    launch = [ev(1, "The UEFI upgrade is known to fail on reboot.", "Measured launch")]
+    assert ask(question, evidences=launch) == OUT_OF_SCOPE
+    resolved = [ev(1, answered, "Measured launch")]
+    assert ask(question, evidences=resolved).startswith(("Yes: ", "Ja: "))

@@ -60,6 +60,7 @@ from core.cell_sentences import (
 )
 from core.commenters import commenters
 from core.compose import about_section, compose, listed_under
+from core.counted_answer import counts_asked
 from core.glossary import glossary_words
 from core.lexical import GERMAN_STOPWORDS
 from core.missing_subject import absent_acronyms, absent_years, other_numbers, unknown_names
@@ -375,7 +376,8 @@ def wrong_kind(question: str, span: Span) -> bool:
     another question (`core.spans.answers_type`). Such a question is declined: tried, the
     best span of its kind below it answered 1 of 6 such dev questions right and 5 with
     confident junk ("Installed Windows, Device Manager" for a who question). A when
-    question with a modal verb asks for a condition (`_ASKS_CONDITION`), any span's kind."""
+    question with a modal verb asks for a condition (`_ASKS_CONDITION`), any span's kind.
+    A "how many X" question is declined when the span names no X (`core.counted_answer`)."""
     asked = CONTEXT.sub(" ", question).strip()
     if not _OPENS_TYPED.match(asked) or _ASKS_CONDITION.match(asked):
         return False
@@ -383,7 +385,11 @@ def wrong_kind(question: str, span: Span) -> bool:
     questions = [part for part in re.split(r"(?<=\?)\s+", asked) if part.strip()]
     if len(questions) > 1:
         return not any(answers_type(profile_question(part), span) for part in questions)
-    return not answers_type(profile_question(question), span)
+    if not answers_type(profile_question(question), span):
+        return True
+    # "How many people ...?" over "UDP port 51820": a number, but not a count of the asked
+    texts = [span.answer, span.unit, span.whole, span.label, *(value for _, value in span.parts)]
+    return not counts_asked(asked, question_language(asked), texts)
 
 
 # Support under which a question naming a word the wiki lacks is declined (the trade-off

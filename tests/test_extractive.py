@@ -72,10 +72,12 @@ def test_generate_parses_the_citations():
 
 
 def test_declines_under_the_support_threshold_of_the_question_language():
-    question = "How many weeks of parental leave does the Dell Optiplex team get?"
+    question = (
+        "How many builds of parental leave and sabbatical weeks does the Dell Optiplex team get?"
+    )
     assert ask(question, ExtractiveLLM({"en": 0.0})) != OUT_OF_SCOPE
     assert ask(question, ExtractiveLLM({"en": 0.5})) == OUT_OF_SCOPE
-    german = "Wie viele Wochen Elternzeit bekommt das Dell Optiplex Team?"
+    german = "Wie viele Builds Elternzeit und Sabbatical Wochen bekommt das Dell Optiplex Team?"
     assert ask(german, ExtractiveLLM({"en": 0.9, "de": 0.0})) != OUT_OF_SCOPE
     assert ask(german, ExtractiveLLM({"en": 0.0, "de": 0.9})) == OUT_OF_SCOPE
 
@@ -688,3 +690,26 @@ def test_a_yes_no_over_a_clause_saying_nothing_asked_is_declined(question, answe
     assert ask(question, evidences=launch) == OUT_OF_SCOPE
     resolved = [ev(1, answered, "Measured launch")]
     assert ask(question, evidences=resolved).startswith(("Yes: ", "Ja: "))
+
+
+VPN = [
+    ev(1, "Berlin: vpn-ber.example, UDP port 51820. Bristol: vpn-bri.example.", "VPN Setup"),
+    ev(2, "The Berlin office has 42 employees and 30 desks.", "Offices"),
+]
+
+
+def test_a_how_many_question_is_not_answered_by_a_number_of_another_thing():
+    """Only the VPN page is retrieved: its port number counts no people, so it is declined."""
+    assert ask("How many people work in Berlin?", evidences=VPN[:1]) == OUT_OF_SCOPE
+    assert ask("Wie viele Schreibtische gibt es in Berlin?", evidences=VPN[:1]) == OUT_OF_SCOPE
+
+
+def test_a_how_many_question_is_answered_by_a_number_of_the_counted_thing_or_its_synonym():
+    """People are counted by employees; German Schreibtische and Urlaubstage through the
+    glossary."""
+    assert "42" in ask("How many people work in the Berlin office?", evidences=VPN)
+    glossary = ExtractiveLLM(glossary=True)
+    assert "30" in ask("Wie viele Schreibtische hat das Berlin Office?", glossary, VPN)
+    leave = [ev(1, "Employees have 28 days of annual leave per year.", "HR")]
+    assert "28" in ask("How many days of annual leave do we get?", evidences=leave)
+    assert "28" in ask("Wie viele Urlaubstage haben wir?", glossary, leave)

@@ -76,6 +76,9 @@ NEW_USER = [
         ["SEV2", "10 business days"],
         ["15 minutes"],
     ),
+    # a how-many question the wiki has no count for: no other number passed off as one
+    (("How many people work at Northwind?",), ["DECLINED"], ["51820"]),
+    (("Wie viele Schreibtische hat das Büro in Bristol?",), ["DECLINED"], ["Bristol"]),
 ]
 
 

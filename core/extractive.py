@@ -418,8 +418,9 @@ def _known_compound(word: str, known: Collection[str]) -> bool:
     word of the glossary, or a German dictionary word the wiki knows; the part before it,
     less a linking s, es, n or en, is a German word itself (`_german_part`). So a wrong
     split does not count: "Kantine" does not end in "tine", "Everest" in "rest", nor
-    "Chromebook" in an English "book" glued on. Measured on ConfQuestions (folds, German):
-    see the commit adding it."""
+    "Chromebook" in an English "book" glued on. Measured on ConfQuestions, German replayed
+    conversations (configured): out-of-scope follow-ups declined 0.565 -> 0.609, answerable
+    follow-ups declined 0.071 -> 0.077; completed questions unchanged."""
     return any(
         _known_head(word[cut:], known) and _german_part(word[:cut], known)
         for cut in range(3, len(word) - 3)

@@ -80,6 +80,13 @@ def dictionary_word(word: str, language: str = WIKI_LANGUAGE) -> bool:
     return False
 
 
+def language_word(word: str, language: str) -> bool:
+    """Whether a lower-case word is in the general dictionary of `language` alone (a German
+    word, not an English one glued onto a German compound)."""
+    checker = _dictionary(language)
+    return checker is not None and word in checker.word_frequency
+
+
 def max_distance(word: str) -> int:
     """Edits allowed to correct `word`: 0 under 4 letters, 1 up to 7, 2 from 8 on."""
     if len(word) < MIN_LENGTH:

@@ -297,6 +297,25 @@ def test_german_noun_the_wiki_lacks_declines():
     assert llm.unknown_words("Kantine? Und der FirePro?") == []
 
 
+def test_german_compound_counts_as_known_only_when_split_into_german_words():
+    """A German noun ending in a word the wiki knows counts as known only when it is a
+    real compound: a German word (with a linking s) before a German head ("Montags-
+    problem"); not a word whose ending merely spells one ("Kantine", "Everest") nor a
+    name ending in an English word ("Chromebook"). Each part of a hyphenated noun is
+    judged ("Slack-Kanal")."""
+    vocabulary = {"problem", "rest", "tine", "book", "chrome", "channel", "laptop"}
+    llm = ExtractiveLLM({"de": 0.0}, vocabulary=lambda: vocabulary, glossary=True)
+    assert llm.unknown_words("Was tun bei einem Montagsproblem?") == []
+    assert llm.unknown_words("Wann öffnet die Kantine?") == ["kantine"]
+    assert llm.unknown_words("Wer bestieg den Everest?") == ["everest"]
+    assert llm.unknown_words("Bekomme ich ein Chromebook?") == ["chromebook"]
+    assert llm.unknown_words("Gibt es einen Slack-Kanal dafür?") == ["slack"]
+    # Beside a known part, a German word is the kind of thing it names.
+    assert llm.unknown_words("Was sind die Laptop-Kriterien?") == []
+    # English questions are not split into compounds.
+    assert llm.unknown_words("Is there a problem with the laptop?") == []
+
+
 @pytest.mark.parametrize(
     ("question", "expected"),
     [

@@ -44,8 +44,8 @@ from core.spans import (
     KEY_WORDS,
     TYPED_VALUES,
     Span,
-    _cell_verdict,
     best_spans,
+    cell_verdict,
     clip_words,
     row_pairs,
     typed_values,
@@ -349,8 +349,8 @@ class Asked:
 
 def _verdict(value: str) -> bool | None:
     """True for a pass-like cell, False for a fail-like one, None otherwise
-    (`core.spans._cell_verdict`)."""
-    verdict = _cell_verdict(value)
+    (`core.spans.cell_verdict`)."""
+    verdict = cell_verdict(value)
     return None if verdict is None else verdict == "Yes"
 
 

@@ -14,7 +14,7 @@ from __future__ import annotations
 import re
 
 from core.glossary import glossary_words
-from core.list_counts import NOUN_WORDS, counted_noun
+from core.list_counts import NOUN_WORDS, PEOPLE, counted_noun
 from core.questions import STOPWORDS, terms
 
 # "How many" and its German forms ask to count things (not "how much" or "how long").
@@ -25,13 +25,10 @@ _VERBS = frozenset(
     "work works live attend attended join joined use get need take sit report belong run"
     " exist remain apply stay receive left".split()
 )
-# Words that count people: any of them in the span counts a question's people.
-_PEOPLE = frozenset(
-    terms(
-        "people persons person participants attendees members employees staff headcount"
-        " colleagues names personen leute teilnehmer mitarbeiter mitglieder",
-        STOPWORDS,
-    )
+# Words that count people: any of them in the span counts a question's people (the nouns a
+# count of people is asked with, `core.list_counts.PEOPLE`, and words a page counts them by).
+_PEOPLE = PEOPLE | frozenset(
+    terms("person employees staff headcount colleagues names mitarbeiter mitglieder", STOPWORDS)
 )
 
 

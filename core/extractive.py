@@ -93,12 +93,12 @@ from core.spans import (
     SpanWeights,
     answers_type,
     best_spans,
+    cell_verdict,
     clip_words,
     deciding_sentence,
     expansion,
     typed_values,
 )
-from core.spans import _cell_verdict as cell_verdict
 from core.spelling import language_word
 from core.translate import query_words
 

@@ -20,7 +20,7 @@ _COUNTED = re.compile(
 # The counted noun is at most this many words ("distinct statuses", "optionale Elemente").
 NOUN_WORDS = 4
 # Nouns that count people: a list of persons' names is what they count.
-_PEOPLE = frozenset(
+PEOPLE = frozenset(
     terms("people persons participants attendees members personen leute teilnehmer", STOPWORDS)
 )
 _PERSON = re.compile(r"^[A-ZÄÖÜ][a-zäöüß'\-]+\s+(?:[A-Z]\.\s*)?[A-ZÄÖÜ][a-zäöüß'\-]+\b")
@@ -53,6 +53,6 @@ def counts_list(profile: QuestionProfile, named: frozenset[str], items: Sequence
     noun = set(terms(counted_noun(profile.text, profile.language), STOPWORDS))
     if not noun:
         return False
-    if noun & _PEOPLE and all(_PERSON.match(item) for item in items):
+    if noun & PEOPLE and all(_PERSON.match(item) for item in items):
         return True
     return bool(profile.asked_in(named) & noun)

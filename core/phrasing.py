@@ -19,7 +19,7 @@ from collections.abc import Callable
 from core.cell_sentences import cells_sentence, lowered
 from core.cell_sentences import row_cells as merged_cells
 from core.questions import STOPWORDS, QuestionProfile, terms
-from core.spans import _cell_verdict as cell_verdict
+from core.spans import cell_verdict
 
 # "Who is the X?", "What are our X?", "How much is the X?", "When was the X?": the verb and X.
 _STATEMENT_EN = re.compile(

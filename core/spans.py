@@ -649,7 +649,7 @@ def _trim(value: str) -> str:
     return " ".join(words)
 
 
-def _cell_verdict(value: str) -> str | None:
+def cell_verdict(value: str) -> str | None:
     """`Yes`/`No` for a pass/fail-like table cell, else None."""
     first = value.strip().lower().split(" ")[0].strip(".,;:()[]*") if value.strip() else ""
     if first in _POSITIVE_CELL:
@@ -665,7 +665,7 @@ def _gives_reason(value: str) -> bool:
     reboot"), which is what a why question about a row's failure asks for."""
     if _REASON.match(value):
         return True
-    return _cell_verdict(value) == "No" and len(value.split()) > 1
+    return cell_verdict(value) == "No" and len(value.split()) > 1
 
 
 def _row_cells(profile: QuestionProfile, unit: Unit) -> list[tuple[str, str]]:
@@ -696,7 +696,7 @@ def _row_cells(profile: QuestionProfile, unit: Unit) -> list[tuple[str, str]]:
         score += FOCUS_WEIGHT * _weight(profile, named)
         if profile.qtype in TYPED_VALUES and typed_values(profile.qtype, value, profile):
             score += TYPE_BONUS
-        if profile.qtype == "yesno" and _cell_verdict(value) is not None:
+        if profile.qtype == "yesno" and cell_verdict(value) is not None:
             score += TYPE_BONUS
         if profile.qtype == "why" and _gives_reason(value):
             score += TYPE_BONUS
@@ -832,7 +832,7 @@ def _row_key(profile: QuestionProfile, unit: Unit, column: str) -> str:
         if name != column
         and value
         and len(value.split()) <= KEY_WORDS
-        and _cell_verdict(value) is None
+        and cell_verdict(value) is None
         and profile.asked_in(frozenset(terms(value)))
     ]
     return ", ".join(dict.fromkeys(keys[:3]))
@@ -847,7 +847,7 @@ def _yesno_label(
     if not chosen and not denied:
         return "", ""
     name, value = chosen[0] if chosen else denied
-    if _cell_verdict(value) is None and denied:
+    if cell_verdict(value) is None and denied:
         name, value = denied
     return _cell(name, value), _row_key(profile, unit, name)
 
@@ -990,9 +990,9 @@ def _contradicts(profile: QuestionProfile, unit: Unit) -> bool:
 
 
 def _asked_verdict(profile: QuestionProfile, value: str) -> str | None:
-    """Yes/No for a pass/fail-like cell (`_cell_verdict`), read against what the question
+    """Yes/No for a pass/fail-like cell (`cell_verdict`), read against what the question
     asks: a "Pass" cell answers "Did it fail?" (or "Hat es nicht bestanden?") with No."""
-    verdict = _cell_verdict(value)
+    verdict = cell_verdict(value)
     first = value.strip().lower().split(" ")[0].strip(".,;:()[]*") if value.strip() else ""
     for pair, side in asked_sides(profile.text):
         for cell_side, words in enumerate(_OPPOSITES[pair]):
@@ -1493,7 +1493,7 @@ def denies(profile: QuestionProfile, span: Span) -> bool:
     if profile.qtype != "yesno" or span.kind != "row" or span.answer != "No":
         return False
     name, _, value = span.label.partition(": ")
-    return bool(value) and _cell_verdict(value) is None and _NEGATION.search(value) is not None
+    return bool(value) and cell_verdict(value) is None and _NEGATION.search(value) is not None
 
 
 def _completed(

@@ -73,11 +73,7 @@ def _dictionary(language: str) -> SpellChecker | None:
 def dictionary_word(word: str, language: str = WIKI_LANGUAGE) -> bool:
     """Whether a lower-case word is a word of the general dictionary of English or of
     `language`: a real word, which is not corrected into another."""
-    for lang in dict.fromkeys((WIKI_LANGUAGE, language)):
-        checker = _dictionary(lang)
-        if checker is not None and word in checker.word_frequency:
-            return True
-    return False
+    return any(language_word(word, lang) for lang in dict.fromkeys((WIKI_LANGUAGE, language)))
 
 
 def language_word(word: str, language: str) -> bool:

@@ -1140,16 +1140,29 @@ def any_verdict(profile: QuestionProfile, asked: Asked, tables: Sequence[Table])
         cited.setdefault(dict(row.pairs)[column], []).append(row.source)
     values = _joined([f"{v} {_cites(sorted(set(n)))}" for v, n in cited.items()], language)
     said = _said_elsewhere(rows, column, failing, language)
+    # Over part of a table the No says what it read: the rows found, counted (issue 35: "no
+    # Result in … says failed" from 4 rows claimed the whole table).
     if language == "de":
         verdict = "fehlgeschlagen" if failing else "bestanden"
-        text = f"{no}: keine der Zeilen in {title} ist {verdict} ({column}: {values})"
+        scope = "" if table.complete else f" {len(rows)} gefundenen"
+        text = f"{no}: keine der{scope} Zeilen in {title} ist {verdict} ({column}: {values})"
         if said:
-            text = f"{no}: kein {column} in {title} ist {verdict} ({column}: {values}), aber {said}"
+            scope = "" if table.complete else f" der{scope} Zeilen"
+            text = (
+                f"{no}: kein {column}{scope} in {title} ist {verdict} ({column}: {values}),"
+                f" aber {said}"
+            )
     else:
         verdict = "failed" if failing else "passed"
-        text = f"{no}: none of the rows in {title} {verdict} ({column}: {values})"
+        scope = "" if table.complete else f" {len(rows)}"
+        found = "" if table.complete else " found"
+        text = f"{no}: none of the{scope} rows{found} in {title} {verdict} ({column}: {values})"
         if said:
-            text = f"{no}: no {column} in {title} says {verdict} ({column}: {values}), but {said}"
+            scope = "" if table.complete else f" of the{scope} rows found"
+            text = (
+                f"{no}: no {column}{scope} in {title} says {verdict} ({column}: {values}),"
+                f" but {said}"
+            )
     return Composed(f"{text}{table.seen(language)}.", tuple(sorted({r.source for r in rows})))
 
 

@@ -31,9 +31,13 @@ sources never held. `ground` reads a reply back against the numbered sources it 
    (`denying_cells`). The names of the question a sentence repeats (its subject, "the
    Technical Advisory Board") must stand in the supporting line with its header, all but
    `NAME_TERMS_MISSING`: a draft charter's "Governance Board" line reads the same but is
-   about another board. A sentence that quotes a source ("… are listed in the source,
-   which states: \"…\"") claims the quote answers the question, so its source must hold the
-   question's content words; when it does not, the quote's sentences go with it.
+   about another board. A sentence that attributes something to a person or team (a label
+   the sources say lines of, "Phil:", or a possessive, "Phil's") is held only by a line said
+   of them (`core.line_owners.said_of`): the agenda item under "Rich:" does not give Phil
+   an action item, though it holds the words. A sentence that quotes a source ("… are
+   listed in the source, which states: \"…\"") claims the quote answers the question, so
+   its source must hold the question's content words; when it does not, the quote's
+   sentences go with it.
 3. The citations are repaired: a supported sentence cites the sources that support it,
    the model's own citations kept when they are among them, replaced when they are not (a
    wrong citation is worse than none), added when there were none.
@@ -53,6 +57,7 @@ from dataclasses import asdict, dataclass, field
 from core.answer import CITATION, OUT_OF_SCOPE, SOURCES_HEADER, cited_numbers
 from core.declines import is_decline_sentence
 from core.lexical import detect_language, tokenize
+from core.line_owners import Line, labels, owned_lines, persons, said_of
 
 MIN_COVERAGE = 0.6
 """Share of a sentence's new terms a source must hold to support it. Set before measuring
@@ -111,10 +116,11 @@ _DENIES_ALL = re.compile(
 """A denial of every case: "none of the rows failed", "keine der Zeilen"."""
 _DENIED_SUBJECT = re.compile(
     r"^\s*(?:of|der|von)\s+(?:(?:the|these|those|its|their|den|diesen)\s+)?"
-    r"(?:[\w\-]+\s+){0,2}?[\w\-]+(?:s|en|n)\b",
+    r"(?:\d+\s+)?(?:gefundenen\s+)?(?:[\w\-]+\s+){0,2}?[\w\-]+(?:s|en|n)\b(?:\s+found\b)?",
     re.IGNORECASE,
 )
-"""The cases a denial is about ("of the rows", "of the tested configurations"): its subject,
+"""The cases a denial is about ("of the rows", "of the tested configurations", "of the 4 rows
+found", "der 4 gefundenen Zeilen"): its subject,
 which every row holds; the rest is what it denies of them."""
 _DENIAL_END = re.compile(r";|,?\s+\b(?:but|though|although|however|aber|doch|jedoch)\b", re.I)
 """Where a denial's scope ends: the clause after it says what is left ("…, but a notes cell
@@ -366,14 +372,19 @@ def split_sentences(text: str) -> list[str]:
     return out
 
 
-def _segments(header: str, source: str) -> list[str]:
+def _segments(header: str, source: str) -> list[Line]:
     """A source's lines and sentences, each with the source's header (the page title and
-    heading apply to all of it): the stretches a stated fact must fall in together. A list
-    whose items describe one thing (`_one_thing_list`) is one stretch as well."""
-    body = [seg for line in source.split("\n") for seg in split_sentences(line)]
+    heading apply to all of it) and the label its line is said of (`core.line_owners`): the
+    stretches a stated fact must fall in together. A list whose items describe one thing
+    (`_one_thing_list`) is one stretch as well."""
+    body = [
+        Line(f"{header}\n{seg}", line.owner, line.inline)
+        for line in owned_lines(source)
+        for seg in split_sentences(line.text)
+    ]
     if _one_thing_list(source):
-        body.append(source)
-    return [f"{header}\n{seg}" for seg in body] or [header]
+        body.append(Line(f"{header}\n{source}"))
+    return body or [Line(header)]
 
 
 def _one_thing_list(source: str) -> bool:
@@ -436,11 +447,12 @@ def check_sentence(
 
     def held_by(n: int) -> set[str]:
         """The new terms and facts source `n` holds."""
-        facts_held = {f for f in together if any(holds_fact(f, g) for g in segments[n - 1])}
+        facts_held = {f for f in together if any(holds_fact(f, g.text) for g in segments[n - 1])}
         return (new & source_terms[n - 1]) | facts_held
 
     stated_superlatives = superlatives(text)
     named = asked_names(question, text)
+    attributed = persons(text, labels(sources))
     quantified = bool(quantifiers(text))
     quoting = _quotes(text)
     asked = _terms(question) - _YES_NO
@@ -458,7 +470,7 @@ def check_sentence(
     def agrees(numbers: Sequence[int]) -> bool:
         """Whether the sentence's negation matches that of the line or sentence of `numbers`
         holding most of its terms (the shortest of equals)."""
-        stretches = [g for n in numbers for g in segments[n - 1]]
+        stretches = [g.text for n in numbers for g in segments[n - 1]]
         closest = max(stretches, key=lambda g: (len(terms & _terms(g)), -len(g)))
         return negated(text) == negated(closest.split("\n", 1)[-1])
 
@@ -483,16 +495,21 @@ def check_sentence(
                 return False
             bar = bars[numbers[0] - 1]
             return any(
-                all(holds_fact(f, g) for f in together)
-                and (not echo or new <= _terms(g))
-                and stated_superlatives <= superlatives(g)
-                and (not quantified or quantified_in(g, bar))
-                and len(named - _terms(g)) <= NAME_TERMS_MISSING
+                all(holds_fact(f, g.text) for f in together)
+                and (not echo or new <= _terms(g.text))
+                and stated_superlatives <= superlatives(g.text)
+                and (not quantified or quantified_in(g.text, bar))
+                and len(named - _terms(g.text)) <= NAME_TERMS_MISSING
+                and said_of(attributed, text, g)
                 for g in segments[numbers[0] - 1]
             )
         if stated_superlatives or quoting or quantified:
             return False
         if len(named - set().union(*(source_terms[n - 1] for n in numbers))) > NAME_TERMS_MISSING:
+            return False
+        if not all(
+            any(said_of({p}, text, g) for n in numbers for g in segments[n - 1]) for p in attributed
+        ):
             return False
         if echo:
             return False

@@ -294,6 +294,25 @@ UPGRADE = "Did the Dell OptiPlex 7060 pass the UEFI upgrade Measuremnt test?"  #
             ANY_FAIL,
             True,
         ),
+        # The rows it read, counted, are no number of the page (issue 35); a count of
+        # something else still is.
+        (
+            "No: none of the 2 rows found in Measurement Test failed (UEFI upgrade: Pass"
+            " [6][8]) (from rows 2–3 of the table found).",
+            ANY_FAIL,
+            True,
+        ),
+        (
+            "Nein: keine der 2 gefundenen Zeilen in Measurement Test ist fehlgeschlagen"
+            " (UEFI upgrade: Pass [6][8]).",
+            ANY_FAIL,
+            True,
+        ),
+        (
+            "No: none of the 5 machines in Measurement Test failed (UEFI upgrade: Pass [6][8]).",
+            ANY_FAIL,
+            False,
+        ),
         # The most of something: said by the answer or a cited source, not read off one row.
         ("The Platform for the UEFI upgrade is Dell OptiPlex 7060 [5].", MOST, False),
         ("Dell OptiPlex 7060 [9]", MOST, True),

@@ -450,6 +450,15 @@ MATRIX_ROWS = [
             "None of the tested configurations failed [1].",
             ["Notes/Test Data is Power: FAIL - OXT-1591 Info: PWE - Many issues"],
         ),
+        # the rows found, counted, are the same subject (issue 35), English and German
+        (
+            "No: none of the 2 rows found in Stable-9 rc1 Test Matrix failed (Result: PWE).",
+            ["Notes/Test Data is Power: FAIL - OXT-1591 Info: PWE - Many issues"],
+        ),
+        (
+            "Nein: keine der 2 gefundenen Zeilen in Stable-9 rc1 Test Matrix ist fail.",
+            ["Notes/Test Data is Power: FAIL - OXT-1591 Info: PWE - Many issues"],
+        ),
         # what no cell says ("Did not fail" is negated); the values in brackets it read
         ("No: none of the rows was skipped (Result: PWE and PASS).", []),
         # the denial says the cell itself

@@ -96,13 +96,14 @@ def test_a_part_of_a_two_part_question_lists_no_column():
     [
         (
             "Did any machine fail the laptop rollout tests?",
-            "No: none of the rows in Laptop Rollout Tests failed (Result: Pass [1][2][3][4] and"
-            " Blocked [5]) (from rows 2–5 and 7 of the table found).",
+            "No: none of the 5 rows found in Laptop Rollout Tests failed (Result: Pass"
+            " [1][2][3][4] and Blocked [5]) (from rows 2–5 and 7 of the table found).",
         ),
         (
             "Hat irgendeine Maschine die Laptop Rollout Tests nicht bestanden?",
-            "Nein: keine der Zeilen in Laptop Rollout Tests ist fehlgeschlagen (Result: Pass"
-            " [1][2][3][4] und Blocked [5]) (aus den gefundenen Zeilen 2–5 und 7 der Tabelle).",
+            "Nein: keine der 5 gefundenen Zeilen in Laptop Rollout Tests ist fehlgeschlagen"
+            " (Result: Pass [1][2][3][4] und Blocked [5]) (aus den gefundenen Zeilen 2–5 und 7"
+            " der Tabelle).",
         ),
     ],
 )
@@ -241,12 +242,29 @@ def test_a_no_over_the_verdict_column_quotes_another_cell_that_says_it():
     rows = [*LAPTOP_ROWS[:4], (7, "Framework 13", "UEFI", "6.1", "PWE", "Power: FAIL - OXT-1591 x")]
     text = answer("Did any machine fail the laptop rollout tests?", laptop_sources(rows))
     assert text == (
-        "No: no Result in Laptop Rollout Tests says failed (Result: Pass [1][2][3][4] and PWE"
-        ' [5]), but a Notes cell says "Power: FAIL - OXT-1591" [5] (from rows 2–5 and 7 of the'
-        " table found)."
+        "No: no Result of the 5 rows found in Laptop Rollout Tests says failed (Result: Pass"
+        ' [1][2][3][4] and PWE [5]), but a Notes cell says "Power: FAIL - OXT-1591" [5] (from'
+        " rows 2–5 and 7 of the table found)."
     )
     german = answer(
         "Hat irgendeine Maschine die Laptop Rollout Tests nicht bestanden?", laptop_sources(rows)
     )
-    assert german.startswith("Nein: kein Result in Laptop Rollout Tests ist fehlgeschlagen")
+    assert german.startswith(
+        "Nein: kein Result der 5 gefundenen Zeilen in Laptop Rollout Tests ist fehlgeschlagen"
+    )
     assert "eine Zelle Notes sagt „Power: FAIL - OXT-1591“ [5]" in german
+
+
+def test_a_no_over_a_whole_table_needs_no_scope_words():
+    # The whole table is one source that closes it: "none of the rows" is said of all of it;
+    # over part of a table the No counts the rows it read (issue 35).
+    rows = "\n".join(
+        row(n, machine, "UEFI", "6.1", "Pass", "-")
+        for n, machine in enumerate(("Lenovo X1", "Framework 13", "Dell XPS 13"), start=1)
+    )
+    whole = [(1, LAPTOPS, f"Table 1: Machine, Boot mode, Kernel, Result, Notes\n{rows}")]
+    assert answer("Did any machine fail the laptop rollout tests?", whole) == (
+        "No: none of the rows in Laptop Rollout Tests failed (Result: Pass [1])."
+    )
+    german = answer("Hat irgendeine Maschine die Laptop Rollout Tests nicht bestanden?", whole)
+    assert german.startswith("Nein: keine der Zeilen in Laptop Rollout Tests")

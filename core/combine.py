@@ -400,6 +400,8 @@ def _decided(answer: str, question: str, cited: Sequence[str]) -> bool:
     asked = _terms(question) - _YES_NO_TERMS
     if any(asked <= _terms(text) for text in cited):
         return True
+    if _reads_verdicts(answer, question, cited):
+        return True
     read = _READ_CELL.match(CITATION.sub(" ", answer.split("\n")[0]).strip())
     if read is None:
         return False
@@ -413,6 +415,35 @@ def _decided(answer: str, question: str, cited: Sequence[str]) -> bool:
         and len(asked - _terms(text)) <= ROW_MISSING_TERMS
         for text in cited
     )
+
+
+# The cells a composed yes/no reads, in brackets after what they are of ("(Result: Pass
+# [3])", "(Result: Pass [1][2] and Fail [4])", `core.compose.all_verdict`).
+_READ_VERDICTS = re.compile(r"\(([^():\[\]]{1,40}): ([^()]+)\)")
+
+
+def _reads_verdicts(answer: str, question: str, cited: Sequence[str]) -> bool:
+    """Whether the cells a composed `answer` reads in brackets decide its yes or no: each
+    value says it (`core.spans.cell_reading`: "Pass" to "Did all … lead to Pass results?"
+    is Yes) and stands as that column's cell in a cited row holding the question's words
+    but `ROW_MISSING_TERMS`. A bracket with a value that decides nothing ("PWE") does
+    not."""
+    wanted = "No" if _yes_or_no(answer) == "no" else "Yes"
+    asked = _terms(question) - _YES_NO_TERMS
+    rows = [t for t in cited if _ROW.search(t) and len(asked - _terms(t)) <= ROW_MISSING_TERMS]
+    read = False
+    for column, values in _READ_VERDICTS.findall(answer.split("\n")[0]):
+        for value in re.split(r",\s*|\s+(?:and|und)\s+", CITATION.sub(" ", values)):
+            value = value.strip()
+            if not value:
+                continue
+            cell = f"{column} is {value}".casefold()
+            if cell_reading(question, value) != wanted:
+                return False
+            if not any(cell in t.casefold() for t in rows):
+                return False
+            read = True
+    return read
 
 
 def _yes_or_no(answer: str) -> str | None:
@@ -470,13 +501,14 @@ def _lists_beyond(model: str, offline: str, question: str) -> bool:
 
 # Which rows of a table the offline answer read (`core.compose`): no statement of its own.
 _ROWS_READ = re.compile(
-    r" \((?:from rows [^()]* of the table found|aus den gefundenen Zeilen [^()]* der Tabelle)\)"
+    r" \((?:from rows? [^()]* of the table found"
+    r"|aus (?:den gefundenen Zeilen|der gefundenen Zeile) [^()]* der Tabelle)\)"
 )
 
 
 # How many rows a No over part of a table read ("none of the 4 rows found", "der 4
 # gefundenen Zeilen", `core.compose.any_verdict`): no statement about the page either.
-_ROWS_COUNTED = re.compile(r"\b\d+ (?=rows found\b|gefundenen Zeilen\b)")
+_ROWS_COUNTED = re.compile(r"\b\d+ (?=rows? found\b|gefunden\w* Zeilen?\b)")
 
 
 def _stated(offline: str) -> str:

@@ -222,6 +222,10 @@ class Table:
                 runs.append([number])
         spans = [f"{r[0]}–{r[-1]}" if len(r) > 1 else str(r[0]) for r in runs]
         rows = _joined(spans, language)
+        if len(self.rows) == 1:
+            if language == "de":
+                return f" (aus der gefundenen Zeile {rows} der Tabelle)"
+            return f" (from row {rows} of the table found)"
         if language == "de":
             return f" (aus den gefundenen Zeilen {rows} der Tabelle)"
         return f" (from rows {rows} of the table found)"
@@ -471,6 +475,7 @@ def compose(
         return (
             compare_rows(profile, asked, tables)
             or any_verdict(profile, asked, tables)
+            or all_verdict(profile, asked, tables)
             or other_values(profile, asked, tables)
         )
     counted = _COUNTS.search(profile.text) if profile.qtype == "count" else None
@@ -1164,6 +1169,83 @@ def any_verdict(profile: QuestionProfile, asked: Asked, tables: Sequence[Table])
                 f" but {said}"
             )
     return Composed(f"{text}{table.seen(language)}.", tuple(sorted({r.source for r in rows})))
+
+
+# "Did all ... pass?", "Haben alle ... bestanden?": a yes/no over the verdict column of
+# every row asked about.
+_ALL = re.compile(r"\b(all|every|each|alle[nmrs]?|jede[nmrs]?|sämtliche[nmrs]?)\b", re.I)
+# Passing said as the results' adjective: "zu bestandenen Resultaten geführt".
+_PASSED_RESULTS = re.compile(r"\bbestandene[nmrs]?\b", re.I)
+
+
+def all_verdict(profile: QuestionProfile, asked: Asked, tables: Sequence[Table]) -> Composed | None:
+    """ "Did all GPU pass through tests with Windows 10 lead to Pass results?": over the rows
+    of the asked table that hold most of the question's names (`any_verdict`), No with the
+    rows whose verdict column says the opposite, Yes when every filled verdict says what is
+    asked, saying how many rows it read, those with no verdict (not run) apart; None when a
+    filled cell decides nothing ("PWE", "Unexecuted"), no row has a verdict, or the question
+    names no rows. Over part of a table the Yes is said of the rows found (issue 35)."""
+    if not _ALL.search(profile.text):
+        return None
+    failing = bool(_FAIL_WORDS.search(profile.text) or _NOT_PASSED.search(profile.text))
+    if not failing and not _PASS_WORDS.search(profile.text):
+        if not _PASSED_RESULTS.search(profile.text):
+            return None
+    chosen = _asked_table(asked, tables, _verdict_column)
+    if chosen is None or not chosen[2]:
+        return None
+    table, column, _ = chosen
+    names, held = _held_rows(asked, table, column)
+    most = max(count for count, _ in held)
+    if not names or not most:
+        return None
+    rows = [row for count, row in held if count == most]
+    filled = [row for row in rows if not _empty(dict(row.pairs).get(column, ""))]
+    verdicts = [_verdict(dict(row.pairs)[column]) for row in filled]
+    if not filled or None in verdicts:
+        return None
+    language = _language(profile)
+    yes, no = ("Ja", "Nein") if language == "de" else ("Yes", "No")
+    wanted = not failing
+    against = [row for row, verdict in zip(filled, verdicts, strict=True) if verdict != wanted]
+    if against:
+        label = _label_column(asked, table, "")
+        said = [
+            f"{clip_words(_label(r, label), 8)} ({column}: {dict(r.pairs)[column]}) [{r.source}]"
+            for r in against
+        ]
+        return Composed(
+            f"{no}: {_joined(said[:5], language)}.",
+            tuple(sorted({r.source for r in against})),
+        )
+    cited: dict[str, list[int]] = {}
+    for row in filled:
+        cited.setdefault(dict(row.pairs)[column], []).append(row.source)
+    values = _joined([f"{v} {_cites(sorted(set(n)))}" for v, n in cited.items()], language)
+    title = table.header.split(" — ")[0]
+    unfilled = sorted(row.source for row in rows if row not in filled)
+    count, empty = len(filled), len(unfilled)
+    if language == "de":
+        verdict = "fehlgeschlagen" if failing else "bestanden"
+        found = "" if table.complete else " gefundene"
+        rows_said = f"{count}{found}{'n' if count > 1 and found else ''} Zeile"
+        rows_said += "n" if count > 1 else ""
+        text = f"{yes}: die {rows_said} mit {column} in {title} "
+        text += f"{'sind' if count > 1 else 'ist'} {verdict} ({column}: {values})"
+        if empty:
+            text += f"; {empty}{found} Zeile{'n' if empty > 1 else ''}"
+            text += f" {'haben' if empty > 1 else 'hat'} kein {column} {_cites(unfilled)}"
+    else:
+        verdict = "failed" if failing else "passed"
+        found = "" if table.complete else " found"
+        text = f"{yes}: the {count} row{'s' if count > 1 else ''}{found} with a {column} in"
+        text += f" {title} {verdict} ({column}: {values})"
+        if empty:
+            text += f"; {empty} row{'s' if empty > 1 else ''}{found}"
+            text += f" {'have' if empty > 1 else 'has'} no {column} {_cites(unfilled)}"
+    # The rows asked about are those read: they, not the whole table found, are cited.
+    read = Table(table.header, table.number, {r.number: r for r in rows}, table.complete)
+    return Composed(f"{text}{read.seen(language)}.", tuple(sorted({r.source for r in rows})))
 
 
 # "Were more versions of A tested, or B?", "Wurden mehr A oder B getestet?": which of two

@@ -250,6 +250,7 @@ CALL = {
 }
 MOST = "Which platform had the most failures?"
 ANY_FAIL = "Did any platform fail the UEFI upgrade Measurement Test?"
+ALL_PASS = "Did all platforms pass the UEFI upgrade in the Measurement Test run?"
 UPGRADE = "Did the Dell OptiPlex 7060 pass the UEFI upgrade Measuremnt test?"  # one typo
 
 
@@ -313,6 +314,25 @@ UPGRADE = "Did the Dell OptiPlex 7060 pass the UEFI upgrade Measuremnt test?"  #
             ANY_FAIL,
             False,
         ),
+        # A composed yes/no is decided by the verdict cells it reads in brackets, each
+        # standing in a cited row asked about and saying the answer (issue 35).
+        (
+            "Yes: the 2 rows found with a UEFI upgrade in Measurement Test passed (UEFI"
+            " upgrade: Pass [6][8]) (from rows 2–3 of the table found).",
+            ALL_PASS,
+            True,
+        ),
+        (
+            "Ja: die 2 gefundenen Zeilen mit UEFI upgrade in Measurement Test sind bestanden"
+            " (UEFI upgrade: Pass [6][8]).",
+            ALL_PASS,
+            True,
+        ),
+        ("No: Dell OptiPlex 7060 (UEFI upgrade: Fail OXT-1654) [5].", ALL_PASS, True),
+        ("Yes: Dell OptiPlex 7060 (UEFI upgrade: Fail OXT-1654) [5].", ALL_PASS, False),
+        # a value no cited row holds in that column, or one that decides nothing
+        ("Yes: the rows passed (UEFI upgrade: Pass [5]).", ALL_PASS, False),
+        ("Yes: the rows passed (Platform: Dell OptiPlex 7050 [6]).", ALL_PASS, False),
         # The most of something: said by the answer or a cited source, not read off one row.
         ("The Platform for the UEFI upgrade is Dell OptiPlex 7060 [5].", MOST, False),
         ("Dell OptiPlex 7060 [9]", MOST, True),

@@ -268,3 +268,71 @@ def test_a_no_over_a_whole_table_needs_no_scope_words():
     )
     german = answer("Hat irgendeine Maschine die Laptop Rollout Tests nicht bestanden?", whole)
     assert german.startswith("Nein: keine der Zeilen in Laptop Rollout Tests")
+
+
+GPU = "Stable-9 rc2 — Test Matrix"
+
+
+def gpu_sources(results):
+    """GPU rows (one per OS), each with a Result or none (not run), as row evidences."""
+    out = []
+    for n, (os_version, result) in enumerate(results, start=1):
+        cells = f"Test is GPU pass through with Heaven, OS Version is {os_version}"
+        if result:
+            cells += f", and Result is {result}"
+        out.append((n, GPU, f"Row {n + 10} in Table 1: {cells}"))
+    out.append(
+        (
+            9,
+            GPU,
+            "Row 30 in Table 1: Test is Install Ubuntu, OS Version is Ubuntu, and Result is Pass",
+        )
+    )
+    return out
+
+
+@pytest.mark.parametrize(
+    ("question", "results", "expected"),
+    [
+        (
+            # every filled verdict of the rows asked about says pass; the rows with none
+            # (not run) are said apart, and the Yes is said of the rows found (issue 35)
+            "Did all GPU pass through tests with Heaven and Windows 10 pass in Stable-9 rc2?",
+            [("Windows 10 1803", ""), ("Windows 10 1809", "Pass"), ("Windows 10 1803", "Pass")],
+            "Yes: the 2 rows found with a Result in Stable-9 rc2 passed (Result: Pass [2][3]);"
+            " 1 row found has no Result [1] (from rows 11–13 of the table found).",
+        ),
+        (
+            "Haben alle GPU pass through Tests mit Heaven und Windows 10 in Stable-9 rc2"
+            " bestanden?",
+            [("Windows 10 1803", ""), ("Windows 10 1809", "Pass"), ("Windows 10 1803", "Pass")],
+            "Ja: die 2 gefundenen Zeilen mit Result in Stable-9 rc2 sind bestanden (Result:"
+            " Pass [2][3]); 1 gefundene Zeile hat kein Result [1] (aus den gefundenen Zeilen"
+            " 11–13 der Tabelle).",
+        ),
+        (
+            # passing said as the results' adjective
+            "Haben alle GPU pass through Tests mit Heaven und Windows 10 zu bestandenen"
+            " Resultaten in Stable-9 rc2 geführt?",
+            [("Windows 10 1809", "Pass")],
+            "Ja: die 1 gefundene Zeile mit Result in Stable-9 rc2 ist bestanden (Result: Pass"
+            " [1]) (aus der gefundenen Zeile 11 der Tabelle).",
+        ),
+        (
+            # one row that failed decides it
+            "Did all GPU pass through tests with Heaven and Windows 10 pass in Stable-9 rc2?",
+            [("Windows 10 1803", "Pass"), ("Windows 10 1809", "Fail OXT-12")],
+            "No: GPU pass through with Heaven (Result: Fail OXT-12) [2].",
+        ),
+    ],
+)
+def test_all_rows_asked_about_passed(question, results, expected):
+    assert answer(question, gpu_sources(results)) == expected
+
+
+def test_all_is_not_said_where_a_verdict_decides_nothing_or_none_is_filled():
+    question = "Did all GPU pass through tests with Heaven and Windows 10 pass in Stable-9 rc2?"
+    unsure = [("Windows 10 1803", "Pass"), ("Windows 10 1809", "PWE")]
+    assert not (answer(question, gpu_sources(unsure)) or "").startswith(("Yes", "No"))
+    unrun = [("Windows 10 1803", ""), ("Windows 10 1809", "")]
+    assert not (answer(question, gpu_sources(unrun)) or "").startswith(("Yes", "No"))

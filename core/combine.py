@@ -396,7 +396,9 @@ def _decided(answer: str, question: str, cited: Sequence[str]) -> bool:
     and that cell says it (`core.spans.cell_reading`: "Fail OXT-1654" or "Did not do
     performance tests" a no, "Pass" a yes). A row whose cell decides nothing ("Yes: the Test
     Description … is GPU pass through testing…" to "Did all … lead to Pass results?", a
-    row with no result) does not decide it, though the question's words are in it."""
+    row with no result) does not decide it, though the question's words are in it. A
+    composed yes/no is decided by the verdict cells it reads in brackets
+    (`_reads_verdicts`)."""
     asked = _terms(question) - _YES_NO_TERMS
     if any(asked <= _terms(text) for text in cited):
         return True

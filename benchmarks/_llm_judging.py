@@ -28,7 +28,7 @@ from collections.abc import Callable, Sequence
 from pathlib import Path
 
 from core.answer import CITATION, cited_numbers, parse_prompt, split_follow_ups
-from core.combine import NOTES, CheckedLLM
+from core.combine import NOTES, CheckedLLM, without_row_count
 from core.evaluation.verdicts import gold_answers, to_judge
 from core.grounding import counted_items, holds_fact, split_sentences, stated_facts
 
@@ -75,7 +75,9 @@ class CheckRecorder:
 
 def _facts(sentence: str, question: str) -> list[str]:
     """Numbers and names beyond the question, less a count of the items the sentence lists
-    and a leading yes or no (flagged apart: string matching cannot check either's truth)."""
+    and a leading yes or no (flagged apart: string matching cannot check either's truth),
+    and the count of the table rows it says it read ("the 4 rows found")."""
+    sentence = without_row_count(sentence)
     facts = stated_facts(sentence, question) - counted_items(sentence)
     return sorted(f for f in facts if f.casefold() not in ("yes", "no", "ja", "nein"))
 

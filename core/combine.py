@@ -366,7 +366,7 @@ def offline_holds(answer: str, question: str, sources: dict[int, str]) -> bool:
     asked_extreme = superlatives(question)
     if asked_extreme and not any(asked_extreme & superlatives(t) for t in [answer, *cited]):
         return False
-    plain = without_enumeration(CITATION.sub(" ", _ROWS_COUNTED.sub("", answer)))
+    plain = without_enumeration(CITATION.sub(" ", without_row_count(answer)))
     numbers = set(NUMBER.findall(plain)) - set(NUMBER.findall(question)) - counted_items(plain)
     return all(any(holds_fact(n, text) for text in cited) for n in numbers)
 
@@ -508,16 +508,22 @@ _ROWS_READ = re.compile(
 )
 
 
-# How many rows a No over part of a table read ("none of the 4 rows found", "der 4
+# How many rows a yes/no over part of a table read ("none of the 4 rows found", "der 4
 # gefundenen Zeilen", `core.compose.any_verdict`): no statement about the page either.
 _ROWS_COUNTED = re.compile(r"\b\d+ (?=rows? found\b|gefunden\w* Zeilen?\b)")
+
+
+def without_row_count(text: str) -> str:
+    """`text` without the counts of the table rows it says it read ("the 4 rows found" →
+    "the rows found"): what the answerer read, not a number the page states."""
+    return _ROWS_COUNTED.sub("", text)
 
 
 def _stated(offline: str) -> str:
     """What the offline answer states: its first line, without citations and without the
     rows it read ("(from rows 1–3 of the table found)" states no 1 or 3, "none of the 4 rows
     found" no 4)."""
-    read = _ROWS_COUNTED.sub("", _ROWS_READ.sub("", offline.split("\n")[0]))
+    read = without_row_count(_ROWS_READ.sub("", offline.split("\n")[0]))
     return CITATION.sub(" ", read)
 
 

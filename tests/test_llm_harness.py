@@ -151,3 +151,19 @@ def test_the_mechanical_check_finds_numbers_and_names_no_cited_source_holds():
     assert [c["in_no_source"] for c in checked] == [[], [], ["5", "Max", "Weber"]]
     summary = module.summarize_mechanical({"a": checked})
     assert summary["cited_sentences_whose_sources_hold_their_facts"] == 1
+
+
+def test_the_mechanical_check_reads_no_fact_in_the_rows_a_yes_or_no_counted():
+    spec = importlib.util.spec_from_file_location("llm_judging", SCRIPT.parent / "_llm_judging.py")
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    sources = [{"n": 1, "header": "Matrix", "text": "Row 9 in Table 1: Result is PASS"}]
+    question = "Did any test fail?"
+    for shown, stated in [
+        ("No: none of the 4 rows found in Matrix failed (Result: PASS [1]).", []),
+        ("Nein: keine der 4 gefundenen Zeilen in Matrix ist fehlgeschlagen [1].", []),
+        # a count of something else is a number the sources must hold
+        ("No: none of the 4 machines in Matrix failed (Result: PASS [1]).", ["4"]),
+    ]:
+        (checked,) = module.mechanical_check(shown, question, sources)
+        assert checked["in_no_source"] == stated

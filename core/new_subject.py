@@ -10,7 +10,10 @@ switcher keys?" over a test matrix that lists them) stays on the topic.
 
 A word is said by a text when the text holds its stem, or a stem that starts with it or
 with which it starts (`PREFIX_MATCH` letters at least: "attended" / "Attendees"), or, for
-a German word, one of the English words the glossary gives for it (`core.glossary`).
+a German word, one of the English words the glossary gives for it (`core.glossary`). A
+German word is a new subject when the found page says one of its English words that the
+topic does not: "Urlaubstage" (leave days) after a travel-policy thread whose meal
+allowance is "per day" names leave, which only the found page says.
 """
 
 from __future__ import annotations
@@ -58,6 +61,11 @@ def unseen_subject(
         if word.isdigit() or word.lower() in QUESTION_WORDS:
             continue
         forms = _forms(word, german)
-        if forms and not _said(forms, topic_stems) and _said(forms, found_stems):
+        if _said(set(tokenize(word)), topic_stems):
+            continue
+        # each form on its own: a German compound's glossary words name its parts, and the
+        # topic saying one of them ("day" of "Meals per day" for Urlaubstage, leave days)
+        # does not say the word when the found page says another ("leave") the topic lacks
+        if any(_said({f}, found_stems) and not _said({f}, topic_stems) for f in forms):
             unseen.append(word)
     return unseen

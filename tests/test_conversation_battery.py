@@ -153,6 +153,12 @@ CONVERSATIONS = {
         ),
         T("Wie viele Urlaubstage gibt es in Deutschland?", facts=("28",), new_topic=True),
     ],
+    # after a travel thread that says "per day", leave days (Urlaubstage) are a new subject
+    "own-subject-de-after-travel": [
+        T("What's the hotel limit in Amsterdam?", facts=("190",)),
+        T("Wie viele Urlaubstage gibt es in Deutschland?", facts=("28",), new_topic=True),
+        T("und in Großbritannien?", "Wie viele Urlaubstage gibt es in Großbritannien?", ("25",)),
+    ],
     "own-subject-en": [
         T("Who is the primary on-call for Fleet Platform in week 1?", facts=("Jonas Becker",)),
         T("How many days of annual leave do we get in Germany?", facts=("28",), new_topic=True),

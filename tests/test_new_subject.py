@@ -46,3 +46,17 @@ def test_no_own_subject_when_the_topic_says_it_or_the_found_page_does_not(questi
 def test_a_word_is_said_by_a_longer_stem_it_starts():
     meeting = ["Community Call — Attendees: Phil White, Kyle Temkin"]
     assert unseen_subject("Who attended?", "en", meeting, "Attendance policy") == []
+
+
+def test_a_german_compound_is_new_when_the_topic_says_only_one_of_its_parts():
+    # Urlaubstage: leave days; the travel thread says "day", only the found page says leave
+    travel = [
+        "Travel and Expense Policy",
+        "Row 3 in Table 1: City is Amsterdam, Hotel per night is €190, and Meals per day is €40",
+        "What's the hotel limit in Amsterdam? The Hotel per night for Amsterdam is €190",
+    ]
+    question = "Wie viele Urlaubstage gibt es in Deutschland?"
+    assert unseen_subject(question, "de", travel, LEAVE_PAGE) == ["Urlaubstage"]
+    # the English twin names "annual leave" the same way
+    english = "How many days of annual leave do we get in Germany?"
+    assert unseen_subject(english, "en", travel, LEAVE_PAGE) == ["annual", "leave"]

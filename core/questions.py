@@ -70,6 +70,14 @@ _TYPE_PATTERNS: tuple[tuple[str, re.Pattern], ...] = tuple(
             r"|betrifft|betraf|erlaubt|erlaubte|verwendet|verwendete|nutzt|nutzte|benutzt"
             r"|gehört|gehörte|liegt|lag|kostet|kostete|dauert|dauerte|könnte|hätte|wäre)\b",
         ),
+        # a verb before its subject pronoun asks yes or no in either language ("Brauche
+        # ich das VPN?", "Bekommen wir …?", "Am I allowed …?")
+        (
+            "yesno",
+            r"^\W*(?!(?:what|which|who|whom|whose|how|where|when|why|and|or|but|wie|wo|wer"
+            r"|wen|wem|wessen|was|wann|warum|wieso|weshalb|woher|wohin|wozu|womit|welche[rsmn]?"
+            r"|und|oder|aber)\b)[^\W\d_]{2,} (?:ich|wir|man|du|ihr|i|we|you)\b",
+        ),
         ("who", r"\b(who|wer)\b"),
         ("why", r"\b(why|warum|wieso|weshalb)\b"),
         ("when", r"\b(when|wann)\b"),

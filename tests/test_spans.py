@@ -84,6 +84,14 @@ def answer(question: str, text: str, header: str = "Page") -> str:
         ("What does BATS stand for?", "what"),
         ("Could you please summarize the RFC?", "what"),
         ("And the BIOS? (context: Dell, Optiplex, 7040)", "what"),
+        # a verb before its subject pronoun asks yes or no, any verb
+        ("Brauche ich das VPN für Slack?", "yesno"),
+        ("Bekommen wir einen Laptop?", "yesno"),
+        ("Am I allowed to fly business class?", "yesno"),
+        # a question word or a noun first does not
+        ("Was brauche ich für das VPN?", "what"),
+        ("Wie beantrage ich Elternzeit?", "howto"),
+        ("Welchen Laptop bekommen Entwickler?", "what"),
     ],
 )
 def test_question_type(question, expected):

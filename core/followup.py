@@ -271,8 +271,7 @@ def substitutions(
         elif not values:
             # "And Kevin?" after "What did Eric have on the agenda?": the earlier question's
             # one name of the same shape that the wiki writes
-            names = [n for n in names_in(previous) if _same_shape(n.text, name.text)]
-            names = [n for n in names if not wiki_text or n.text in wiki_text]
+            names = [n for n in _wiki_names(previous, wiki_text) if _same_shape(n.text, name.text)]
             if len(names) == 1 and names[0].key != name.key:
                 out.append(Substitution(names[0], name))
     return out
@@ -288,6 +287,26 @@ def names_in(question: str) -> list[Mention]:
             continue
         text = match.group(0)
         out.append(Mention(text, match.start(), match.end(), normalize(text), frozenset({"name"})))
+    return out
+
+
+def _wiki_names(question: str, wiki_text: str) -> list[Mention]:
+    """The names of a question (`names_in`) that the wiki writes (`wiki_text`; all of
+    them when none is given). A run the wiki does not write is looked at word by word: a
+    German question capitalizes its nouns, so "Welche Ubuntu Versionen ..." runs the name
+    Ubuntu into the noun Versionen."""
+    if not wiki_text:
+        return names_in(question)
+    out = []
+    for name in names_in(question):
+        if name.text in wiki_text:
+            out.append(name)
+            continue
+        for word in re.finditer(r"\S+", name.text):
+            if word.group(0) in wiki_text:
+                start = name.start + word.start()
+                end = start + len(word.group(0))
+                out.append(Mention(word.group(0), start, end, normalize(word.group(0)), name.kinds))
     return out
 
 

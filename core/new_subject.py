@@ -46,18 +46,41 @@ def _said(forms: set[str], stems: set[str]) -> bool:
     return False
 
 
+def codes(words: Iterable[str]) -> list[str]:
+    """The words (or parts of hyphenated words) written as codes: in capitals ("AIS",
+    "USB-Gerät" → USB) or with letters and digits ("rc1", "OXT-1583"). A code names one
+    thing; a common word ("team") may be any page's."""
+    out = []
+    for word in words:
+        for part in word.split("-"):
+            letters = [c for c in part if c.isalpha()]
+            digits = any(c.isdigit() for c in part)
+            if len(part) >= 2 and letters and (all(c.isupper() for c in letters) or digits):
+                out.append(part)
+    return out
+
+
 def unseen_subject(
     question: str, language: str, topic_texts: Iterable[str], found_text: str
 ) -> list[str]:
     """The words of `question` that no text of the current topic says (its questions,
     answers and pages, `topic_texts`) and `found_text` does (the title and heading of what
     it finds alone); a word neither says (a typo, a verb of asking: "get") is none. []
-    when there are none: the question may then follow the topic."""
+    when there are none, or when the question names a code (`codes`) that the topic says
+    or that `found_text` does not: the question may then follow the topic."""
     topic_stems = {stem for text in topic_texts for stem in tokenize(text)}
     found_stems = set(tokenize(found_text))
     german = language == "de"
+    words = content_words(question)
+    for code in codes(words):
+        stems = set(tokenize(code))
+        if _said(stems, topic_stems) or not _said(stems, found_stems):
+            # it asks about a thing the topic names, or one the found page's title does
+            # not name either: "How many were from the AIS team?" after the attendees of
+            # a call is no question about a page headed "team"
+            return []
     unseen: list[str] = []
-    for word in content_words(question):
+    for word in words:
         if word.isdigit() or word.lower() in QUESTION_WORDS:
             continue
         forms = _forms(word, german)

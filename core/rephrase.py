@@ -228,7 +228,9 @@ class OfflineCompleter:
     - one that names a thing of the same kind as one of the anchor's ("and in week 3?",
       "and for meals?", "and in Germany?") is the anchor with that thing replaced; kinds are
       learned from the table rows of the topic's answers and of what the follow-up alone
-      retrieves;
+      retrieves (an elliptical one that changes nothing so, with the rows it retrieves
+      together with the anchor: "and what about forward seal works?"); the question it
+      changes may be one shown following up on another (`changeable`);
     - one that points back ("Where is it located?", "that team") has the reference replaced
       by the anchor's subject or phrase (English);
     - one too thin to stand alone that cannot be folded ("What was the reason?", German
@@ -316,6 +318,23 @@ class OfflineCompleter:
         """The latest readable question of the topic (see `anchors`)."""
         return self.anchors(topic)[0]
 
+    @staticmethod
+    def changeable(topic: Sequence[Exchange]) -> list[str]:
+        """The questions of the topic a follow-up may change one thing of, latest first:
+        its readable completed questions, and the question as asked of a turn shown
+        "following up on" another when it says what it asks (no ellipsis, more than one
+        word of its own): "And Xen?" after "Which Ubuntu versions were used in these GPU
+        tests?" (shown following up, for "these GPU tests") changes that question, not an
+        earlier one that names no version."""
+        out = []
+        for exchange in reversed(topic):
+            completed = exchange.completed_question.strip()
+            if not is_following_up(completed):
+                out.append(completed)
+            elif not (is_thin(exchange.question) or is_elliptical(exchange.question)):
+                out.append(exchange.question.strip())
+        return list(dict.fromkeys(out)) or [topic[0].question.strip()]
+
     def new_topic(
         self,
         question: str,
@@ -367,7 +386,9 @@ class OfflineCompleter:
         sibling pages that a raw question finds first (35 replies changed, most for the
         worse; with titles and headings 1 changes, for the better). Conversational P@1 (5
         folds): EN 0.886 -> 0.876, DE 0.848 -> 0.848 ("How to add and test a USB device?"
-        leaves its topic's page in both languages)."""
+        leaves its topic's page in both languages); a code the question names that the topic
+        says or the found page's title does not (`core.new_subject.codes`) keeps it on its
+        topic ("How many were from the AIS team?"; in sample EN 0.886 -> 0.895)."""
         titles = {title for e in topic for title in e.titles}
         top = results[0].evidence
         if not titles or top.title in titles or needs_topic(question) or references(question):
@@ -378,6 +399,22 @@ class OfflineCompleter:
             return []  # the topic's pages say nothing near it: too little to compare
         said = [*pages, *titles, *(f"{e.question} {e.answer}" for e in topic)]
         return unseen_subject(question, language, said, f"{top.title} {top.heading}")
+
+    def changed(
+        self,
+        question: str,
+        topic: Sequence[Exchange],
+        lexicon: dict[str, set[str]],
+        wiki_text: str,
+        anchor: str,
+    ) -> tuple[str, list]:
+        """The latest question of the topic that the follow-up changes one thing of
+        (`changeable`) and its substitutions; (`anchor`, []) when there is none."""
+        for candidate in self.changeable(topic):
+            subs = substitutions(question, candidate, lexicon, wiki_text)
+            if subs and _keeps_words(question, substitute(candidate, question, subs)):
+                return candidate, subs
+        return anchor, []
 
     def complete(
         self, question: str, history: Sequence[Exchange], search: Search | None = None
@@ -406,18 +443,19 @@ class OfflineCompleter:
             # Kinds come from the rows the follow-up and the question it follows retrieve
             # too (an answer says "Bristol (Office for Payments)", not the row it came from).
             followed = [r.evidence.text for r in search(anchor)]
-        lexicon = learn_kinds(
-            [*(e.answer for e in topic), *followed, *(r.evidence.text for r in results)]
-        )
-        wiki_text = "\n".join([*(e.answer for e in topic), *followed])
+        texts = [*(e.answer for e in topic), *followed]
+        lexicon = learn_kinds([*texts, *(r.evidence.text for r in results)])
         subs = []
         if changes_one and _short(question, lexicon):
-            for candidate in self.anchors(topic):  # the latest that names a thing to change
-                subs = substitutions(question, candidate, lexicon, wiki_text)
-                if subs and _keeps_words(question, substitute(candidate, question, subs)):
-                    anchor = candidate
-                    break
-                subs = []
+            anchor, subs = self.changed(question, topic, lexicon, "\n".join(texts), anchor)
+        if changes_one and not subs and followed and is_elliptical(question):
+            # "and what about forward seal works?": the row it names may be one that neither
+            # it alone nor the question it follows retrieves, but both together do (a test
+            # matrix's other test, not the procedure page of that name)
+            texts += [r.evidence.text for r in search(f"{question} {anchor}")]
+            lexicon = learn_kinds([*texts, *(r.evidence.text for r in results)])
+            if _short(question, lexicon):
+                anchor, subs = self.changed(question, topic, lexicon, "\n".join(texts), anchor)
         notes: dict = {"method": "offline", "topic_start": False}
         if subs:
             shown = substitute(anchor, question, subs)

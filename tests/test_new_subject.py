@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from core.new_subject import unseen_subject
+from core.new_subject import codes, unseen_subject
 
 ROTATION = [
     "On-Call Rotation and Escalation",
@@ -60,3 +60,50 @@ def test_a_german_compound_is_new_when_the_topic_says_only_one_of_its_parts():
     # the English twin names "annual leave" the same way
     english = "How many days of annual leave do we get in Germany?"
     assert unseen_subject(english, "en", travel, LEAVE_PAGE) == ["annual", "leave"]
+
+
+CALL = [
+    "Community Call - July 23 2015",
+    "Attendees: Eric Chanudet - AIS, Earl Wong - BAH, Rich Persaud - Personal",
+    "What was the dial-in number for the meeting on 23.7.15? Dial-in number: 857-216-2410",
+]
+TEAM_PAGE = "Proc1: OpenXT Project Process and Workflow Review team"
+
+
+@pytest.mark.parametrize(
+    ("question", "language"),
+    [
+        # a code the topic says: the question is about the topic's thing
+        ("How many were from the AIS team?", "en"),
+        ("Wie viele Personen aus dem AIS-Team?", "de"),
+        # a code neither the topic nor the found page's title says: the title's "team"
+        # does not say what is asked
+        ("How many were from the XYZ team?", "en"),
+        ("Wie viele Personen aus dem XYZ-Team?", "de"),
+    ],
+)
+def test_no_own_subject_when_a_code_it_names_is_not_the_found_pages(question, language):
+    assert unseen_subject(question, language, CALL, TEAM_PAGE) == []
+
+
+@pytest.mark.parametrize(
+    ("question", "language", "expected"),
+    [
+        ("How many people are in the review team?", "en", ["review", "team"]),
+        # a code the found page's title names too: its own subject still
+        ("Who is in the Review team of Proc1?", "en", ["Review", "team", "Proc1"]),
+    ],
+)
+def test_own_subject_without_codes_or_with_the_found_pages(question, language, expected):
+    assert unseen_subject(question, language, CALL, TEAM_PAGE) == expected
+
+
+@pytest.mark.parametrize(
+    ("words", "expected"),
+    [
+        (["AIS-Team", "USB", "rc1", "OXT-1583"], ["AIS", "USB", "rc1", "OXT"]),
+        (["team", "Urlaubstage", "Germany", "7060", "A"], []),
+    ],
+)
+def test_codes(words, expected):
+    assert codes(words) == expected

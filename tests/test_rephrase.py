@@ -8,6 +8,7 @@ from dataclasses import dataclass
 import pytest
 
 from core.answer import OUT_OF_SCOPE
+from core.followup import following_up
 from core.llm import OpenAILLM
 from core.questions import is_followup
 from core.rephrase import (
@@ -402,3 +403,110 @@ def test_offline_follow_up_searches_its_own_words_within_the_topic_pages(first, 
 def test_offline_new_topic_and_first_question_search_no_topic_pages():
     completion = OfflineCompleter().complete("What is BATS?", [])
     assert completion.focus is None
+
+
+@pytest.mark.parametrize(
+    "earlier, followup, expected",
+    [
+        (
+            "Which Ubuntu versions were used in these GPU tests?",
+            "And Xen?",
+            "Which Xen versions were used in these GPU tests?",
+        ),
+        # German capitalizes nouns: the name is told from "Versionen" by the wiki's text
+        (
+            "Welche Ubuntu Versionen wurden für diese GPU Tests verwendet?",
+            "Und Xen?",
+            "Welche Xen Versionen wurden für diese GPU Tests verwendet?",
+        ),
+    ],
+)
+def test_a_name_changes_the_question_shown_following_up_on_another(earlier, followup, expected):
+    # the earlier question pointed back ("these GPU tests") and was shown following up on
+    # the one before; it still says what it asked, and "And Xen?" changes it
+    first = "Who should have write access for the table?"
+    history = [
+        start(first, "All developers should have write access [1]"),
+        Exchange(
+            earlier,
+            following_up(earlier, first, "de" if "Welche" in earlier else "en"),
+            "Ubuntu 3.11 Kernel [1]; Ubuntu 3.13 Kernel [2]",
+            False,
+        ),
+    ]
+    completion = OfflineCompleter().complete(followup, history)
+    assert completion.question == expected
+    assert completion.notes["substituted"] == [["Ubuntu", "Xen"]]
+
+
+def _rows_search(rows_by_words: dict[str, list[str]]):
+    """A search whose results are the rows of the first entry all of whose words the query
+    holds (an empty entry matches any query)."""
+    calls = []
+
+    def search(query: str):
+        calls.append(query)
+        lowered = query.lower()
+        for words, rows in rows_by_words.items():
+            if all(w in lowered for w in words.split()):
+                return [_Result(_Evidence("Test Matrix", row, "7")) for row in rows]
+        return []
+
+    search.calls = calls
+    return search
+
+
+MATRIX_HEADER = "Table 1: Test Desc, Platform, Host Boot, Result"
+UPGRADE_ROW = (
+    "Row 29 in Table 1: Test Desc is Upgrade to self., Platform is Dell Optiplex 7040,"
+    " Host Boot is Legacy, and Result is PASS"
+)
+SEAL_ROW = (
+    "Row 26 in Table 1: Test Desc is Forward seal works., Platform is Dell Latitude 7490,"
+    " Host Boot is UEFI, and Result is PASS"
+)
+
+
+@pytest.mark.parametrize(
+    "earlier, followup, expected",
+    [
+        (
+            "Which Dell platform was used in the upgrade to self tests?",
+            "And what about forward seal works?",
+            "Which Dell platform was used in the forward seal works tests?",
+        ),
+        (
+            "Welche Dell Plattform wurde in den 'Upgrade to self' Tests genutzt?",
+            "Und was ist mit den 'forward seal works'?",
+            "Welche Dell Plattform wurde in den 'forward seal works' Tests genutzt?",
+        ),
+    ],
+)
+def test_an_elliptical_followup_finds_the_row_it_names_with_the_question_it_follows(
+    earlier, followup, expected
+):
+    # alone it finds a page of its own name; the question it follows finds its own row;
+    # only both together find the other row of the same column, which makes the change
+    search = _rows_search(
+        {
+            "forward seal upgrade": [f"{MATRIX_HEADER}\n{SEAL_ROW}", UPGRADE_ROW],
+            "forward seal": ["Forward Seal Record: /boot/system/tpm/forward_pcr.lst"],
+            "upgrade": [UPGRADE_ROW],
+        }
+    )
+    history = [start(earlier, "The Platform for Upgrade to self is Dell Optiplex 7040 [1].")]
+    completion = OfflineCompleter().complete(followup, history, search)
+    assert completion.question == expected
+    assert completion.notes["topic_start"] is False
+    assert f"{followup} {earlier}" in search.calls
+
+
+def test_an_elliptical_followup_whose_row_is_known_searches_no_more():
+    # the question it follows already retrieves both rows: no third search
+    search = _rows_search({"": [f"{MATRIX_HEADER}\n{SEAL_ROW}", UPGRADE_ROW]})
+    earlier = "Which Dell platform was used in the upgrade to self tests?"
+    completion = OfflineCompleter().complete(
+        "And what about forward seal works?", [start(earlier)], search
+    )
+    assert completion.question == "Which Dell platform was used in the forward seal works tests?"
+    assert search.calls == ["And what about forward seal works?", earlier]

@@ -654,7 +654,7 @@ def headline(question: str, number: int, span: Span, heading: str = "") -> str:
             return _cite(said, number)
     if _is_value(profile, span) and span.support >= STATEMENT_SUPPORT and not asks_several(asked):
         value = span.answer.removeprefix(f"{span.label}: ") if span.label else span.answer
-        said = statement(asked, _cited([(number, value), *span.parts]), language)
+        said = statement(asked, _cited([(number, value), *span.parts]), language, span.label)
         if said:
             return said
     if span.kind == "row" and span.label and not span.parts:

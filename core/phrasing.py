@@ -18,7 +18,7 @@ from collections.abc import Callable
 
 from core.cell_sentences import cells_sentence, lowered
 from core.cell_sentences import row_cells as merged_cells
-from core.questions import STOPWORDS, QuestionProfile, terms
+from core.questions import STOPWORDS, QuestionProfile, profile_question, terms
 from core.spans import cell_verdict
 
 # "Who is the X?", "What are our X?", "How much is the X?", "When was the X?": the verb and X.
@@ -54,7 +54,7 @@ YES = {"en": "Yes", "de": "Ja"}
 NO = {"en": "No", "de": "Nein"}
 
 
-def statement(question: str, value: str, language: str) -> str:
+def statement(question: str, value: str, language: str, column: str = "") -> str:
     """The question as a statement with `value` as its answer ("The X is value."; a count
     said with what it counts, `counted_statement`), or "" when the question is neither a
     copular question about a noun phrase (see the module docstring) nor a count of that
@@ -62,7 +62,7 @@ def statement(question: str, value: str, language: str) -> str:
     pattern = _STATEMENT_DE if language == "de" else _STATEMENT_EN
     match = pattern.match(_uncontracted(question.strip()))
     if not match:
-        return counted_statement(question, value, language)
+        return counted_statement(question, value, language, column)
     subject = " ".join(match.group("subject").split())
     if _CLAUSE_WORDS.search(subject) or len(subject.split()) > 16:
         return ""
@@ -112,7 +112,7 @@ _COUNT_IN_DE = re.compile(
 _BARE_COUNT = re.compile(r"^(?P<count>\d[\d,.']*)(?P<cited>(?:\s*\[\d+\])*)$")
 
 
-def counted_statement(question: str, value: str, language: str) -> str:
+def counted_statement(question: str, value: str, language: str, column: str = "") -> str:
     """A count question as a statement with the count said with what it counts: "How many
     requests per minute does the Starter plan allow?" + "120" → "The Starter plan allows
     120 requests per minute."; "How many people are in the SRE team?" → "There are 5
@@ -120,9 +120,10 @@ def counted_statement(question: str, value: str, language: str) -> str:
     "Der Starter-Plan erlaubt 120 Anfragen pro Minute."; "Wie viele Personen sind im
     SRE-Team?" → "Im SRE-Team sind 5 Personen.". "" unless `value` is a bare number (a
     value with its own unit would say the unit twice) and the question has one of these
-    shapes with a noun-phrase subject and no clause in it."""
+    shapes with a noun-phrase subject and no clause in it, or when the value's table
+    `column` is not what the question counts (`counts_column`)."""
     count = _BARE_COUNT.match(value.strip())
-    if not count:
+    if not count or (column and not counts_column(question, column, language)):
         return ""
     number, cited = count.group("count"), count.group("cited")
     question = " ".join(question.split())
@@ -170,6 +171,17 @@ def _plural(noun: str) -> bool:
     read "allows 500 burst"."""
     head = noun.split()[0].lower()
     return head in _IRREGULAR_PLURALS or (head.endswith("s") and not head.endswith("ss"))
+
+
+def counts_column(question: str, column: str, language: str) -> bool:
+    """Whether a table column is what a count question counts, so the count may be said
+    with the question's noun: every term of the column is asked ("Requests per minute" for
+    "How many requests per minute ...", not for "... requests per day ..."); in German,
+    whose words the column's English terms would need a translation to meet, at least one
+    is ("Minute" for "Wie viele Anfragen pro Minute ...")."""
+    said = frozenset(terms(column))
+    asked = profile_question(question).asked_in(said)
+    return bool(asked) and (language == "de" or asked >= said)
 
 
 def _plain_phrase(*phrases: str | None) -> bool:
@@ -402,11 +414,36 @@ def counted_list(answer: str, language: str) -> str:
     if not match:
         return ""
     count, items = int(match.group(1)), match.group(2)
+    labels = field_labels(items)
+    if labels:  # fields: named by their labels, the ones cut off marked
+        items = _listed(labels, language) if len(labels) >= count else f"{', '.join(labels)}, …"
     if language == "de":
         said = "Aufgeführt ist 1 Eintrag" if count == 1 else f"Aufgeführt sind {count} Einträge"
     else:
         said = "1 item is listed" if count == 1 else f"{count} items are listed"
     return f"{said}: {items}"
+
+
+# An item that is a labelled field: "Targeted release: .neXT", "Last updates:".
+_FIELD = re.compile(r"^(?P<label>[^:;]{1,40}?):(?:\s|$)")
+
+
+def field_labels(items: str) -> list[str]:
+    """The labels of a list whose every item is a labelled field ("Targeted release:
+    .neXT; Last updates:; Jira Epic: Will be filled in ..."), in order; [] for any other
+    list. Counted, such a list is named by its labels: its values run on into a dump."""
+    parts = [part.strip(" …") for part in items.split("; ") if part.strip(" …")]
+    matches = [_FIELD.match(part) for part in parts]
+    if len(parts) < 2 or not all(matches):
+        return []
+    return [m.group("label").strip() for m in matches if m]
+
+
+def _listed(items: list[str], language: str) -> str:
+    """Items in words: "a, b and c" ("a, b und c")."""
+    if len(items) < 2:
+        return "".join(items)
+    return f"{', '.join(items[:-1])} {'und' if language == 'de' else 'and'} {items[-1]}"
 
 
 # A sentence that opens with a lower-case word ("user unplugs a monitor. ..."): a page's

@@ -10,7 +10,7 @@ import pytest
 from core.cell_sentences import naming_keys, subject
 from core.compose import compose
 from core.extractive import render
-from core.phrasing import either_or, statement, unverdicted
+from core.phrasing import counted_list, either_or, statement, unverdicted
 from core.spans import Span
 
 
@@ -217,3 +217,54 @@ def test_more_of_which_with_names_written_in_lower_case(question, expected):
     composed = compose(question, [(1, HARDWARE, HARDWARE_TABLE)])
     assert composed is not None
     assert composed.text.startswith(expected)
+
+
+@pytest.mark.parametrize(
+    ("question", "column", "language", "expected"),
+    [
+        (
+            "How many requests per minute does the Starter plan allow?",
+            "Requests per minute",
+            "en",
+            "The Starter plan allows 120 requests per minute [1].",
+        ),
+        # the value is from another column than the one counted: no statement claims it
+        ("How many requests per day does the Starter plan allow?", "Requests per minute", "en", ""),
+        (
+            "Wie viele Anfragen pro Minute erlaubt der Starter-Plan?",
+            "Requests per minute",
+            "de",
+            "Der Starter-Plan erlaubt 120 Anfragen pro Minute [1].",
+        ),
+        ("Wie viele Anfragen pro Tag erlaubt der Starter-Plan?", "Requests per minute", "de", ""),
+    ],
+)
+def test_a_count_is_said_with_the_question_noun_only_for_the_counted_column(
+    question, column, language, expected
+):
+    assert statement(question, "120 [1]", language, column) == expected
+
+
+@pytest.mark.parametrize(
+    ("language", "expected"),
+    [
+        ("en", "3 items are listed: Targeted release, Last updates and Jira Epic"),
+        ("de", "Aufgeführt sind 3 Einträge: Targeted release, Last updates und Jira Epic"),
+    ],
+)
+def test_a_counted_list_of_fields_is_named_by_its_labels(language, expected):
+    fields = "3: Targeted release: .neXT; Last updates:; Jira Epic: Will be filled in once approved"
+    assert counted_list(fields, language) == expected
+
+
+def test_a_counted_list_of_fields_cut_short_marks_the_rest():
+    fields = "4: Targeted release: .neXT; Last updates:; Jira Epic: Will be filled in …"
+    assert counted_list(fields, "en") == (
+        "4 items are listed: Targeted release, Last updates, Jira Epic, …"
+    )
+
+
+def test_a_counted_list_of_plain_items_keeps_them():
+    assert counted_list("3: Berlin; Bristol; Munich", "en") == (
+        "3 items are listed: Berlin; Bristol; Munich"
+    )

@@ -568,7 +568,7 @@ def _asked_count(profile, span: Span) -> int:
 # (a word with a path, a variable or a URL in it).
 _OPEN_END = re.compile(r"[,:;]\s*$")
 _BRACKETED = re.compile(r"^\s*[\[(<{]")
-_CODE_WORD = re.compile(r"[/\\$]\S|://|^\S+=")
+_CODE_WORD = re.compile(r"\\\S|\$\w|://|^-{1,2}\w|^\S+=|\w/\w+/")
 HEADING_WORDS = 8
 
 
@@ -586,7 +586,7 @@ def _no_clause(span: Span) -> bool:
         return True
     if _OPEN_END.search(text) or _BRACKETED.match(text):
         return True
-    if any(_CODE_WORD.search(w) for w in words[:3]):
+    if any(_CODE_WORD.search(w) for w in words[:4]):
         return True
     big = [w for w in words if w.lower() not in STOPWORDS]
     return (

@@ -268,3 +268,15 @@ def test_a_counted_list_of_plain_items_keeps_them():
     assert counted_list("3: Berlin; Bristol; Munich", "en") == (
         "3 items are listed: Berlin; Bristol; Munich"
     )
+
+
+@pytest.mark.parametrize(
+    "clause",
+    [
+        "The service desk is staffed 24/7 for the architecture document.",
+        "Reviewers and/or owners finalized the architecture document.",
+    ],
+)
+def test_a_clause_with_a_slash_is_no_command(clause):
+    spans = [(1, _span("Yes", clause)), (2, _span("Yes", "The architecture document exists."))]
+    assert render("Is the architecture document finalized?", spans, 0) == f"Yes: {clause} [1]"

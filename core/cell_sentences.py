@@ -119,12 +119,37 @@ def subject(
         return _value(opening), column_words(column), False
     cells = row_cells(row)
     first = cells[0][0] if cells else ""
-    key = ", ".join(_value(k) for k in row_key.split(", ") if k.strip()) if row_key else ""
+    key = ", ".join(naming_keys([_value(k) for k in row_key.split(", ") if k.strip()]))
     if key:
         return column, key, bool(first) and first == column
     if cells and first != column:
         return column, naming_cell(cells, language), False
     return column, heading, False
+
+
+# A cell that opens with a number or a currency sign: an amount ("50,000 requests", "€190").
+_AMOUNT = re.compile(r"^[\d€£$]")
+
+
+def naming_keys(keys: Sequence[str]) -> list[str]:
+    """The cells of a row key (`core.spans.Span.row_key`) that name the row: a cell whose
+    words another key cell already holds ("#sre" beside "Site Reliability (SRE)") and an
+    amount beside a named cell ("50,000 requests" beside "Starter") are left out; they
+    matched a word of the question but glued into the subject they read as a row dump
+    ("The People for Site Reliability (SRE), #sre")."""
+    words = [set(_words(k)) for k in keys]
+    kept = [
+        key
+        for i, key in enumerate(keys)
+        if not any(i != j and words[i] < words[j] for j in range(len(keys)))
+        and not (words[i] and any(words[i] == words[j] for j in range(i)))
+    ]
+    named = [key for key in kept if not _AMOUNT.match(key)]
+    return named or kept
+
+
+def _words(text: str) -> list[str]:
+    return re.findall(r"[^\W_]+", text.lower())
 
 
 def cell_sentence(

@@ -20,7 +20,7 @@ that an answer used changes the answer.
 from __future__ import annotations
 
 import re
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence, Set
 from dataclasses import dataclass, field
 
 from core.cell_sentences import cells_sentence, extreme_sentence
@@ -1254,13 +1254,16 @@ _MORE_OR = re.compile(r"\b(more|most|mehr|meisten)\b", re.I)
 _OR = re.compile(r"\s(?:or|oder)\s", re.I)
 
 
-def _named_run(asked: Asked, words: Sequence[str]) -> set[str]:
+def _named_run(asked: Asked, words: Sequence[str], page_names: Set[str] = frozenset()) -> set[str]:
     """The asked names and numbers of the first run of name words in `words`, as terms;
-    up to `SKIPPED_WORDS` words before it that name nothing are skipped ("tested, or")."""
+    up to `SKIPPED_WORDS` words before it that name nothing are skipped ("tested, or"). A
+    word the question writes in lower case is a name when the tables write it as one
+    (`page_names`: "latitudes" for "Dell Latitude 7480"; `more_rows` asks so only when the
+    question writes no name there)."""
     profile = asked.profile
     found: set[str] = set()
     for position, word in enumerate(words):
-        held = _name_terms(profile, asked.found(word))
+        held = _name_terms(profile, asked.found(word)) | (asked.found(word) & page_names)
         if held:
             found |= held
         elif found or position >= SKIPPED_WORDS:
@@ -1281,8 +1284,9 @@ def more_rows(profile: QuestionProfile, asked: Asked, tables: Sequence[Table]) -
     text = CONTEXT.sub(" ", profile.text)
     split = _OR.search(text)
     before, after = text[: split.start()].split(), text[split.end() :].split()
-    first = _named_run(asked, reversed(before))
-    second = _named_run(asked, after)
+    page_names = _table_names(tables)
+    first = _named_run(asked, reversed(before)) or _named_run(asked, reversed(before), page_names)
+    second = _named_run(asked, after) or _named_run(asked, after, page_names)
     if not first or not second or first & second:
         return None
     language = _language(profile)
@@ -1309,6 +1313,20 @@ def more_rows(profile: QuestionProfile, asked: Asked, tables: Sequence[Table]) -
         used = [row.source for rows in groups for row in rows]
         return Composed(f"{verdict}{table.seen(language)}.", tuple(sorted(set(used))))
     return None
+
+
+def _table_names(tables: Sequence[Table]) -> frozenset[str]:
+    """The terms of the words the tables' cells write as names (capitalized or with a
+    digit: "Latitude", "EliteDesk", "7480")."""
+    words = {
+        word
+        for table in tables
+        for row in table.ordered
+        for _, value in row.pairs
+        for word in value.split()
+        if word[:1].isupper() or any(c.isdigit() for c in word)
+    }
+    return frozenset(terms(" ".join(words)))
 
 
 def _row_name(asked: Asked, table: Table, row: Row, names: set[str]) -> str:

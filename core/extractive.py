@@ -68,11 +68,13 @@ from core.phrasing import (
     answering_cell,
     asked_item,
     counted_list,
+    either_or,
     issue_list_only,
     issue_list_reply,
     opened,
     row_line,
     statement,
+    unverdicted,
     verdict,
 )
 from core.questions import (
@@ -538,20 +540,60 @@ def render(
 
 def _supporting(question: str, spans: Sequence[tuple[int, Span]], chosen: int) -> int:
     """For a Yes or No whose span only restates the question's own words ("Debian jessie
-    x64 from PXE" for "was the installation of Debian jessie x64 successful?"), the next
-    span with the same verdict that says more (a row with its result cell), so the verdict
+    x64 from PXE" for "was the installation of Debian jessie x64 successful?") or is no
+    clause (`_no_clause`), the next span with the same verdict that says more (a row with
+    its result cell) and holds at least as many of the question's terms, so the verdict
     comes with what decides it; `chosen` when there is none or the answer is no verdict.
     The verdict is the chosen span's: only its support changes."""
     profile = profile_question(question)
     answer = spans[chosen][1].answer
     if profile.qtype != "yesno" or answer not in ("Yes", "No"):
         return chosen
-    if not _restates(profile, spans[chosen][1]):
+    if not _restates(profile, spans[chosen][1]) and not _no_clause(spans[chosen][1]):
         return chosen
+    held = _asked_count(profile, spans[chosen][1])
     for position, (_, span) in enumerate(spans[chosen + 1 :], start=chosen + 1):
-        if span.answer == answer and not _restates(profile, span):
+        if span.answer != answer or _restates(profile, span) or _no_clause(span):
+            continue
+        if _asked_count(profile, span) >= held:  # a clause at least as much about the question
             return position
     return chosen
+
+
+def _asked_count(profile, span: Span) -> int:
+    return len(profile.asked_in(frozenset(terms(span.whole or span.unit))))
+
+
+# A line that is no clause: cut at a comma or opening a list (":"), in brackets, or code
+# (a word with a path, a variable or a URL in it).
+_OPEN_END = re.compile(r"[,:;]\s*$")
+_BRACKETED = re.compile(r"^\s*[\[(<{]")
+_CODE_WORD = re.compile(r"\\\S|\$\w|://|^-{1,2}\w|^\S+=|\w/\w+/")
+HEADING_WORDS = 8
+
+
+def _no_clause(span: Span) -> bool:
+    """Whether a sentence or item span cannot support a Yes or No as its clause: a line cut
+    at a comma or ending in ":" ("If the guest has more displays than the host,"), a
+    bracketed fragment, a command or path ("mklink /D xeninp C:\\..."), or a heading (at
+    most `HEADING_WORDS` words, no sentence end, every word but the small ones capitalized:
+    "Revision History of this Document"). After "Yes:" each reads as a fragment."""
+    if span.kind not in ("sentence", "item"):
+        return False
+    text = (span.whole or span.unit).strip()
+    words = text.split()
+    if not words:
+        return True
+    if _OPEN_END.search(text) or _BRACKETED.match(text):
+        return True
+    if any(_CODE_WORD.search(w) for w in words[:4]):
+        return True
+    big = [w for w in words if w.lower() not in STOPWORDS]
+    return (
+        len(words) <= HEADING_WORDS
+        and not text.endswith((".", "!", "?"))
+        and all(w[:1].isupper() or w[:1].isdigit() for w in big)
+    )
 
 
 def _restates(profile, span: Span) -> bool:
@@ -578,6 +620,14 @@ def headline(question: str, number: int, span: Span, heading: str = "") -> str:
     profile = profile_question(question)
     asked = CONTEXT.sub(" ", question).strip()  # without a follow-up's carried topic
     values = [(number, span.answer), *span.parts]
+    if profile.qtype == "yesno" and span.answer in ("Yes", "No") and either_or(asked):
+        # which of two alternatives: what the evidence says, not a Yes or No
+        if span.kind == "row":
+            said = unverdicted(row_line(profile, span.unit, language, span.answer == "Yes"))
+            return _cite(said or clip_words(span.unit.replace("; ", ", "), 16), number)
+        return opened(
+            f"{clip_words(deciding_sentence(profile, span.whole or span.unit), 30)} [{number}]"
+        )
     if profile.qtype == "yesno" and span.answer in ("Yes", "No"):
         clause = deciding_sentence(profile, span.whole or span.unit)
         if span.kind == "row":
@@ -604,7 +654,7 @@ def headline(question: str, number: int, span: Span, heading: str = "") -> str:
             return _cite(said, number)
     if _is_value(profile, span) and span.support >= STATEMENT_SUPPORT and not asks_several(asked):
         value = span.answer.removeprefix(f"{span.label}: ") if span.label else span.answer
-        said = statement(asked, _cited([(number, value), *span.parts]), language)
+        said = statement(asked, _cited([(number, value), *span.parts]), language, span.label)
         if said:
             return said
     if span.kind == "row" and span.label and not span.parts:

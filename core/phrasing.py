@@ -18,7 +18,7 @@ from collections.abc import Callable
 
 from core.cell_sentences import cells_sentence, lowered
 from core.cell_sentences import row_cells as merged_cells
-from core.questions import STOPWORDS, QuestionProfile, terms
+from core.questions import STOPWORDS, QuestionProfile, profile_question, terms
 from core.spans import cell_verdict
 
 # "Who is the X?", "What are our X?", "How much is the X?", "When was the X?": the verb and X.
@@ -54,14 +54,15 @@ YES = {"en": "Yes", "de": "Ja"}
 NO = {"en": "No", "de": "Nein"}
 
 
-def statement(question: str, value: str, language: str) -> str:
-    """The question as a statement with `value` as its answer ("The X is value."), or ""
-    when the question is not a copular question about a noun phrase (see the module
-    docstring)."""
+def statement(question: str, value: str, language: str, column: str = "") -> str:
+    """The question as a statement with `value` as its answer ("The X is value."; a count
+    said with what it counts, `counted_statement`), or "" when the question is neither a
+    copular question about a noun phrase (see the module docstring) nor a count of that
+    kind."""
     pattern = _STATEMENT_DE if language == "de" else _STATEMENT_EN
-    match = pattern.match(question.strip())
+    match = pattern.match(_uncontracted(question.strip()))
     if not match:
-        return ""
+        return counted_statement(question, value, language, column)
     subject = " ".join(match.group("subject").split())
     if _CLAUSE_WORDS.search(subject) or len(subject.split()) > 16:
         return ""
@@ -73,11 +74,167 @@ def statement(question: str, value: str, language: str) -> str:
     return f"{subject[0].upper()}{subject[1:]} {verb} {value.rstrip('.')}."
 
 
+# "What's the X?": "What is the X?" (the contracted copula, straight or curly apostrophe).
+_CONTRACTED = re.compile(r"^(\W*(?:who|what|when|where|how much))['’]s\b", re.IGNORECASE)
+
+
+def _uncontracted(question: str) -> str:
+    return _CONTRACTED.sub(r"\1 is", question)
+
+
+# "How many X does the Y allow?" / "Wie viele X erlaubt der Y?": the counted noun, the
+# verb and its noun-phrase subject; "How many X are in the Y?" / "Wie viele X sind im Y?":
+# the counted noun and the place.
+_DETERMINERS_EN = r"(?:the|a|an|our|my|your|their|its|this|that|these|those)"
+_DETERMINERS_DE = r"(?:der|die|das|ein|eine|unser|unsere|mein|meine|dein|deine|ihr|ihre)"
+_COUNT_DOES_EN = re.compile(
+    r"^\W*how many\s+(?P<noun>[^?]+?)\s+(?:does|do)\s+"
+    rf"(?P<subject>{_DETERMINERS_EN}\s+[^?]+?)\s+(?P<verb>[a-z]+)"
+    r"(?P<rest>\s+(?:in|on|at|for|per|of|from|to|during|within|by|with)\s+[^?]+?)?\s*\?*\s*$",
+    re.IGNORECASE,
+)
+_COUNT_IN_EN = re.compile(
+    r"^\W*how many\s+(?P<noun>[^?]+?)\s+(?P<verb>are|were)\s+(?:there\s+)?"
+    r"(?P<place>(?:in|on|at)\s+[^?]+?)\s*\?*\s*$",
+    re.IGNORECASE,
+)
+_COUNT_DOES_DE = re.compile(
+    r"^\W*wie viele\s+(?P<noun>[^?]+?)\s+(?P<verb>[a-zäöü][a-zäöüß]*t)\s+"
+    rf"(?P<subject>{_DETERMINERS_DE}\s+[^?]+?)\s*\?*\s*$",
+    re.IGNORECASE,
+)
+_COUNT_IN_DE = re.compile(
+    r"^\W*wie viele\s+(?P<noun>[^?]+?)\s+(?P<verb>sind|waren|gibt es|gab es)\s+"
+    r"(?P<place>(?:im|in|am|an|auf|bei|beim)\s+[^?]+?)\s*\?*\s*$",
+    re.IGNORECASE,
+)
+# A count the page gives as a bare number ("120", "50,000"), then its citations.
+_BARE_COUNT = re.compile(r"^(?P<count>\d[\d,.']*)(?P<cited>(?:\s*\[\d+\])*)$")
+
+
+def counted_statement(question: str, value: str, language: str, column: str = "") -> str:
+    """A count question as a statement with the count said with what it counts: "How many
+    requests per minute does the Starter plan allow?" + "120" → "The Starter plan allows
+    120 requests per minute."; "How many people are in the SRE team?" → "There are 5
+    people in the SRE team."; "Wie viele Anfragen pro Minute erlaubt der Starter-Plan?" →
+    "Der Starter-Plan erlaubt 120 Anfragen pro Minute."; "Wie viele Personen sind im
+    SRE-Team?" → "Im SRE-Team sind 5 Personen.". "" unless `value` is a bare number (a
+    value with its own unit would say the unit twice) and the question has one of these
+    shapes with a noun-phrase subject and no clause in it, or when the value's table
+    `column` is not what the question counts (`counts_column`)."""
+    count = _BARE_COUNT.match(value.strip())
+    if not count or (column and not counts_column(question, column, language)):
+        return ""
+    number, cited = count.group("count"), count.group("cited")
+    question = " ".join(question.split())
+    if language == "de":
+        match = _COUNT_DOES_DE.match(question)
+        if match and _plain_phrase(match.group("subject"), match.group("noun")):
+            subject = match.group("subject")
+            said = f"{subject[:1].upper()}{subject[1:]} {match.group('verb')} {number}"
+            return f"{said} {match.group('noun')}{cited}."
+        match = _COUNT_IN_DE.match(question)
+        if match and _plain_phrase(match.group("place"), match.group("noun")):
+            place = match.group("place")
+            said = f"{place[:1].upper()}{place[1:]} {match.group('verb')} {number}"
+            return f"{said} {match.group('noun')}{cited}."
+        return ""
+    match = _COUNT_DOES_EN.match(question)
+    if (
+        match
+        and _plural(match.group("noun"))
+        and _plain_phrase(match.group("subject"), match.group("noun"), match.group("rest"))
+    ):
+        subject = match.group("subject")
+        verb = _third_person(match.group("verb").lower())
+        rest = match.group("rest") or ""
+        said = f"{subject[:1].upper()}{subject[1:]} {verb} {number} {match.group('noun')}"
+        return f"{said}{rest}{cited}."
+    match = _COUNT_IN_EN.match(question)
+    if (
+        match
+        and _plural(match.group("noun"))
+        and _plain_phrase(match.group("place"), match.group("noun"))
+    ):
+        there = "There are" if match.group("verb").lower() == "are" else "There were"
+        said = f"{there} {number} {match.group('noun')} {match.group('place')}"
+        return f"{said}{cited}."
+    return ""
+
+
+_IRREGULAR_PLURALS = frozenset({"people", "children", "men", "women", "staff"})
+
+
+def _plural(noun: str) -> bool:
+    """Whether an English counted noun phrase opens with a plural ("requests per minute",
+    "people"): a singular one ("How many burst ...", a follow-up's carried column) would
+    read "allows 500 burst"."""
+    head = noun.split()[0].lower()
+    return head in _IRREGULAR_PLURALS or (head.endswith("s") and not head.endswith("ss"))
+
+
+def counts_column(question: str, column: str, language: str) -> bool:
+    """Whether a table column is what a count question counts, so the count may be said
+    with the question's noun: every term of the column is asked ("Requests per minute" for
+    "How many requests per minute ...", not for "... requests per day ..."); in German,
+    whose words the column's English terms would need a translation to meet, at least one
+    is ("Minute" for "Wie viele Anfragen pro Minute ...")."""
+    said = frozenset(terms(column))
+    asked = profile_question(question).asked_in(said)
+    return bool(asked) and (language == "de" or asked >= said)
+
+
+def _plain_phrase(*phrases: str | None) -> bool:
+    """Whether the parts of a count question read as phrases in a statement: no clause
+    word in them (`_CLAUSE_WORDS`) and not longer than a sentence's subject."""
+    words = " ".join(p for p in phrases if p)
+    return not _CLAUSE_WORDS.search(words) and len(words.split()) <= 16
+
+
+def _third_person(verb: str) -> str:
+    """An English verb in the third person singular: "allow" → "allows", "have" → "has",
+    "reach" → "reaches", "carry" → "carries"."""
+    if verb == "have":
+        return "has"
+    if verb.endswith(("s", "sh", "ch", "x", "z", "o")):
+        return f"{verb}es"
+    if verb.endswith("y") and verb[-2:-1] not in "aeiou":
+        return f"{verb[:-1]}ies"
+    return f"{verb}s"
+
+
+# An either/or question: a comparative with "or" ("Were more A tested or B?"), or
+# alternatives set off at its end ("..., or B?", "... - A or B?").
+_EITHER_OR = re.compile(
+    r"\b(?:more|most|fewer|less|mehr|meisten|weniger)\b.*\s(?:or|oder)\s"
+    r"|,\s+(?:or|oder)\s+[^,?]+\?*\s*$"
+    r"|\s[-–]\s+[^,?]+\s(?:or|oder)\s+[^,?]+\?*\s*$",
+    re.IGNORECASE,
+)
+
+
+def either_or(question: str) -> bool:
+    """Whether a question asks which of two alternatives holds ("Were more Latitudes
+    compared or EliteDesks?", "Is overtime paid out - in money or time off?"): Yes or No
+    does not answer it."""
+    return bool(_EITHER_OR.search(question))
+
+
 def verdict(yes: bool, clause: str, language: str) -> str:
     """Yes or No in the question's language, followed by the clause that decides it."""
     word = (YES if yes else NO).get(language, YES["en"] if yes else NO["en"])
     clause = clause.strip()
     return f"{word}: {clause}" if clause else f"{word}."
+
+
+def unverdicted(said: str) -> str:
+    """A sentence said after Yes or No (`verdict`) without them, capitalized: "Yes: for
+    Dell E7450, INST is Y." → "For Dell E7450, INST is Y."; any other text unchanged."""
+    for word in (*YES.values(), *NO.values()):
+        if said.startswith(f"{word}: "):
+            rest = said[len(word) + 2 :]
+            return rest[:1].upper() + rest[1:]
+    return said
 
 
 # A table row shown as its cells ("Vendor: Dell; Model: E7450; GEN: BDW; ..."): the cells
@@ -257,11 +414,36 @@ def counted_list(answer: str, language: str) -> str:
     if not match:
         return ""
     count, items = int(match.group(1)), match.group(2)
+    labels = field_labels(items)
+    if labels:  # fields: named by their labels, the ones cut off marked
+        items = _listed(labels, language) if len(labels) >= count else f"{', '.join(labels)}, …"
     if language == "de":
         said = "Aufgeführt ist 1 Eintrag" if count == 1 else f"Aufgeführt sind {count} Einträge"
     else:
         said = "1 item is listed" if count == 1 else f"{count} items are listed"
     return f"{said}: {items}"
+
+
+# An item that is a labelled field: "Targeted release: .neXT", "Last updates:".
+_FIELD = re.compile(r"^(?P<label>[^:;]{1,40}?):(?:\s|$)")
+
+
+def field_labels(items: str) -> list[str]:
+    """The labels of a list whose every item is a labelled field ("Targeted release:
+    .neXT; Last updates:; Jira Epic: Will be filled in ..."), in order; [] for any other
+    list. Counted, such a list is named by its labels: its values run on into a dump."""
+    parts = [part.strip(" …") for part in items.split("; ") if part.strip(" …")]
+    matches = [_FIELD.match(part) for part in parts]
+    if len(parts) < 2 or not all(matches):
+        return []
+    return [m.group("label").strip() for m in matches if m]
+
+
+def _listed(items: list[str], language: str) -> str:
+    """Items in words: "a, b and c" ("a, b und c")."""
+    if len(items) < 2:
+        return "".join(items)
+    return f"{', '.join(items[:-1])} {'und' if language == 'de' else 'and'} {items[-1]}"
 
 
 # A sentence that opens with a lower-case word ("user unplugs a monitor. ..."): a page's

@@ -271,7 +271,7 @@ class ExtractiveLLM:
         if self.vocabulary is None:
             return []
         known = self.vocabulary()
-        asked = CONTEXT.sub(" ", question)
+        asked = _UNJUDGED.sub(" ", CONTEXT.sub(" ", question))
         words = [w.lower() for w in _WORD.findall(asked)]
         if question_language(question) != "en":
             # A German word stands for the glossary's first English word for it, when the
@@ -408,6 +408,14 @@ def wrong_kind(question: str, span: Span) -> bool:
 # of 210 and every out-of-scope one, 0.7 costs 3 more).
 UNKNOWN_SUPPORT = 0.6
 _WORD = re.compile(r"[^\W\d_]{3,}")
+# Words the vocabulary (whole words of 3+ letters) cannot judge, so they name nothing the
+# wiki lacks: an abbreviation written with its period inside the question ("version nos.
+# with ...", "Version nos.?"), not a sentence's last word before the next one, and the
+# plural of a two-letter acronym ("RCs", whose "RC" is too short to be in the vocabulary).
+_UNJUDGED = re.compile(
+    r"\b[a-z]{2,4}\.(?=\s*[?,;:)]|\s+(?!(?:what|how|who|when|where|which|why|is|are|can|do"
+    r"|does|was|wie|wer|wann|wo|welche[rsmn]?|gibt|ist|sind|kann)\b)[a-z])|\b[A-Z]{2}s\b"
+)
 
 
 # A German noun inside a question: capitalized, the rest lower case (not a product name

@@ -17,7 +17,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 
-from core.followup import content_words
+from core.followup import content_words, words_of
 from core.glossary import glossary_words
 from core.lexical import tokenize
 from core.questions import QUESTION_WORDS
@@ -54,10 +54,25 @@ def unseen_subject(
     found_stems = set(tokenize(found_text))
     german = language == "de"
     unseen: list[str] = []
+    named = _after_said_names(question, topic_stems, german)
     for word in content_words(question):
-        if word.isdigit() or word.lower() in QUESTION_WORDS:
+        if word.isdigit() or word.lower() in QUESTION_WORDS or word in named:
             continue
         forms = _forms(word, german)
         if forms and not _said(forms, topic_stems) and _said(forms, found_stems):
             unseen.append(word)
     return unseen
+
+
+def _after_said_names(question: str, topic_stems: set[str], german: bool) -> set[str]:
+    """The lower-case words right after a name the topic says ("team" in "How many were
+    from the AIS team?" after an attendee list of AIS people): the kind of thing the name
+    is, so the name, not the word, is the question's subject (the word alone named a
+    heading elsewhere, "GitHub Teams", and took the question off its topic)."""
+    words = words_of(question)
+    out = set()
+    for position in range(1, len(words) - 1):
+        name, word = words[position], words[position + 1]
+        if name[:1].isupper() and word[:1].islower() and _said(_forms(name, german), topic_stems):
+            out.add(word)
+    return out

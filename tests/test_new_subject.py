@@ -46,3 +46,16 @@ def test_no_own_subject_when_the_topic_says_it_or_the_found_page_does_not(questi
 def test_a_word_is_said_by_a_longer_stem_it_starts():
     meeting = ["Community Call — Attendees: Phil White, Kyle Temkin"]
     assert unseen_subject("Who attended?", "en", meeting, "Attendance policy") == []
+
+
+@pytest.mark.parametrize(
+    ("question", "language"),
+    [("How many were from the AIS team?", "en"), ("Wie viele waren aus dem AIS team?", "de")],
+)
+def test_the_kind_word_after_a_name_the_topic_says_is_no_new_subject(question, language):
+    """ "team" names a heading elsewhere ("GitHub Teams and Roles"), but it only says what AIS,
+    which the topic's attendee list says, is."""
+    meeting = ["Community Call — Attendees: Phil White - AIS, Kyle Temkin - AIS"]
+    assert unseen_subject(question, language, meeting, "Process — GitHub Teams and Roles") == []
+    other = "How many were from the Xen team?"
+    assert unseen_subject(other, "en", meeting, "Process — GitHub Teams and Roles") == ["team"]

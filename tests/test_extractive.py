@@ -799,7 +799,7 @@ def test_abbreviations_and_short_acronym_plurals_are_not_judged_unknown(question
     ],
 )
 def test_an_amount_with_its_unit_written_against_it_answers_how_much(question):
-    """"4GB" is an amount as "4 GB" is (it was declined as a span of the wrong kind)."""
+    """ "4GB" is an amount as "4 GB" is (it was declined as a span of the wrong kind)."""
     rows = [
         ev(
             1,

@@ -341,7 +341,8 @@ class ExtractiveLLM:
                 return True
         if other_numbers(question, texts) or absent_years(question, texts):
             return True
-        return bool(self.unknown_words(question)) and spans[0][1].support < UNKNOWN_SUPPORT
+        unknown = [w for w in self.unknown_words(question) if not spelled_apart(w, texts)]
+        return bool(unknown) and spans[0][1].support < UNKNOWN_SUPPORT
 
     def threshold(self, question: str) -> float:
         """The decline threshold for the question's language (and, when follow-up thresholds
@@ -423,6 +424,18 @@ _UNJUDGED = re.compile(
 _GERMAN_NOUN = re.compile(
     r"(?<=\s)(?<![.?!:;]\s)([A-ZÄÖÜ][a-zäöüß]{3,}(?:-[A-ZÄÖÜa-zäöüß][a-zäöüß]+)*)\b"
 )
+
+
+def spelled_apart(word: str, texts: Sequence[str]) -> bool:
+    """Whether the `texts` write `word` as two words or hyphenated ("upfront" as "up front",
+    "dialin" as "dial-in"): the wiki has it, spelt otherwise (a when-follow-up asking when a
+    PR "gets rejected upfront" was declined beside "rejected right up front")."""
+    lowered = [text.lower() for text in texts]
+    for cut in range(2, len(word) - 1):
+        pattern = re.compile(rf"\b{re.escape(word[:cut])}[\s-]{re.escape(word[cut:])}\b")
+        if any(pattern.search(text) for text in lowered):
+            return True
+    return False
 
 
 def _known_compound(word: str, known: Collection[str]) -> bool:

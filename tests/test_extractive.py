@@ -810,3 +810,32 @@ def test_an_amount_with_its_unit_written_against_it_answers_how_much(question):
     ]
     text = ask(question, evidences=rows)
     assert "4GB" in text and text.endswith("[1].")
+
+
+SPELT_APART = [
+    ev(1, "Some PRs can get rejected right up front, with obvious issues.", "Process", "PRs"),
+    ev(2, "Dial-in number: 857-216-2410", "Community Call", "Dial-In Information"),
+]
+SPELT_VOCABULARY = {
+    "some", "prs", "can", "get", "rejected", "right", "front", "with", "obvious", "issues",
+    "dial", "number", "community", "call", "information", "process",
+}  # fmt: skip
+
+
+@pytest.mark.parametrize(
+    ("question", "expected"),
+    [
+        ("When can a PR get rejected upfront?", "Some PRs can get rejected right up front"),
+        ("What was the dialin number?", "Dial-in number: 857-216-2410 [2]"),
+        ("Wie lautete die Dialin-Nummer?", "Dial-in number: 857-216-2410 [2]"),
+    ],
+)
+def test_a_word_the_sources_write_as_two_is_not_one_the_wiki_lacks(question, expected):
+    """ "upfront" is in no page as one word, but the evidence writes "up front"."""
+    llm = ExtractiveLLM(vocabulary=lambda: SPELT_VOCABULARY, glossary=True)
+    assert ask(question, llm, SPELT_APART).startswith(expected)
+
+
+def test_a_word_the_wiki_lacks_in_any_spelling_still_declines():
+    llm = ExtractiveLLM(vocabulary=lambda: SPELT_VOCABULARY, glossary=True)
+    assert ask("When can a PR get rejected offhand?", llm, SPELT_APART) == OUT_OF_SCOPE

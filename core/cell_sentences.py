@@ -124,7 +124,7 @@ def subject(
         return column, key, bool(first) and first == column
     if cells and first != column:
         return column, naming_cell(cells, language), False
-    return column, heading, False
+    return column, heading.rstrip(" :"), False  # "Reporting:" heads its table as a label
 
 
 # A cell that opens with a number or a currency sign: an amount ("50,000 requests", "€190").

@@ -735,8 +735,15 @@ def count_items(
     terms the items do not: its items that hold every asked term found in some of its
     items but not all ("from the AIS team" → the items naming AIS). "How many people" counts
     the persons' names of a list whose items open with one (an item may name several:
-    "Eric Chanudet, Nick Krasnoff; AIS Boston")."""
-    people = bool(set(terms(noun, STOPWORDS)) & _PEOPLE)
+    "Eric Chanudet, Nick Krasnoff; AIS Boston"); such a list is the one asked about when its
+    heading or intro holds an asked term, or names people itself ("Attendees" for "Wie viele
+    Personen nahmen teil?", whose verb the English heading does not hold). A count that
+    names nothing ("How many were from the AIS team?", following "How many people
+    attended?") counts the persons of a list whose heading names people."""
+    unnamed = not terms(noun, STOPWORDS)
+    people = unnamed or bool(set(terms(noun, STOPWORDS)) & _PEOPLE)
+    if unnamed:
+        noun = "Personen" if _language(profile) == "de" else "people"
     for found in lists:
         context = f"{found.header} {found.intro}"
         if people:
@@ -748,7 +755,10 @@ def count_items(
         conditions = _held(
             profile, set().union(*in_items), _conditions(profile, asked, context, noun)
         )
-        if conditions is None or not asked.found(context) - _WORDING:
+        lists_people = people and bool(set(terms(_label_of(found), STOPWORDS)) & _PEOPLE)
+        if unnamed and not lists_people:
+            continue
+        if conditions is None or not (asked.found(context) - _WORDING or lists_people):
             continue
         chosen = [
             item for item, met in zip(found.items, in_items, strict=True) if conditions <= met

@@ -273,7 +273,7 @@ class ExtractiveLLM:
         if self.vocabulary is None:
             return []
         known = self.vocabulary()
-        asked = CONTEXT.sub(" ", question)
+        asked = _UNJUDGED.sub(" ", CONTEXT.sub(" ", question))
         words = [w.lower() for w in _WORD.findall(asked)]
         if question_language(question) != "en":
             # A German word stands for the glossary's first English word for it, when the
@@ -343,7 +343,8 @@ class ExtractiveLLM:
                 return True
         if other_numbers(question, texts) or absent_years(question, texts):
             return True
-        return bool(self.unknown_words(question)) and spans[0][1].support < UNKNOWN_SUPPORT
+        unknown = [w for w in self.unknown_words(question) if not spelled_apart(w, texts)]
+        return bool(unknown) and spans[0][1].support < UNKNOWN_SUPPORT
 
     def threshold(self, question: str) -> float:
         """The decline threshold for the question's language (and, when follow-up thresholds
@@ -410,6 +411,11 @@ def wrong_kind(question: str, span: Span) -> bool:
 # of 210 and every out-of-scope one, 0.7 costs 3 more).
 UNKNOWN_SUPPORT = 0.6
 _WORD = re.compile(r"[^\W\d_]{3,}")
+# Words the vocabulary (whole words of 3+ letters) cannot judge, so they name nothing the
+# wiki lacks: the plural of a two-letter acronym ("RCs", whose "RC" is too short to be in
+# the vocabulary). Abbreviations written with their period ("version nos.?") were tried
+# too: the 2 follow-ups they no longer declined were answered with a wrong row.
+_UNJUDGED = re.compile(r"\b[A-Z]{2}s\b")
 
 
 # A German noun inside a question: capitalized, the rest lower case (not a product name
@@ -417,6 +423,18 @@ _WORD = re.compile(r"[^\W\d_]{3,}")
 _GERMAN_NOUN = re.compile(
     r"(?<=\s)(?<![.?!:;]\s)([A-ZÄÖÜ][a-zäöüß]{3,}(?:-[A-ZÄÖÜa-zäöüß][a-zäöüß]+)*)\b"
 )
+
+
+def spelled_apart(word: str, texts: Sequence[str]) -> bool:
+    """Whether the `texts` write `word` as two words or hyphenated ("upfront" as "up front",
+    "dialin" as "dial-in"): the wiki has it, spelt otherwise (a when-follow-up asking when a
+    PR "gets rejected upfront" was declined beside "rejected right up front")."""
+    lowered = [text.lower() for text in texts]
+    for cut in range(2, len(word) - 1):
+        pattern = re.compile(rf"\b{re.escape(word[:cut])}[\s-]{re.escape(word[cut:])}\b")
+        if any(pattern.search(text) for text in lowered):
+            return True
+    return False
 
 
 def _known_compound(word: str, known: Collection[str]) -> bool:

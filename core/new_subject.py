@@ -20,7 +20,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 
-from core.followup import content_words
+from core.followup import content_words, words_of
 from core.glossary import glossary_words
 from core.lexical import tokenize
 from core.questions import QUESTION_WORDS
@@ -80,8 +80,9 @@ def unseen_subject(
             # a call is no question about a page headed "team"
             return []
     unseen: list[str] = []
+    named = _after_said_names(question, topic_stems, german)
     for word in words:
-        if word.isdigit() or word.lower() in QUESTION_WORDS:
+        if word.isdigit() or word.lower() in QUESTION_WORDS or word in named:
             continue
         forms = _forms(word, german)
         if _said(set(tokenize(word)), topic_stems):
@@ -92,3 +93,17 @@ def unseen_subject(
         if any(_said({f}, found_stems) and not _said({f}, topic_stems) for f in forms):
             unseen.append(word)
     return unseen
+
+
+def _after_said_names(question: str, topic_stems: set[str], german: bool) -> set[str]:
+    """The lower-case words right after a name the topic says ("team" in "How many were
+    from the AIS team?" after an attendee list of AIS people): the kind of thing the name
+    is, so the name, not the word, is the question's subject (the word alone named a
+    heading elsewhere, "GitHub Teams", and took the question off its topic)."""
+    words = words_of(question)
+    out = set()
+    for position in range(1, len(words) - 1):
+        name, word = words[position], words[position + 1]
+        if name[:1].isupper() and word[:1].islower() and _said(_forms(name, german), topic_stems):
+            out.add(word)
+    return out

@@ -145,8 +145,11 @@ _NUMBER_WORDS = (
     "one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve|twenty|hundred"
     "|eins|zwei|drei|vier|fünf|sechs|sieben|acht|neun|zehn|elf|zwölf|zwanzig|hundert"
 )
+# A unit of size, frequency or time written against its number ("4GB", "2.4GHz", "100ms").
+_GLUED_UNIT = r"(?=(?:[kmgt]i?b|[kmg]hz|ms)\b)"
 _COUNT = re.compile(
-    rf"(?<![\w\-./:])(?:\d+(?:[.,]\d+)?|{_NUMBER_WORDS})\b(?:\s*(?:to|-|–|or|bis|oder)\s*"
+    rf"(?<![\w\-./:])(?:\d+(?:[.,]\d+)?|{_NUMBER_WORDS})(?:\b|{_GLUED_UNIT})"
+    rf"(?:\s*(?:to|-|–|or|bis|oder)\s*"
     rf"(?:\d+(?:[.,]\d+)?|{_NUMBER_WORDS})\b)?(?:\s*[A-Za-zÄÖÜäöüß%]+)?",
     re.IGNORECASE,
 )
@@ -1541,9 +1544,24 @@ def answers_type(profile: QuestionProfile, span: Span) -> bool:
     text = " ".join([span.answer, *(value for _, value in span.parts)])
     if not text.strip():
         return False
+    if _asked_person_column(profile, span):
+        return True
     return _holds_asked_kind(profile, text, span.kind) and _says_owner(
         profile, span.whole, span.kind
     )
+
+
+def _asked_person_column(profile: QuestionProfile, span: Span) -> bool:
+    """Whether a who question names the column of a row span's cell and the cell holds a
+    name, not a number ("Reporter is Ross" for "Who was the assigned reporter?", "Wer war
+    der Reporter?"): the column says the cell is the person asked for, whatever its form (a
+    first name, a handle, a team), which the name patterns alone would miss."""
+    if profile.qtype != "who" or span.kind != "row" or not span.label:
+        return False
+    if not profile.asked_in(frozenset(terms(span.label))):
+        return False
+    values = [span.answer, *(value for _, value in span.parts)]
+    return all(re.search(r"[^\W\d_]", v) and not re.search(r"\d", v) for v in values)
 
 
 # What says who owns, wrote or keeps something, English and German.

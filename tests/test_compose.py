@@ -453,6 +453,33 @@ def test_people_counted_on_a_list_of_lines(question, expected):
     assert text.startswith(expected) and text.endswith("[3]")
 
 
+@pytest.mark.parametrize(
+    ("question", "expected"),
+    [
+        # a follow-up's words are not in the heading, but the heading names people
+        ("How many people were there? (context: Community, Call)", "4 people: Phil White"),
+        ("How many people from AIS? (context: Community, Call)", "2 people: Phil White and"),
+        ("Wie viele Personen nahmen teil? (context: Community, Call)", "4 Personen: Phil White"),
+        ("Wie viele Personen aus dem AIS-Team?", "2 Personen: Phil White und Kyle Temkin"),
+        # a count that names nothing counts the persons of a list headed by people
+        ("How many were from the BAH team? (context: Community, Call)", "1 person: Earl Wong"),
+        ("Wie viele waren aus dem AIS-Team?", "2 Personen: Phil White und Kyle Temkin"),
+    ],
+)
+def test_people_counted_on_a_list_headed_by_people_whatever_the_verb(question, expected):
+    text = answer(question, [(3, LINES_HEADER, ATTENDEE_LINES)])
+    assert text.startswith(expected) and text.endswith("[3]")
+
+
+def test_names_under_a_heading_naming_no_people_and_no_asked_word_are_not_counted():
+    header = "Community Call - July 23 2015 — Release Managers"
+    assert answer("Wie viele Personen nahmen teil?", [(3, header, ATTENDEE_LINES)]) is None
+    assert answer("How many people were there?", [(3, header, ATTENDEE_LINES)]) is None
+    assert answer("How many were from AIS?", [(3, header, ATTENDEE_LINES)]) is None
+    # a condition no line holds selects none
+    assert answer("How many were rejected?", [(3, LINES_HEADER, ATTENDEE_LINES)]) is None
+
+
 def test_lines_that_are_sentences_make_no_list():
     lines = "Phil White joined late.\nKyle Temkin chaired.\nEarl Wong took notes."
     assert (

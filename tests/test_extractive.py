@@ -732,3 +732,107 @@ def test_a_how_many_question_is_answered_by_a_number_of_the_counted_thing_or_its
     leave = [ev(1, "Employees have 28 days of annual leave per year.", "HR")]
     assert "28" in ask("How many days of annual leave do we get?", evidences=leave)
     assert "28" in ask("Wie viele Urlaubstage haben wir?", glossary, leave)
+
+
+# A table whose column names the person asked for, with first names only, beside a sentence
+# that covers the question as well.
+REPORTING = [
+    ev(1, "Report issues seen here.", "QEMU Uprev Testing", "Reporting"),
+    ev(
+        2,
+        "Row 1 in Table 2: Reporter is Ross, Description is Battery status is broken,"
+        " and JIRA is OXT-790",
+        "QEMU Uprev Testing",
+        "Reporting:",
+    ),
+]
+
+
+@pytest.mark.parametrize(
+    ("question", "expected"),
+    [
+        ("Who was the assigned reporter?", "The Reporter for Reporting is Ross [2]."),
+        ("Wer war der zugewiesene Reporter?", "Reporter für Reporting ist Ross [2]."),
+    ],
+)
+def test_a_who_question_naming_a_column_is_answered_by_its_cell(question, expected):
+    """ "Ross" matches no name pattern, but the question names its column: the cell is the
+    person asked for (it was declined as a span of the wrong kind); the table's heading
+    names it without the colon that introduced the table."""
+    assert ask(question, evidences=REPORTING) == expected
+
+
+def test_a_who_question_naming_a_column_of_numbers_is_still_declined():
+    evidences = [ev(1, "Row 1 in Table 1: Reporter is 42, and JIRA is OXT-790", "Tests", "Log")]
+    assert ask("Who was the reporter?", evidences=evidences) == OUT_OF_SCOPE
+
+
+@pytest.mark.parametrize(
+    ("question", "unknown"),
+    [
+        ("Why are RCs archived?", []),
+        ("Warum werden RCs archiviert?", []),
+        # an unknown acronym plural of 3+ letters is judged, and abbreviations are words
+        ("Why are QPUs archived?", ["qpus"]),
+        ("What were the firmware version nos.?", ["nos"]),
+    ],
+)
+def test_short_acronym_plurals_are_not_judged_unknown(question, unknown):
+    """The vocabulary holds whole words of 3+ letters: the "RC" of "RCs" cannot be in it, so
+    it names nothing the wiki lacks (it declined an answerable follow-up)."""
+    vocabulary = {
+        "firmware", "version", "versions", "laptops", "dell", "archived", "leave", "weeks",
+        "want", "some", "travel", "hotel", "limit",
+    }  # fmt: skip
+    llm = ExtractiveLLM(vocabulary=lambda: vocabulary, glossary=True)
+    assert llm.unknown_words(question) == unknown
+
+
+@pytest.mark.parametrize(
+    "question",
+    [
+        "How much host RAM did the Dell XE2 with the FirePro V5900 have?",
+        "Wie viel Host RAM hatte der Dell XE2 mit der FirePro V5900?",
+    ],
+)
+def test_an_amount_with_its_unit_written_against_it_answers_how_much(question):
+    """ "4GB" is an amount as "4 GB" is (it was declined as a span of the wrong kind)."""
+    rows = [
+        ev(
+            1,
+            "Row 10 in Table 1: Machine is Dell XE2, Graphics Card is AMD FirePro V5900,"
+            " Host RAM is 4GB, and Result is Pass",
+            "GPU Passthrough Test Results",
+        )
+    ]
+    text = ask(question, evidences=rows)
+    assert "4GB" in text and text.endswith("[1].")
+
+
+SPELT_APART = [
+    ev(1, "Some PRs can get rejected right up front, with obvious issues.", "Process", "PRs"),
+    ev(2, "Dial-in number: 857-216-2410", "Community Call", "Dial-In Information"),
+]
+SPELT_VOCABULARY = {
+    "some", "prs", "can", "get", "rejected", "right", "front", "with", "obvious", "issues",
+    "dial", "number", "community", "call", "information", "process",
+}  # fmt: skip
+
+
+@pytest.mark.parametrize(
+    ("question", "expected"),
+    [
+        ("When can a PR get rejected upfront?", "Some PRs can get rejected right up front"),
+        ("What was the dialin number?", "Dial-in number: 857-216-2410 [2]"),
+        ("Wie lautete die Dialin-Nummer?", "Dial-in number: 857-216-2410 [2]"),
+    ],
+)
+def test_a_word_the_sources_write_as_two_is_not_one_the_wiki_lacks(question, expected):
+    """ "upfront" is in no page as one word, but the evidence writes "up front"."""
+    llm = ExtractiveLLM(vocabulary=lambda: SPELT_VOCABULARY, glossary=True)
+    assert ask(question, llm, SPELT_APART).startswith(expected)
+
+
+def test_a_word_the_wiki_lacks_in_any_spelling_still_declines():
+    llm = ExtractiveLLM(vocabulary=lambda: SPELT_VOCABULARY, glossary=True)
+    assert ask("When can a PR get rejected offhand?", llm, SPELT_APART) == OUT_OF_SCOPE

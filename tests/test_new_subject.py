@@ -107,3 +107,16 @@ def test_own_subject_without_codes_or_with_the_found_pages(question, language, e
 )
 def test_codes(words, expected):
     assert codes(words) == expected
+
+
+@pytest.mark.parametrize(
+    ("question", "language"),
+    [("How many were from the AIS team?", "en"), ("Wie viele waren aus dem AIS team?", "de")],
+)
+def test_the_kind_word_after_a_name_the_topic_says_is_no_new_subject(question, language):
+    """ "team" names a heading elsewhere ("GitHub Teams and Roles"), but it only says what AIS,
+    which the topic's attendee list says, is."""
+    meeting = ["Community Call — Attendees: Phil White - AIS, Kyle Temkin - AIS"]
+    assert unseen_subject(question, language, meeting, "Process — GitHub Teams and Roles") == []
+    other = "How many were from the Xen team?"
+    assert unseen_subject(other, "en", meeting, "Process — GitHub Teams and Roles") == ["team"]

@@ -1257,7 +1257,7 @@ def scored_units(
             continue
         if _asks(unit):
             continue
-        if unit.kind == "row" and numbered_otherwise(profile.text, unit):
+        if unit.kind == "row" and numbered_otherwise(profile, unit):
             continue
         held = unit.stems | unit.antecedent if unit.answers else unit.stems
         if not (held & wanted or (titled and unit.kind == "list") or definition):
@@ -1295,24 +1295,44 @@ def _announces(profile: QuestionProfile, unit: Unit) -> bool:
 _NUMBERED = re.compile(r"\b([^\W\d_]{2,})[\s-]?(\d{1,3})\b", re.UNICODE)
 
 
-def numbered_otherwise(question: str, unit: Unit) -> bool:
+def numbered_otherwise(profile: QuestionProfile, unit: Unit) -> bool:
     """Whether a table row names another number of a numbered thing the question names
     ("Week 1" in its cells for "... in week 3?"): such a row is about another week, however
-    many of the question's other words it holds."""
-    asked = {w.lower(): n for w, n in _NUMBERED.findall(CONTEXT.sub(" ", question))}
+    many of the question's other words it holds. The words are compared by stem, a German
+    question's through its translations ("Woche 2" names the rows' "Week 2")."""
+    asked = {_word_stem(w): n for w, n in _NUMBERED.findall(CONTEXT.sub(" ", profile.text))}
     if not asked:
         return False
     for _, value in unit.pairs:
         for word, number in _NUMBERED.findall(value):
-            if asked.get(word.lower(), number) != number:
+            stem = _word_stem(word)
+            if asked.get(profile.aliases.get(stem, stem), number) != number:
                 return True
     return False
 
 
+def _word_stem(word: str) -> str:
+    """The stem of one word as the question's terms stem it; a stopword as it is."""
+    stems = terms(word, frozenset())
+    return stems[0] if stems else word.lower()
+
+
 def _defines(profile: QuestionProfile, unit: Unit, defined: bool) -> bool:
     """Whether a sentence defines what a "What is X?" question asks about: "X is a ...", or
-    "It is a ..." / "This is ..." under a heading that names X."""
-    match = _DEFINITION.match(unit.text)
+    "It is a ..." / "This is ..." under a heading that names X (`defined`)."""
+    return _defining(profile, unit.text, defined)
+
+
+def _gives_definition(profile: QuestionProfile, span: Span, header: str) -> bool:
+    """Whether a span is a sentence that defines what a "What is X?" / "Was bedeutet X?"
+    question asks about (`_defines`, under the evidence's `header`)."""
+    if not profile.defines or span.kind != "sentence":
+        return False
+    return _defining(profile, span.whole or span.unit, profile.defines <= _header_terms(header))
+
+
+def _defining(profile: QuestionProfile, text: str, defined: bool) -> bool:
+    match = _DEFINITION.match(text)
     if not match:
         return False
     if match.group(1).lower() in ("it", "this", "es", "dies"):
@@ -1466,6 +1486,8 @@ def best_spans(
     found.sort(
         key=lambda pair: (
             -_tier(typed_support(profile, pair[1], headers.get(pair[0], ""))),
+            # a definition answers "What is X?" before any other sentence naming X
+            not _gives_definition(profile, pair[1], headers.get(pair[0], "")),
             not denies(profile, pair[1]),
             not holds_relation(profile, pair[1].whole),
             not counted & set(terms(pair[1].whole)),

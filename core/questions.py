@@ -125,6 +125,9 @@ _JOINER = re.compile(r"[.\-_/+]")
 QUESTION_WORDS = frozenset(
     "many much viele viel wieviele wieviel worüber wofür womit wovon worauf woran wozu"
     " wodurch woraus ab wohin woher weswegen inwiefern inwieweit"
+    # "in Bezug auf", "bezüglich", "hinsichtlich" say "about", "im Zuge" "during", "ich gehe
+    # davon aus" "I take it": English stopwords or no words of the page
+    " bezug bezüglich hinsichtlich zuge gehe"
     # German verbs and fillers of asking ("Wie lautet ...", "Ich würde gerne mehr über ...
     # erfahren"), which no page says
     " lautet lautete lauten lauteten heißt hieß gern gerne erfahren weiß eigentlich über gemäß"

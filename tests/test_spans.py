@@ -1235,6 +1235,8 @@ def test_german_question_and_modal_words_are_no_terms():
     assert not {"wohin", "verfügt"} & set(profile.terms)
     profile = profile_question("Welche drei Dinge sollten wir während der Installation prüfen?")
     assert "sollten" not in profile.terms and profile.plural
+    # "in Bezug auf" says "about"
+    assert "bezug" not in profile_question("Was gilt in Bezug auf Urlaub?").terms
     # a hyphen standing for an omitted word marks no name
     weights = profile_question("Was prüfen wir während der VM-Installation und -Konfiguration?")
     assert weights.terms["konfigur"] == 1.0

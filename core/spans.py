@@ -1601,7 +1601,7 @@ def typed_support(profile: QuestionProfile, span: Span, header: str = "") -> flo
     held = frozenset(terms(span.whole)) | _header_terms(header)
     typed = answers_type(profile, span) and holds_focus(profile, held)
     return (span.support if typed else TYPE_MISS * span.support) * _relation_share(
-        profile, span.whole
+        profile, _cell_values(span.kind, span.whole)
     )
 
 
@@ -1649,6 +1649,17 @@ def holds_focus(profile: QuestionProfile, stems: frozenset[str]) -> bool:
     if not _ASKS_KIND.match(CONTEXT.sub(" ", profile.text)):
         return True
     return bool(profile.asked_in(stems) & profile.focus)
+
+
+# The column label opening each cell of a row's text ("Name: DEV_SET; Description: ...").
+_CELL_LABEL = re.compile(r"(?:^|(?<=;))\s*[^:;]{1,60}:\s")
+
+
+def _cell_values(kind: str, text: str) -> str:
+    """A row's text without its column labels (a label is no statement of the row: the
+    column "Description" beside "Events after this event ..." does not say that events
+    describe anything); any other unit's text as it is."""
+    return _CELL_LABEL.sub(" ", text) if kind == "row" else text
 
 
 def _relation_share(
@@ -1879,7 +1890,7 @@ def _typed_unit_support(
         and holds_focus(profile, unit.stems | unit.antecedent | header_terms)
     )
     support = candidate.support if typed else TYPE_MISS * candidate.support
-    return support * _relation_share(profile, unit.text, unit.stems)
+    return support * _relation_share(profile, _cell_values(unit.kind, unit.text), unit.stems)
 
 
 def _tier(support: float) -> float:

@@ -128,3 +128,29 @@ HID = (
 def test_what_the_subject_defines_not_a_sentence_holding_the_verb_elsewhere(question, translations):
     (_, span), *_ = best_spans(question, [(1, "HID Field Guide", HID)], translations)
     assert span.answer.startswith("The HID descriptor defines the format")
+
+
+CODES = (
+    "Table 1: Name, Description\n"
+    "Row 1 in Table 1: Name is DEV_SET, and Description is Events after this event belong to"
+    " the device indicated by value."
+)
+DEV_EVENTS = "These events describe actions relating to the device emitting the remaining events."
+
+
+@pytest.mark.parametrize(
+    ("question", "translations"),
+    [
+        ("What do events like DEV_SET describe?", ()),
+        (
+            "Was beschreiben Ereignisse wie DEV_SET?",
+            (("beschreiben", ("description", "described")), ("ereignisse", ("events",))),
+        ),
+    ],
+)
+def test_a_column_label_states_no_relation(question, translations):
+    """The column "Description" beside "Events after ..." does not say that events describe
+    anything; the sentence that does answers."""
+    sources = [(1, "Mouse protocol — Codes", CODES), (2, "Mouse protocol — DEV_SET", DEV_EVENTS)]
+    (_, span), *_ = best_spans(question, sources, translations)
+    assert span.answer.startswith("These events describe actions")

@@ -103,6 +103,9 @@ _ASKS_DEFINITION = re.compile(
 )
 
 
+_DEFINING_VERBS = frozenset("mean means bedeutet bedeuten".split())
+
+
 # "Is there any information on X?" asks for the information, not for yes or no.
 _ASKS_INFO = re.compile(
     r"^\W*(?:is|are) there any (?:information|info|details|documentation)\b"
@@ -129,7 +132,10 @@ _JOINER = re.compile(r"[.\-_/+]")
 # Question words that are no terms of a question: "how many", and German question adverbs.
 QUESTION_WORDS = frozenset(
     "many much viele viel wieviele wieviel worüber wofür womit wovon worauf woran wozu"
-    " wodurch woraus ab"
+    " wodurch woraus ab wohin woher weswegen inwiefern inwieweit"
+    # "in Bezug auf", "bezüglich", "hinsichtlich" say "about", "im Zuge" "during", "ich gehe
+    # davon aus" "I take it": English stopwords or no words of the page
+    " bezug bezüglich hinsichtlich zuge gehe"
     # German verbs and fillers of asking ("Wie lautet ...", "Ich würde gerne mehr über ...
     # erfahren"), which no page says
     " lautet lautete lauten lauteten heißt hieß gern gerne erfahren weiß eigentlich über gemäß"
@@ -141,7 +147,11 @@ QUESTION_WORDS = frozenset(
     " irgendwelchen irgendetwas sowohl beide beiden beides mehr meisten wenige wenigen"
     " selben gleichen eigene eigenen eigener eigenes bereits schon ebenfalls jeweils derzeit"
     " dafür darüber dabei davon daran darauf dadurch darin danach davor hierfür hierzu"
-    " hierbei hierüber".split()
+    " hierbei hierüber"
+    # "verfügt über" is "has"; the modal and subjunctive forms the German list lacks are
+    # "should", "could", "would", "was": English stopwords all
+    " verfügt verfügen verfügte verfügten sollten sollen solltest sollst konnte konnten"
+    " könnten möchte möchten hätte hätten wäre wären sei seien gab".split()
 )
 
 
@@ -231,7 +241,8 @@ def is_entity(word: str) -> bool:
     """A word that names something: it has a digit, an inner capital or joiner, or it is
     all capitals (OXT, TPM, BIOS). Quotes around it are no part of it (the capital after a
     German „ is no inner capital)."""
-    core = word.strip(".,;:!?\"'()[]„“”‚‘’«»")
+    # nor is a hyphen before it ("VM-Installation und -Konfiguration": the "-" stands for "VM")
+    core = word.strip(".,;:!?\"'()[]„“”‚‘’«»").lstrip("-")
     if len(core) < 2:
         return False
     if any(c.isdigit() for c in core) or _JOINER.search(core.strip("-_./+")):
@@ -268,13 +279,18 @@ _SETTING = re.compile(
 
 def _german_what(asked: str, text: str) -> bool:
     """Whether a question opening with "Was" is German ("Was bedeutet TBOOT?"): its language
-    says so, or the word after "Was" is a German function word or a lower-case verb form
-    that is no English word ("bedeutet", "kennzeichnen"; not "the", "it", "not")."""
+    says so, or its opening says so (`_opens_german`)."""
+    if not _GERMAN_WHAT.match(asked):
+        return False
+    return question_language(text) == "de" or _opens_german(asked)
+
+
+def _opens_german(asked: str) -> bool:
+    """Whether a question opens with "Was" and a German function word or a lower-case verb
+    form that is no English word ("bedeutet", "kennzeichnen"; not "the", "it", "not")."""
     match = _GERMAN_WHAT.match(asked)
     if not match:
         return False
-    if question_language(text) == "de":
-        return True
     following = match.group(1)
     return following in GERMAN_STOPWORDS or (
         following.islower()
@@ -293,9 +309,13 @@ def question_language(text: str) -> str:
     """The language of a question, told by its own words: the context an offline-completed
     follow-up carries is a list of content words without stopwords, which would tip a short
     German follow-up to English. The whole text decides only when the question's own words
-    do not say German."""
-    own = detect_language(CONTEXT.sub(" ", text))
-    return own if own == "de" else detect_language(text)
+    do not say German; nor when they are too few to say it, but the question opens with "Was"
+    and a German verb ("Was bedeutet TBOOT?": "was" is a stopword of both languages)."""
+    asked = CONTEXT.sub(" ", text)
+    own = detect_language(asked)
+    if own == "de" or _opens_german(asked.strip()):
+        return "de"
+    return detect_language(text)
 
 
 # "Which X" / "what X" (and "what was the X"): the noun phrase after it names what is asked
@@ -324,6 +344,14 @@ _PLURAL_VERBS = frozenset("were are wurden sind waren haben hatten".split())
 # "Gründe"): German plurals rarely end in "s", which marks English ones.
 _GERMAN_PLURAL = re.compile(
     r"(?:ungen|heiten|keiten|schaften|ionen|täten|nisse|fälle|gründe|schritte|punkte)$"
+)
+
+
+# A number of things before the noun asks for as many ("Welche drei Dinge", "which two
+# machines"): German plurals often have no plural ending.
+_SEVERAL = frozenset(
+    "two three four five six seven eight nine ten zwei drei vier fünf sechs sieben acht neun"
+    " zehn beiden".split()
 )
 
 
@@ -371,6 +399,7 @@ def question_focus(text: str) -> tuple[tuple[str, ...], bool]:
         or bool(_GERMAN_PLURAL.search(head))
         or following in _PLURAL_VERBS
         or any(w in ("and", "und") for w in words)
+        or any(w.lower() in _SEVERAL for w in words)
     )
     return tuple(words), plural
 
@@ -389,6 +418,9 @@ def profile_question(text: str, translations: Translations = ()) -> QuestionProf
     finding the word (`QuestionProfile.aliases`)."""
     language = question_language(text)
     stopwords = (STOPWORDS if language == "de" else ENGLISH_STOPWORDS) | QUESTION_WORDS
+    if _ASKS_DEFINITION.match(CONTEXT.sub(" ", text)):
+        # "What does X mean?", "Was bedeutet X?" ask what X is: a definition does not say "mean"
+        stopwords |= _DEFINING_VERBS
     # "empfohlen,Builds": a comma with no space after it still ends a word (a capital
     # after it would mark the joined word as a name).
     asked_text = _JOINED.sub(r"\1 ", CONTEXT.sub(" ", text))

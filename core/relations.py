@@ -43,6 +43,15 @@ _GERMAN_PASSIVE = re.compile(
     r"^\W*(?:was|wie|wodurch|womit|worüber)\s+(?:wird|werden|wurde|wurden)\s+(?P<rest>[^,;?]+)",
     re.IGNORECASE,
 )
+# German "Was <Verb> <Subjekt> ...?" (the finite verb stands second: "Was beschreiben
+# Ereignisse wie DEV_SET?", "Was definiert der HID descriptor?"), as English "What do events
+# describe?"; an auxiliary there ("Was ist", "Was wird") opens another form.
+_GERMAN_ACTIVE = re.compile(r"^\W*(?i:was)\s+(?P<verb>[a-zäöüß]+)\s+(?P<rest>[^,;?]+)")
+# A German verb's particle that ends the clause ("Was stellen die Bits dar?" asks
+# "darstellen", not "stellen").
+_SEPARATED = frozenset(
+    "ab an auf aus bei dar ein fest fort her hin los mit nach vor weg zu zurück".split()
+)
 # The particle or preposition a phrasal question ends with ("vote on", "used for").
 _TRAILING = frozenset("on for by with to about of in at from into".split())
 # Verbs that ask what something is or holds, which a definition answers without repeating
@@ -50,7 +59,8 @@ _TRAILING = frozenset("on for by with to about of in at from into".split())
 _LIGHT_VERBS = frozenset(
     "do does did be have has had mean means indicate indicates stand stands contain contains"
     " include includes say says look looks refer refers need needs get gets make makes"
-    " bedeutet bedeuten gemacht getan".split()
+    " bedeutet bedeuten gemacht getan enthält enthalten beinhaltet beinhalten umfasst umfassen"
+    " macht machen tut tun braucht brauchen heißt sagt sagen meint meinen".split()
 )
 _DETERMINERS = frozenset(
     "a an the this that these those its their our your my his her each every any some"
@@ -125,7 +135,19 @@ def _predicate(asked: str) -> str:
     (past a trailing particle: "used for") when it has a participle's ending (-ed, -en;
     German -t, -en); a do-question's word before its first preposition, or its last word
     ("What does the board primarily vote on?"), when no determiner stands before it (which
-    makes it a noun: "the head of ...")."""
+    makes it a noun: "the head of ..."); a German active question's second word
+    (`_GERMAN_ACTIVE`), a lower-case verb form that is no stopword."""
+    german = _GERMAN_ACTIVE.match(asked)
+    if german:
+        verb = german.group("verb")
+        if (
+            verb not in STOPWORDS
+            and verb not in _LIGHT_VERBS
+            and verb.endswith(("t", "en"))
+            and terms(german.group("rest"), STOPWORDS)
+            and german.group("rest").split()[-1].lower() not in _SEPARATED
+        ):
+            return verb
     for pattern in (_DO_QUESTION, _PASSIVE_QUESTION, _GERMAN_PASSIVE):
         match = pattern.match(asked)
         if match:

@@ -1260,7 +1260,7 @@ def scored_units(
             continue
         if _asks(unit):
             continue
-        if unit.kind == "row" and numbered_otherwise(profile.text, unit):
+        if unit.kind == "row" and numbered_otherwise(profile, unit):
             continue
         held = unit.stems | unit.antecedent if unit.answers else unit.stems
         if not (held & wanted or (titled and unit.kind == "list") or definition):
@@ -1298,24 +1298,44 @@ def _announces(profile: QuestionProfile, unit: Unit) -> bool:
 _NUMBERED = re.compile(r"\b([^\W\d_]{2,})[\s-]?(\d{1,3})\b", re.UNICODE)
 
 
-def numbered_otherwise(question: str, unit: Unit) -> bool:
+def numbered_otherwise(profile: QuestionProfile, unit: Unit) -> bool:
     """Whether a table row names another number of a numbered thing the question names
     ("Week 1" in its cells for "... in week 3?"): such a row is about another week, however
-    many of the question's other words it holds."""
-    asked = {w.lower(): n for w, n in _NUMBERED.findall(CONTEXT.sub(" ", question))}
+    many of the question's other words it holds. The words are compared by stem, a German
+    question's through its translations ("Woche 2" names the rows' "Week 2")."""
+    asked = {_word_stem(w): n for w, n in _NUMBERED.findall(CONTEXT.sub(" ", profile.text))}
     if not asked:
         return False
     for _, value in unit.pairs:
         for word, number in _NUMBERED.findall(value):
-            if asked.get(word.lower(), number) != number:
+            stem = _word_stem(word)
+            if asked.get(profile.aliases.get(stem, stem), number) != number:
                 return True
     return False
 
 
+def _word_stem(word: str) -> str:
+    """The stem of one word as the question's terms stem it; a stopword as it is."""
+    stems = terms(word, frozenset())
+    return stems[0] if stems else word.lower()
+
+
 def _defines(profile: QuestionProfile, unit: Unit, defined: bool) -> bool:
     """Whether a sentence defines what a "What is X?" question asks about: "X is a ...", or
-    "It is a ..." / "This is ..." under a heading that names X."""
-    match = _DEFINITION.match(unit.text)
+    "It is a ..." / "This is ..." under a heading that names X (`defined`)."""
+    return _defining(profile, unit.text, defined)
+
+
+def _gives_definition(profile: QuestionProfile, span: Span, header: str) -> bool:
+    """Whether a span is a sentence that defines what a "What is X?" / "Was bedeutet X?"
+    question asks about (`_defines`, under the evidence's `header`)."""
+    if not profile.defines or span.kind != "sentence":
+        return False
+    return _defining(profile, span.whole or span.unit, profile.defines <= _header_terms(header))
+
+
+def _defining(profile: QuestionProfile, text: str, defined: bool) -> bool:
+    match = _DEFINITION.match(text)
     if not match:
         return False
     if match.group(1).lower() in ("it", "this", "es", "dies"):
@@ -1469,6 +1489,8 @@ def best_spans(
     found.sort(
         key=lambda pair: (
             -_tier(typed_support(profile, pair[1], headers.get(pair[0], ""))),
+            # a definition answers "What is X?" before any other sentence naming X
+            not _gives_definition(profile, pair[1], headers.get(pair[0], "")),
             not denies(profile, pair[1]),
             not holds_relation(profile, pair[1].whole),
             not counted & set(terms(pair[1].whole)),
@@ -1597,7 +1619,7 @@ def typed_support(profile: QuestionProfile, span: Span, header: str = "") -> flo
     held = frozenset(terms(span.whole)) | _header_terms(header)
     typed = answers_type(profile, span) and holds_focus(profile, held)
     return (span.support if typed else TYPE_MISS * span.support) * _relation_share(
-        profile, span.whole
+        profile, _cell_values(span.kind, span.whole)
     )
 
 
@@ -1645,6 +1667,17 @@ def holds_focus(profile: QuestionProfile, stems: frozenset[str]) -> bool:
     if not _ASKS_KIND.match(CONTEXT.sub(" ", profile.text)):
         return True
     return bool(profile.asked_in(stems) & profile.focus)
+
+
+# The column label opening each cell of a row's text ("Name: DEV_SET; Description: ...").
+_CELL_LABEL = re.compile(r"(?:^|(?<=;))\s*[^:;]{1,60}:\s")
+
+
+def _cell_values(kind: str, text: str) -> str:
+    """A row's text without its column labels (a label is no statement of the row: the
+    column "Description" beside "Events after this event ..." does not say that events
+    describe anything); any other unit's text as it is."""
+    return _CELL_LABEL.sub(" ", text) if kind == "row" else text
 
 
 def _relation_share(
@@ -1875,7 +1908,7 @@ def _typed_unit_support(
         and holds_focus(profile, unit.stems | unit.antecedent | header_terms)
     )
     support = candidate.support if typed else TYPE_MISS * candidate.support
-    return support * _relation_share(profile, unit.text, unit.stems)
+    return support * _relation_share(profile, _cell_values(unit.kind, unit.text), unit.stems)
 
 
 def _tier(support: float) -> float:

@@ -35,6 +35,14 @@ from tests.fakes.evidence import make_evidence
         ("darf", "may"),
         ("dürfen", "allowed"),
         ("kompiliert", "built"),
+        # everyday words of questions: months, numbers, getting things, developers, ports
+        ("Dezember", "december"),
+        ("drei", "three"),
+        ("bekommen", "get"),
+        ("Entwickler", "engineers"),
+        ("Schnittstelle", "port"),
+        ("serielle", "serial"),
+        ("Entwurf", "draft"),
     ],
 )
 def test_inflected_forms_find_their_entry(word, expected):

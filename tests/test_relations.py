@@ -40,6 +40,9 @@ def headline(question: str, text: str, header: str = "Governance > Advisory Boar
         ("How are actions by the Advisory Board initiated?", "initi"),
         ("What is the hotel limit used for?", "use"),
         ("Wie werden Aktionen vom Advisory Board initiiert?", "initiiert"),
+        # German puts the verb second: "Was definiert X?" is "What does X define?"
+        ("Was definiert der HID descriptor im Field Guide?", "definiert"),
+        ("Was beschreiben Ereignisse wie DEV_SET?", "beschreiben"),
         # no predicate verb found by its form: a light verb, a noun after a determiner,
         # another question type, a verb in a relative clause
         ("What does closed indicate for a ticket?", None),
@@ -47,6 +50,10 @@ def headline(question: str, text: str, header: str = "Governance > Advisory Boar
         ("Who approves the budget?", None),
         ("How are tickets that are not closed handled?", None),
         ("What are the two main topics in the summary of the replacement?", None),
+        # an auxiliary, a light verb, a verb whose particle ends the clause ("darstellen")
+        ("Was ist der HID descriptor?", None),
+        ("Was beinhaltet ein QA-Bericht?", None),
+        ("Was stellen die unteren fünf Bits im Feld dar?", None),
     ],
 )
 def test_the_predicate_verb_of_a_question(question, verb):
@@ -103,3 +110,47 @@ def test_without_an_action_line_for_the_person_no_other_persons_action_is_prefer
         "What are the action items for Rich Persaud?", minutes, "Community Call > Minutes"
     )
     assert "Daniel" not in answer
+
+
+HID = (
+    "Every device sends reports. The HID descriptor defines the format of the data the "
+    "device will send. It is mandatory, as there's no pre-defined data format in HID."
+)
+
+
+@pytest.mark.parametrize(
+    ("question", "translations"),
+    [
+        ("What does the HID descriptor define?", ()),
+        ("Was definiert der HID descriptor?", (("definiert", ("defined", "define")),)),
+    ],
+)
+def test_what_the_subject_defines_not_a_sentence_holding_the_verb_elsewhere(question, translations):
+    (_, span), *_ = best_spans(question, [(1, "HID Field Guide", HID)], translations)
+    assert span.answer.startswith("The HID descriptor defines the format")
+
+
+CODES = (
+    "Table 1: Name, Description\n"
+    "Row 1 in Table 1: Name is DEV_SET, and Description is Events after this event belong to"
+    " the device indicated by value."
+)
+DEV_EVENTS = "These events describe actions relating to the device emitting the remaining events."
+
+
+@pytest.mark.parametrize(
+    ("question", "translations"),
+    [
+        ("What do events like DEV_SET describe?", ()),
+        (
+            "Was beschreiben Ereignisse wie DEV_SET?",
+            (("beschreiben", ("description", "described")), ("ereignisse", ("events",))),
+        ),
+    ],
+)
+def test_a_column_label_states_no_relation(question, translations):
+    """The column "Description" beside "Events after ..." does not say that events describe
+    anything; the sentence that does answers."""
+    sources = [(1, "Mouse protocol — Codes", CODES), (2, "Mouse protocol — DEV_SET", DEV_EVENTS)]
+    (_, span), *_ = best_spans(question, sources, translations)
+    assert span.answer.startswith("These events describe actions")

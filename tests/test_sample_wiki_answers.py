@@ -68,6 +68,8 @@ def test_off_topic_questions_are_declined(assistant, question):
 # (issue 29): the facts it must state and those it must not.
 NEW_USER = [
     (("What laptop do engineers get?",), ["MacBook Pro"], ["monitor"]),
+    (("Welchen Laptop bekommen Entwickler?",), ["MacBook Pro"], ["monitor"]),
+    (("Wer ist in Woche 2 Secondary für Payments?",), ["Week 2", "Sophie Brandt"], ["Week 4"]),
     (("Is premium economy allowed on a flight to New York?",), ["Yes:", "6 hours"], ["No:"]),
     (("Is premium economy allowed?",), ["6 hours"], ["Yes:", "No:"]),
     (("Who do I ask about payroll?",), ["payroll@"], ["Pleo"]),

@@ -63,6 +63,8 @@ def answer(question: str, text: str, header: str = "Page") -> str:
         ("Was the BIOS updated before the test?", "yesno"),
         ("Was war das Ziel der Forward Seal Tests?", "what"),  # German "was" asks what
         ("Was hatte Eric auf der Tagesordnung?", "what"),
+        ("Kann OXT sowohl für Windows als auch für Linux kompiliert werden?", "yesno"),
+        ("Wohin verfolgt TBOOT die Ausgabe?", "where"),
         ("How is BATS enabled in the build?", "howto"),
         ("Why was BATS used?", "why"),
         ("Where is the variable declared?", "where"),
@@ -493,6 +495,15 @@ def test_a_why_question_on_a_row_is_answered_by_the_reason():
 
 def test_a_yes_no_question_on_a_row_without_a_verdict_cell_says_yes():
     assert answer("Was the QA report published?", CHECKLIST) == "Yes"
+
+
+@pytest.mark.parametrize("question", ["What is TBOOT?", "Was bedeutet TBOOT?", "Was ist TBOOT?"])
+def test_a_definition_comes_before_a_better_ranked_sentence_naming_the_thing(question):
+    notes = "It is the reference program from Intel for driving TXT."
+    spans = best_spans(question, [(1, "Work list", "Update TBOOT"), (2, "TBOOT Notes", notes)])
+    assert spans[0][1].answer == notes
+    # the verb of asking is no term a definition must hold
+    assert set(profile_question(question).terms) == {"tboot"}
 
 
 def test_a_definition_question_is_answered_by_the_sentence_that_defines():
@@ -1188,3 +1199,52 @@ GELOEST = "Das UEFI Upgrade Problem wurde im März nicht gelöst."
 def test_a_yes_no_needs_a_clause_holding_what_is_asked(question, text, expected):
     span = best_span(profile_question(question), "Measured launch", text)
     assert span is not None and span.answer == expected
+
+
+ROTA = (
+    "Table 1: Week, Dates, Team, Secondary\n"
+    "Row 1 in Table 1: Week is Week 4, Dates is Mon 26 Oct – Mon 2 Nov, Team is Payments,"
+    " and Secondary is Sophie Brandt\n"
+    "Row 2 in Table 1: Week is Week 2, Dates is Mon 12 Oct – Mon 19 Oct, Team is Payments,"
+    " and Secondary is Emre Yilmaz"
+)
+
+
+@pytest.mark.parametrize(
+    ("question", "translations"),
+    [
+        ("Who is the secondary for Payments in week 2?", ()),
+        ("Wer ist in Woche 2 Secondary für Payments?", (("woche", ("week",)),)),
+    ],
+)
+def test_a_numbered_thing_is_matched_through_its_translation(question, translations):
+    """ "Woche 2" names the row of "Week 2", not the row whose dates hold a 2."""
+    (_, span), *_ = best_spans(question, [(1, "On-call rotation", ROTA)], translations)
+    assert "Emre Yilmaz" in span.answer
+
+
+@pytest.mark.parametrize(
+    "question",
+    [
+        "Was bedeutet TBOOT?",
+        "Was beschreiben Ereignisse wie DEV_SET?",
+        "Kann OXT für Linux kompiliert werden?",
+    ],
+)
+def test_german_questions_are_read_as_german(question):
+    assert profile_question(question).language == "de"
+
+
+def test_german_question_and_modal_words_are_no_terms():
+    """Words of asking weigh nothing, as "where", "should" and "has" in English ones."""
+    profile = profile_question(
+        "Wohin verfolgt TBOOT, wenn das Zielsystem über eine serielle Schnittstelle verfügt?"
+    )
+    assert not {"wohin", "verfügt"} & set(profile.terms)
+    profile = profile_question("Welche drei Dinge sollten wir während der Installation prüfen?")
+    assert "sollten" not in profile.terms and profile.plural
+    # "in Bezug auf" says "about"
+    assert "bezug" not in profile_question("Was gilt in Bezug auf Urlaub?").terms
+    # a hyphen standing for an omitted word marks no name
+    weights = profile_question("Was prüfen wir während der VM-Installation und -Konfiguration?")
+    assert weights.terms["konfigur"] == 1.0

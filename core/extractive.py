@@ -61,7 +61,7 @@ from core.cell_sentences import (
 from core.commenters import commenters
 from core.compose import about_section, compose, listed_under
 from core.counted_answer import counts_asked
-from core.glossary import glossary_words
+from core.glossary import glossary_words, head_words
 from core.lexical import GERMAN_STOPWORDS
 from core.missing_subject import absent_acronyms, absent_years, other_numbers, unknown_names
 from core.phrasing import (
@@ -99,7 +99,7 @@ from core.spans import (
     expansion,
     typed_values,
 )
-from core.spelling import language_word
+from core.spelling import edits1, language_word
 from core.translate import query_words
 
 # Translate: a non-English question → each of its words the wiki lacks → the wiki's words
@@ -275,11 +275,13 @@ class ExtractiveLLM:
         words = [w.lower() for w in _WORD.findall(asked)]
         if question_language(question) != "en":
             # A German word stands for the glossary's first English word for it, when the
-            # glossary has it ("Elternzeit" → parental), and is known when the wiki has that
-            # word in any form the glossary lists ("Anpassung" → customized, customization);
-            # a German noun the glossary lacks counts as unknown when the wiki has neither
-            # it nor a word standing for it.
-            glossed = [found for found in map(glossary_words, words) if found]
+            # glossary has it ("Elternzeit" → parental; a compound it lacks for its head's:
+            # "Mitarbeiterausweis" → badge), and is known when the wiki has that word in any
+            # form the glossary lists ("Anpassung" → customized, customization); a German
+            # noun the glossary lacks counts as unknown when the wiki has neither it nor a
+            # word standing for it, or only a neighbour of a word that is no German word
+            # (a name: "Azure" lands on "apertus", `_untranslated_nouns`).
+            glossed = [found for found in map(head_words, words) if found]
             words = [found[0] for found in glossed if not _known_form(found, known)]
             words += self._untranslated_nouns(question, asked, known)
         return [
@@ -295,9 +297,13 @@ class ExtractiveLLM:
         glossary lacks, the wiki does not use, the index's translation maps to no wiki word
         and that does not end in a known word (`_known_compound`): "Parkplatzzuschuss",
         "Kleiderordnung"; of a hyphenated noun, each such part, but beside a known part
-        only one that is no German word ("Slack-Kanal" → slack). Measured on ConfQuestions
-        (dev), German: 3 of 210 answerable questions have one (two of them translate
-        "community call" word by word), 16 of 56 out-of-scope ones."""
+        only one that is no German word ("Slack-Kanal" → slack). The translation stands
+        for a German noun only (`_german_spelling`): a name has none, whatever wiki word
+        it lands on ("Azure" → apertus). Measured on ConfQuestions (dev), German: 3 of 210
+        answerable questions have one (two of them translate "community call" word by
+        word), 16 of 56 out-of-scope ones; reading names so, decline recall (configured
+        thresholds, `confbot eval --answers`) 0.824 -> 0.868 at the same 3.8% of
+        answerable questions declined."""
         translated = set(self.translate(question)) if self.translate is not None else set()
         out = []
         for noun in _GERMAN_NOUN.findall(asked):
@@ -306,7 +312,7 @@ class ExtractiveLLM:
                 part
                 for part in parts
                 if part not in known
-                and part not in translated
+                and (part not in translated or not _german_spelling(part, known))
                 and not glossary_words(part)
                 and not _known_compound(part, known)
             ]
@@ -458,6 +464,23 @@ def _german_part(part: str, known: Collection[str], depth: int = 1) -> bool:
         ):
             return True
     return False
+
+
+TYPO_LENGTH = 8
+"""Letters from which a noun one edit from a German word is read as its typo: shorter
+ones are too often a name one letter off a German word ("Azure", Azur; "Everest")."""
+
+
+def _german_spelling(word: str, known: Collection[str]) -> bool:
+    """Whether a lower-case noun is German, so its translation can stand for it: a German
+    word, a compound of German words (`_german_part`), or a typo one edit from a German
+    word ("Kolletion", `TYPO_LENGTH` letters or more). Any other noun is a name or a
+    foreign word ("Azure", "Salesforce"), which has no translation: word translation lands
+    it on whatever wiki word is nearest ("apertus"), or on two wiki words it happens to
+    spell ("Offsite" → off, site)."""
+    if _german_part(word, known):
+        return True
+    return len(word) >= TYPO_LENGTH and any(language_word(e, "de") for e in edits1(word))
 
 
 def _german_word(word: str, known: Collection[str]) -> bool:

@@ -316,6 +316,42 @@ def test_german_compound_counts_as_known_only_when_split_into_german_words():
     assert llm.unknown_words("Is there a problem with the laptop?") == []
 
 
+def test_a_german_name_is_unknown_whatever_its_nearest_wiki_word():
+    """Word translation lands any word on its nearest wiki word ("Azure" on "apertus",
+    "Offsite" on off + site): a noun that is no German word nor a compound of German words
+    is a name or a foreign word the wiki lacks, as "Azure" is in the English twin; a
+    German compound the translation maps stays known ("Parkplatzzuschuss" → parking)."""
+    vocabulary = {"openxt", "guest", "images", "microsoft", "deploy", "team", "next"}
+    translations = {"azure": ["apertus"], "offsite": ["off", "site"], "parkplatzzuschuss": ["p"]}
+    llm = ExtractiveLLM(
+        {"de": 0.0},
+        translate=lambda question: translations,
+        vocabulary=lambda: vocabulary,
+        glossary=True,
+    )
+    assert llm.unknown_words("Wie stelle ich OpenXT-Gast-Images in Microsoft Azure bereit?") == [
+        "azure"
+    ]
+    assert llm.unknown_words("Wann ist das nächste Team-Offsite?") == ["offsite"]
+    assert llm.unknown_words("Gibt es einen Parkplatzzuschuss für das Labor?") == ["labor"]
+    english = ExtractiveLLM({"en": 0.0}, vocabulary=lambda: vocabulary)
+    assert english.unknown_words("How do I deploy OpenXT guest images in Azure?") == ["azure"]
+
+
+def test_a_german_compound_the_wiki_lacks_is_judged_by_its_head():
+    """ "Mitarbeiterausweis" asks for a badge, as "employee badge" does in English: the
+    wiki knowing "employees" does not make it known, and a weak span declines."""
+    staff = [ev(1, "Employees get a laptop on their first day.", "Onboarding")]
+    vocabulary = {"new", "employees", "get", "laptop", "first", "day", "order"}
+    llm = ExtractiveLLM({"de": 0.0, "en": 0.0}, vocabulary=lambda: vocabulary, glossary=True)
+    assert llm.unknown_words("Wo bestelle ich einen neuen Mitarbeiterausweis?") == ["badge"]
+    assert llm.unknown_words("Where do I order a new employee badge?") == ["badge"]
+    assert ask("Wo bestelle ich einen neuen Mitarbeiterausweis?", llm, staff) == OUT_OF_SCOPE
+    assert ask("Where do I order a new employee badge?", llm, staff) == OUT_OF_SCOPE
+    # Words the wiki has, through the glossary, are known.
+    assert llm.unknown_words("Bekommen neue Mitarbeiter am ersten Tag einen Laptop?") == []
+
+
 @pytest.mark.parametrize(
     ("question", "expected"),
     [

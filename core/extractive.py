@@ -304,7 +304,7 @@ class ExtractiveLLM:
         word), 16 of 56 out-of-scope ones; reading names so, decline recall (configured
         thresholds, `confbot eval --answers`) 0.824 -> 0.868 at the same 3.8% of
         answerable questions declined."""
-        translated = set(self.translate(question)) if self.translate is not None else set()
+        translated = dict(self.translate(question)) if self.translate is not None else {}
         out = []
         for noun in _GERMAN_NOUN.findall(asked):
             parts = noun.lower().split("-")
@@ -312,7 +312,7 @@ class ExtractiveLLM:
                 part
                 for part in parts
                 if part not in known
-                and (part not in translated or not _german_spelling(part, known))
+                and not _translated(part, translated.get(part, ()), known)
                 and not glossary_words(part)
                 and not _known_compound(part, known)
             ]
@@ -466,6 +466,28 @@ def _german_part(part: str, known: Collection[str], depth: int = 1) -> bool:
     return False
 
 
+def _translated(noun: str, translations: Sequence[str], known: Collection[str]) -> bool:
+    """Whether the index's translations of a German noun stand for it: it has some, and it
+    is German (`_german_spelling`) or one of them is its cognate, the same first
+    `COGNATE_PREFIX` letters ("Parsen" → parsing). A name or foreign word has no
+    translation: word translation lands it on whatever wiki word is nearest ("Azure" →
+    apertus), or on two wiki words it happens to spell ("Offsite" → off, site)."""
+    if not translations:
+        return False
+    if len(translations) == 1 and _cognate(noun, translations[0]):
+        return True
+    return _german_spelling(noun, known)
+
+
+COGNATE_PREFIX = 4
+"""First letters a noun shares with its translation to be read as its cognate."""
+
+
+def _cognate(word: str, other: str) -> bool:
+    """Whether two words share their first `COGNATE_PREFIX` letters ("parsen", "parsing")."""
+    return len(word) >= COGNATE_PREFIX and word[:COGNATE_PREFIX] == other[:COGNATE_PREFIX]
+
+
 TYPO_LENGTH = 8
 """Letters from which a noun one edit from a German word is read as its typo: shorter
 ones are too often a name one letter off a German word ("Azure", Azur; "Everest")."""
@@ -474,13 +496,17 @@ ones are too often a name one letter off a German word ("Azure", Azur; "Everest"
 def _german_spelling(word: str, known: Collection[str]) -> bool:
     """Whether a lower-case noun is German, so its translation can stand for it: a German
     word, a compound of German words (`_german_part`), or a typo one edit from a German
-    word ("Kolletion", `TYPO_LENGTH` letters or more). Any other noun is a name or a
-    foreign word ("Azure", "Salesforce"), which has no translation: word translation lands
-    it on whatever wiki word is nearest ("apertus"), or on two wiki words it happens to
-    spell ("Offsite" → off, site)."""
+    word ("Kolletion", `TYPO_LENGTH` letters or more) or a compound with one letter too
+    many. Any other noun is a name or a foreign word ("Azure", "Salesforce")."""
     if _german_part(word, known):
         return True
-    return len(word) >= TYPO_LENGTH and any(language_word(e, "de") for e in edits1(word))
+    if len(word) < TYPO_LENGTH:
+        return False
+    if any(language_word(edit, "de") for edit in edits1(word)):
+        return True
+    # a compound with a letter too many ("Schreibberechtigunngen"); deletions only, as
+    # splitting every edit of a long word would cost too much
+    return any(_german_part(word[:i] + word[i + 1 :], known) for i in range(len(word)))
 
 
 def _german_word(word: str, known: Collection[str]) -> bool:

@@ -338,6 +338,34 @@ def test_a_german_name_is_unknown_whatever_its_nearest_wiki_word():
     assert english.unknown_words("How do I deploy OpenXT guest images in Azure?") == ["azure"]
 
 
+@pytest.mark.parametrize(
+    "question, translations",
+    [
+        # a German word the dictionary lacks, translated to its cognate
+        ("Wie ähnlich ist das Parsen dem von Assembler?", {"parsen": ["parsing"]}),
+        # a typo of a German word, and a compound with a letter too many
+        (
+            "Welche Kolletion verwandter Dinge gibt es?",
+            {"kolletion": ["collection"], "dinge": ["things"]},
+        ),
+        (
+            "Wer sollte Schreibberechtigunngen für die Tabelle haben?",
+            {"schreibberechtigunngen": ["write"]},
+        ),
+    ],
+)
+def test_a_german_word_keeps_its_translation(question, translations):
+    """A noun that is German in spite of the dictionary (a cognate of its translation, a
+    typo, a compound typed with a letter too many) is known through its translation."""
+    llm = ExtractiveLLM(
+        {"de": 0.0},
+        translate=lambda question: translations,
+        vocabulary=lambda: {"parsing", "collection", "write", "table", "assembler"},
+        glossary=True,
+    )
+    assert llm.unknown_words(question) == []
+
+
 def test_a_german_compound_the_wiki_lacks_is_judged_by_its_head():
     """ "Mitarbeiterausweis" asks for a badge, as "employee badge" does in English: the
     wiki knowing "employees" does not make it known, and a weak span declines."""

@@ -47,6 +47,7 @@ import re
 import threading
 from collections.abc import Callable, Collection, Mapping, Sequence
 from dataclasses import replace
+from functools import lru_cache
 
 from core.answer import OUT_OF_SCOPE, RELATED, parse_prompt
 from core.cell_sentences import (
@@ -312,9 +313,9 @@ class ExtractiveLLM:
                 part
                 for part in parts
                 if part not in known
-                and not _translated(part, translated.get(part, ()), known)
                 and not glossary_words(part)
                 and not _known_compound(part, known)
+                and not _translated(part, translated.get(part, ()))
             ]
             if len(unknown) < len(parts):
                 # Beside a known part, a German word is the kind of thing the known part
@@ -466,7 +467,7 @@ def _german_part(part: str, known: Collection[str], depth: int = 1) -> bool:
     return False
 
 
-def _translated(noun: str, translations: Sequence[str], known: Collection[str]) -> bool:
+def _translated(noun: str, translations: Sequence[str]) -> bool:
     """Whether the index's translations of a German noun stand for it: it has some, and it
     is German (`_german_spelling`) or one of them is its cognate, the same first
     `COGNATE_PREFIX` letters ("Parsen" → parsing). A name or foreign word has no
@@ -476,7 +477,7 @@ def _translated(noun: str, translations: Sequence[str], known: Collection[str]) 
         return False
     if len(translations) == 1 and _cognate(noun, translations[0]):
         return True
-    return _german_spelling(noun, known)
+    return _german_spelling(noun)
 
 
 COGNATE_PREFIX = 4
@@ -493,12 +494,14 @@ TYPO_LENGTH = 8
 ones are too often a name one letter off a German word ("Azure", Azur; "Everest")."""
 
 
-def _german_spelling(word: str, known: Collection[str]) -> bool:
+@lru_cache(maxsize=4096)
+def _german_spelling(word: str) -> bool:
     """Whether a lower-case noun is German, so its translation can stand for it: a German
     word, a compound of German words (`_german_part`), or a typo one edit from a German
     word ("Kolletion", `TYPO_LENGTH` letters or more) or a compound with one letter too
-    many. Any other noun is a name or a foreign word ("Azure", "Salesforce")."""
-    if _german_part(word, known):
+    many. Any other noun is a name or a foreign word ("Azure", "Salesforce"). Remembered
+    per word: the look-ups of a long word's edits take milliseconds."""
+    if _german_part(word, ()):
         return True
     if len(word) < TYPO_LENGTH:
         return False
@@ -506,7 +509,7 @@ def _german_spelling(word: str, known: Collection[str]) -> bool:
         return True
     # a compound with a letter too many ("Schreibberechtigunngen"); deletions only, as
     # splitting every edit of a long word would cost too much
-    return any(_german_part(word[:i] + word[i + 1 :], known) for i in range(len(word)))
+    return any(_german_part(word[:i] + word[i + 1 :], ()) for i in range(len(word)))
 
 
 def _german_word(word: str, known: Collection[str]) -> bool:

@@ -321,7 +321,7 @@ def test_a_german_name_is_unknown_whatever_its_nearest_wiki_word():
     "Offsite" on off + site): a noun that is no German word nor a compound of German words
     is a name or a foreign word the wiki lacks, as "Azure" is in the English twin; a
     German compound the translation maps stays known ("Parkplatzzuschuss" → parking)."""
-    vocabulary = {"openxt", "guest", "images", "microsoft", "deploy", "team", "next"}
+    vocabulary = {"openxt", "guest", "runs", "microsoft", "team", "organises"}
     translations = {"azure": ["apertus"], "offsite": ["off", "site"], "parkplatzzuschuss": ["p"]}
     llm = ExtractiveLLM(
         {"de": 0.0},
@@ -329,28 +329,24 @@ def test_a_german_name_is_unknown_whatever_its_nearest_wiki_word():
         vocabulary=lambda: vocabulary,
         glossary=True,
     )
-    assert llm.unknown_words("Wie stelle ich OpenXT-Gast-Images in Microsoft Azure bereit?") == [
-        "azure"
-    ]
-    assert llm.unknown_words("Wann ist das nächste Team-Offsite?") == ["offsite"]
+    assert llm.unknown_words("Läuft der OpenXT-Gast auch in Microsoft Azure?") == ["azure"]
+    assert llm.unknown_words("Wer organisiert das Offsite?") == ["offsite"]
     assert llm.unknown_words("Gibt es einen Parkplatzzuschuss für das Labor?") == ["labor"]
     english = ExtractiveLLM({"en": 0.0}, vocabulary=lambda: vocabulary)
-    assert english.unknown_words("How do I deploy OpenXT guest images in Azure?") == ["azure"]
+    assert english.unknown_words("Does the OpenXT guest run in Microsoft Azure?") == ["azure"]
+    assert english.unknown_words("Who organises the team offsite?") == ["offsite"]
 
 
 @pytest.mark.parametrize(
     "question, translations",
     [
         # a German word the dictionary lacks, translated to its cognate
-        ("Wie ähnlich ist das Parsen dem von Assembler?", {"parsen": ["parsing"]}),
+        ("Wie lange dauert das Parsen einer Konfiguration?", {"parsen": ["parsing"]}),
         # a typo of a German word, and a compound with a letter too many
+        ("Welche Kolletion von Treibern gibt es?", {"kolletion": ["collection"]}),
         (
-            "Welche Kolletion verwandter Dinge gibt es?",
-            {"kolletion": ["collection"], "dinge": ["things"]},
-        ),
-        (
-            "Wer sollte Schreibberechtigunngen für die Tabelle haben?",
-            {"schreibberechtigunngen": ["write"]},
+            "Wer hat Zugriffsberechtigunngen für das Archiv?",
+            {"zugriffsberechtigunngen": ["access"], "archiv": ["archive"]},
         ),
     ],
 )
@@ -360,24 +356,31 @@ def test_a_german_word_keeps_its_translation(question, translations):
     llm = ExtractiveLLM(
         {"de": 0.0},
         translate=lambda question: translations,
-        vocabulary=lambda: {"parsing", "collection", "write", "table", "assembler"},
+        vocabulary=lambda: {
+            "parsing",
+            "configuration",
+            "collection",
+            "drivers",
+            "access",
+            "archive",
+        },
         glossary=True,
     )
     assert llm.unknown_words(question) == []
 
 
 def test_a_german_compound_the_wiki_lacks_is_judged_by_its_head():
-    """ "Mitarbeiterausweis" asks for a badge, as "employee badge" does in English: the
-    wiki knowing "employees" does not make it known, and a weak span declines."""
-    staff = [ev(1, "Employees get a laptop on their first day.", "Onboarding")]
-    vocabulary = {"new", "employees", "get", "laptop", "first", "day", "order"}
+    """ "Ersatzausweis" asks for a badge, as "replacement badge" does in English: the
+    wiki knowing "replacement" does not make it known, and a weak span declines."""
+    staff = [ev(1, "Employees get a laptop from IT.", "IT")]
+    vocabulary = {"employees", "get", "replacement", "laptop", "from"}
     llm = ExtractiveLLM({"de": 0.0, "en": 0.0}, vocabulary=lambda: vocabulary, glossary=True)
-    assert llm.unknown_words("Wo bestelle ich einen neuen Mitarbeiterausweis?") == ["badge"]
-    assert llm.unknown_words("Where do I order a new employee badge?") == ["badge"]
-    assert ask("Wo bestelle ich einen neuen Mitarbeiterausweis?", llm, staff) == OUT_OF_SCOPE
-    assert ask("Where do I order a new employee badge?", llm, staff) == OUT_OF_SCOPE
+    assert llm.unknown_words("Wo bekommen Mitarbeiter einen Ersatzausweis?") == ["badge"]
+    assert llm.unknown_words("Where do employees get a replacement badge?") == ["badge"]
+    assert ask("Wo bekommen Mitarbeiter einen Ersatzausweis?", llm, staff) == OUT_OF_SCOPE
+    assert ask("Where do employees get a replacement badge?", llm, staff) == OUT_OF_SCOPE
     # Words the wiki has, through the glossary, are known.
-    assert llm.unknown_words("Bekommen neue Mitarbeiter am ersten Tag einen Laptop?") == []
+    assert llm.unknown_words("Bekommen Mitarbeiter einen Ersatzlaptop?") == []
 
 
 @pytest.mark.parametrize(

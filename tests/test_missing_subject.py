@@ -95,11 +95,9 @@ def test_a_numbered_thing_the_evidence_numbers_only_otherwise():
     # an asked version is judged by its leading number ("Ubuntu 24.04" among 18.04 and
     # 16.10), but not in a completed follow-up, which may carry another item's version
     ubuntu = ["Ubuntu 18.04 and Ubuntu 16.10 guests were tested."]
-    assert other_numbers("Has OpenXT been tested with Ubuntu 24.04 guests?", ubuntu) == [
-        "ubuntu 24"
-    ]
-    assert other_numbers("Wurde OpenXT mit Ubuntu-24.04-Gästen getestet?", ubuntu) == ["ubuntu 24"]
-    assert other_numbers("Has OpenXT been tested with Ubuntu 16.04 guests?", ubuntu) == []
+    assert other_numbers("Does OpenXT support Ubuntu 24.04 desktops?", ubuntu) == ["ubuntu 24"]
+    assert other_numbers("Unterstützt OpenXT Ubuntu-24.04-Desktops?", ubuntu) == ["ubuntu 24"]
+    assert other_numbers("Does OpenXT support Ubuntu 16.04 desktops?", ubuntu) == []
     assert other_numbers("Fedora 16.10? (context: first steps, guest, Ubuntu 16.10)", pages) == []
 
 

@@ -507,7 +507,7 @@ def _german_spelling(word: str) -> bool:
         return False
     if any(language_word(edit, "de") for edit in edits1(word)):
         return True
-    # a compound with a letter too many ("Schreibberechtigunngen"); deletions only, as
+    # a compound with a letter too many ("Zugriffsberechtigunngen"); deletions only, as
     # splitting every edit of a long word would cost too much
     return any(_german_part(word[:i] + word[i + 1 :], ()) for i in range(len(word)))
 

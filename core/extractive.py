@@ -47,6 +47,7 @@ import re
 import threading
 from collections.abc import Callable, Collection, Mapping, Sequence
 from dataclasses import replace
+from functools import lru_cache
 
 from core.answer import OUT_OF_SCOPE, RELATED, parse_prompt
 from core.cell_sentences import (
@@ -61,7 +62,7 @@ from core.cell_sentences import (
 from core.commenters import commenters
 from core.compose import about_section, compose, listed_under
 from core.counted_answer import counts_asked
-from core.glossary import glossary_words
+from core.glossary import glossary_words, head_words
 from core.lexical import GERMAN_STOPWORDS
 from core.missing_subject import absent_acronyms, absent_years, other_numbers, unknown_names
 from core.phrasing import (
@@ -101,7 +102,7 @@ from core.spans import (
     expansion,
     typed_values,
 )
-from core.spelling import language_word
+from core.spelling import edits1, language_word
 from core.translate import query_words
 
 # Translate: a non-English question → each of its words the wiki lacks → the wiki's words
@@ -277,11 +278,13 @@ class ExtractiveLLM:
         words = [w.lower() for w in _WORD.findall(asked)]
         if question_language(question) != "en":
             # A German word stands for the glossary's first English word for it, when the
-            # glossary has it ("Elternzeit" → parental), and is known when the wiki has that
-            # word in any form the glossary lists ("Anpassung" → customized, customization);
-            # a German noun the glossary lacks counts as unknown when the wiki has neither
-            # it nor a word standing for it.
-            glossed = [found for found in map(glossary_words, words) if found]
+            # glossary has it ("Elternzeit" → parental; a compound it lacks for its head's:
+            # "Mitarbeiterausweis" → badge), and is known when the wiki has that word in any
+            # form the glossary lists ("Anpassung" → customized, customization); a German
+            # noun the glossary lacks counts as unknown when the wiki has neither it nor a
+            # word standing for it, or only a neighbour of a word that is no German word
+            # (a name: "Azure" lands on "apertus", `_untranslated_nouns`).
+            glossed = [found for found in map(head_words, words) if found]
             words = [found[0] for found in glossed if not _known_form(found, known)]
             words += self._untranslated_nouns(question, asked, known)
         return [
@@ -297,10 +300,14 @@ class ExtractiveLLM:
         glossary lacks, the wiki does not use, the index's translation maps to no wiki word
         and that does not end in a known word (`_known_compound`): "Parkplatzzuschuss",
         "Kleiderordnung"; of a hyphenated noun, each such part, but beside a known part
-        only one that is no German word ("Slack-Kanal" → slack). Measured on ConfQuestions
-        (dev), German: 3 of 210 answerable questions have one (two of them translate
-        "community call" word by word), 16 of 56 out-of-scope ones."""
-        translated = set(self.translate(question)) if self.translate is not None else set()
+        only one that is no German word ("Slack-Kanal" → slack). The translation stands
+        for a German noun only (`_german_spelling`): a name has none, whatever wiki word
+        it lands on ("Azure" → apertus). Measured on ConfQuestions (dev), German: 3 of 210
+        answerable questions have one (two of them translate "community call" word by
+        word), 16 of 56 out-of-scope ones; reading names so, decline recall (configured
+        thresholds, `confbot eval --answers`) 0.824 -> 0.868 at the same 3.8% of
+        answerable questions declined."""
+        translated = dict(self.translate(question)) if self.translate is not None else {}
         out = []
         for noun in _GERMAN_NOUN.findall(asked):
             parts = noun.lower().split("-")
@@ -308,9 +315,9 @@ class ExtractiveLLM:
                 part
                 for part in parts
                 if part not in known
-                and part not in translated
                 and not glossary_words(part)
                 and not _known_compound(part, known)
+                and not _translated(part, translated.get(part, ()))
             ]
             if len(unknown) < len(parts):
                 # Beside a known part, a German word is the kind of thing the known part
@@ -478,6 +485,51 @@ def _german_part(part: str, known: Collection[str], depth: int = 1) -> bool:
         ):
             return True
     return False
+
+
+def _translated(noun: str, translations: Sequence[str]) -> bool:
+    """Whether the index's translations of a German noun stand for it: it has some, and it
+    is German (`_german_spelling`) or one of them is its cognate, the same first
+    `COGNATE_PREFIX` letters ("Parsen" → parsing). A name or foreign word has no
+    translation: word translation lands it on whatever wiki word is nearest ("Azure" →
+    apertus), or on two wiki words it happens to spell ("Offsite" → off, site)."""
+    if not translations:
+        return False
+    if len(translations) == 1 and _cognate(noun, translations[0]):
+        return True
+    return _german_spelling(noun)
+
+
+COGNATE_PREFIX = 4
+"""First letters a noun shares with its translation to be read as its cognate."""
+
+
+def _cognate(word: str, other: str) -> bool:
+    """Whether two words share their first `COGNATE_PREFIX` letters ("parsen", "parsing")."""
+    return len(word) >= COGNATE_PREFIX and word[:COGNATE_PREFIX] == other[:COGNATE_PREFIX]
+
+
+TYPO_LENGTH = 8
+"""Letters from which a noun one edit from a German word is read as its typo: shorter
+ones are too often a name one letter off a German word ("Azure", Azur; "Everest")."""
+
+
+@lru_cache(maxsize=4096)
+def _german_spelling(word: str) -> bool:
+    """Whether a lower-case noun is German, so its translation can stand for it: a German
+    word, a compound of German words (`_german_part`), or a typo one edit from a German
+    word ("Kolletion", `TYPO_LENGTH` letters or more) or a compound with one letter too
+    many. Any other noun is a name or a foreign word ("Azure", "Salesforce"). Remembered
+    per word: the look-ups of a long word's edits take milliseconds."""
+    if _german_part(word, ()):
+        return True
+    if len(word) < TYPO_LENGTH:
+        return False
+    if any(language_word(edit, "de") for edit in edits1(word)):
+        return True
+    # a compound with a letter too many ("Zugriffsberechtigunngen"); deletions only, as
+    # splitting every edit of a long word would cost too much
+    return any(_german_part(word[:i] + word[i + 1 :], ()) for i in range(len(word)))
 
 
 def _german_word(word: str, known: Collection[str]) -> bool:

@@ -346,7 +346,7 @@ büro, büros, standort = office offices location
 geöffnet, offen = open opened
 geschlossen = closed
 adresse = address
-schlüssel, ausweis = key badge
+ausweis, dienstausweis = badge pass
 deutschland = germany german
 großbritannien, england = united kingdom uk britain
 neuzugang, neuzugänge = new joiners joiner starters
@@ -391,10 +391,28 @@ def glossary_words(word: str) -> list[str]:
     """The English words the glossary gives for a German word (any inflected form), or [];
     for a compound it lacks, the words of its two parts when it has both
     ("Anzeigeausgaben" → display ... output ..., allowing a linking s or n)."""
-    table = _table()
-    found = table.get(_stem(word))
+    found = _table().get(_stem(word))
     if found:
         return list(found)
+    parts = _compound_parts(word)
+    return list(dict.fromkeys([*parts[0], *parts[1]])) if parts else []
+
+
+def head_words(word: str) -> list[str]:
+    """The English words for what a German word names: the glossary's words for it, or for
+    a compound it lacks, those of its head, the last part ("Mitarbeiterausweis" → badge,
+    not employees): a compound means its head, narrowed by the part before it."""
+    found = _table().get(_stem(word))
+    if found:
+        return list(found)
+    parts = _compound_parts(word)
+    return list(parts[1]) if parts else []
+
+
+def _compound_parts(word: str) -> tuple[tuple[str, ...], tuple[str, ...]] | None:
+    """The glossary's words for the two parts of a compound it has both of (the front, a
+    linking s or n allowed, and the head), or None."""
+    table = _table()
     lower = word.lower()
     for cut in range(SHORTEST_PART, len(lower) - SHORTEST_PART + 1):
         left, head = lower[:cut], lower[cut:]
@@ -404,8 +422,8 @@ def glossary_words(word: str) -> list[str]:
         for linked in (left, left[:-1] if left.endswith(("s", "n")) else ""):
             left_words = table.get(_stem(linked)) if len(linked) >= SHORTEST_PART else None
             if left_words:
-                return list(dict.fromkeys([*left_words, *head_words]))
-    return []
+                return left_words, head_words
+    return None
 
 
 SHORTEST_PART = 4

@@ -316,6 +316,73 @@ def test_german_compound_counts_as_known_only_when_split_into_german_words():
     assert llm.unknown_words("Is there a problem with the laptop?") == []
 
 
+def test_a_german_name_is_unknown_whatever_its_nearest_wiki_word():
+    """Word translation lands any word on its nearest wiki word ("Azure" on "apertus",
+    "Offsite" on off + site): a noun that is no German word nor a compound of German words
+    is a name or a foreign word the wiki lacks, as "Azure" is in the English twin; a
+    German compound the translation maps stays known ("Parkplatzzuschuss" → parking)."""
+    vocabulary = {"openxt", "guest", "runs", "microsoft", "team", "organises"}
+    translations = {"azure": ["apertus"], "offsite": ["off", "site"], "parkplatzzuschuss": ["p"]}
+    llm = ExtractiveLLM(
+        {"de": 0.0},
+        translate=lambda question: translations,
+        vocabulary=lambda: vocabulary,
+        glossary=True,
+    )
+    assert llm.unknown_words("Läuft der OpenXT-Gast auch in Microsoft Azure?") == ["azure"]
+    assert llm.unknown_words("Wer organisiert das Offsite?") == ["offsite"]
+    assert llm.unknown_words("Gibt es einen Parkplatzzuschuss für das Labor?") == ["labor"]
+    english = ExtractiveLLM({"en": 0.0}, vocabulary=lambda: vocabulary)
+    assert english.unknown_words("Does the OpenXT guest run in Microsoft Azure?") == ["azure"]
+    assert english.unknown_words("Who organises the team offsite?") == ["offsite"]
+
+
+@pytest.mark.parametrize(
+    "question, translations",
+    [
+        # a German word the dictionary lacks, translated to its cognate
+        ("Wie lange dauert das Parsen einer Konfiguration?", {"parsen": ["parsing"]}),
+        # a typo of a German word, and a compound with a letter too many
+        ("Welche Kolletion von Treibern gibt es?", {"kolletion": ["collection"]}),
+        (
+            "Wer hat Zugriffsberechtigunngen für das Archiv?",
+            {"zugriffsberechtigunngen": ["access"], "archiv": ["archive"]},
+        ),
+    ],
+)
+def test_a_german_word_keeps_its_translation(question, translations):
+    """A noun that is German in spite of the dictionary (a cognate of its translation, a
+    typo, a compound typed with a letter too many) is known through its translation."""
+    llm = ExtractiveLLM(
+        {"de": 0.0},
+        translate=lambda question: translations,
+        vocabulary=lambda: {
+            "parsing",
+            "configuration",
+            "collection",
+            "drivers",
+            "access",
+            "archive",
+        },
+        glossary=True,
+    )
+    assert llm.unknown_words(question) == []
+
+
+def test_a_german_compound_the_wiki_lacks_is_judged_by_its_head():
+    """ "Ersatzausweis" asks for a badge, as "replacement badge" does in English: the
+    wiki knowing "replacement" does not make it known, and a weak span declines."""
+    staff = [ev(1, "Employees get a laptop from IT.", "IT")]
+    vocabulary = {"employees", "get", "replacement", "laptop", "from"}
+    llm = ExtractiveLLM({"de": 0.0, "en": 0.0}, vocabulary=lambda: vocabulary, glossary=True)
+    assert llm.unknown_words("Wo bekommen Mitarbeiter einen Ersatzausweis?") == ["badge"]
+    assert llm.unknown_words("Where do employees get a replacement badge?") == ["badge"]
+    assert ask("Wo bekommen Mitarbeiter einen Ersatzausweis?", llm, staff) == OUT_OF_SCOPE
+    assert ask("Where do employees get a replacement badge?", llm, staff) == OUT_OF_SCOPE
+    # Words the wiki has, through the glossary, are known.
+    assert llm.unknown_words("Bekommen Mitarbeiter einen Ersatzlaptop?") == []
+
+
 @pytest.mark.parametrize(
     ("question", "expected"),
     [

@@ -7,7 +7,7 @@ import pytest
 
 from core.answer import build_messages
 from core.extractive import ExtractiveLLM
-from core.glossary import glossary_words
+from core.glossary import glossary_words, head_words
 from tests.fakes.evidence import make_evidence
 
 
@@ -51,6 +51,28 @@ def test_inflected_forms_find_their_entry(word, expected):
 
 def test_a_word_it_lacks_has_no_entry():
     assert glossary_words("Donaudampfschiff") == []
+    assert head_words("Donaudampfschiff") == []
+
+
+@pytest.mark.parametrize(
+    "word, head, front",
+    [
+        ("Mitarbeiterausweis", "badge", "employees"),
+        ("Anpassungsschicht", "layer", "customization"),
+        ("Freigabecheckliste", "checklist", "release"),
+    ],
+)
+def test_a_compound_is_named_by_its_head(word, head, front):
+    """A compound the glossary lacks stands for its last part, the thing it names; its
+    front only narrows it (both stay words of the compound for matching spans)."""
+    assert head_words(word)[0] == head
+    assert front not in head_words(word)
+    assert {head, front} <= set(glossary_words(word))
+
+
+def test_a_word_it_has_is_named_by_its_own_entry():
+    assert head_words("Urlaub") == glossary_words("Urlaub")
+    assert head_words("Ausweis")[0] == "badge"
 
 
 PAGE = make_evidence(

@@ -92,8 +92,13 @@ def test_a_numbered_thing_the_evidence_numbers_only_otherwise():
     assert other_numbers("Does OpenXT support Windows 10 guests?", pages) == []
     assert other_numbers("Who is on call in Woche 3?", ["Week 1: Ana; Week 2: Ben"]) == []
     assert other_numbers("When is the 9.0.2 release?", pages) == []
-    # an asked version is not judged (a completed follow-up may carry another item's)
-    assert other_numbers("First steps for a Windows 16.10 guest?", pages) == []
+    # an asked version is judged by its leading number ("Ubuntu 24.04" among 18.04 and
+    # 16.10), but not in a completed follow-up, which may carry another item's version
+    ubuntu = ["Ubuntu 18.04 and Ubuntu 16.10 guests were tested."]
+    assert other_numbers("Does OpenXT support Ubuntu 24.04 desktops?", ubuntu) == ["ubuntu 24"]
+    assert other_numbers("Unterstützt OpenXT Ubuntu-24.04-Desktops?", ubuntu) == ["ubuntu 24"]
+    assert other_numbers("Does OpenXT support Ubuntu 16.04 desktops?", ubuntu) == []
+    assert other_numbers("Fedora 16.10? (context: first steps, guest, Ubuntu 16.10)", pages) == []
 
 
 def ask(question: str, llm: ExtractiveLLM, evidences) -> str:

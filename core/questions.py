@@ -80,7 +80,10 @@ _TYPE_PATTERNS: tuple[tuple[str, re.Pattern], ...] = tuple(
         ),
         ("who", r"\b(who|wer)\b"),
         ("why", r"\b(why|warum|wieso|weshalb)\b"),
-        ("when", r"\b(when|wann)\b"),
+        # "when" (or "wann") inside a what/which question is a conjunction ("What was the
+        # result when a Debian 9.9 installation was tested ...?") that sets the case asked
+        # about, not a question for a date.
+        ("when", r"^(?!\W*(?:what|which|was|welche[rsmn]?)\b).*\b(when|wann)\b"),
     )
 )
 

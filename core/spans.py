@@ -32,7 +32,7 @@ from functools import lru_cache
 from itertools import takewhile
 from typing import NamedTuple
 
-from core.list_counts import counts_list
+from core.list_counts import counted_noun, counts_list
 from core.questions import (
     CONTEXT,
     ENTITY_WEIGHT,
@@ -680,24 +680,37 @@ def _row_cells(profile: QuestionProfile, unit: Unit) -> list[tuple[str, str]]:
     for _, value in unit.pairs:
         value_terms.update(terms(value))
     focus_names = {t for t in profile.focus if profile.terms.get(t, 0.0) >= ENTITY_WEIGHT}
+    column_hits = [
+        profile.asked_in(frozenset(terms(name)))
+        - profile.asked_in(frozenset(value_terms - set(terms(name))))
+        for name, _ in unit.pairs
+    ]
+    # (the columns of cells that say something new: "Week: Week 3" only says which row)
+    shared = _shared_terms(
+        [h for h, (_, v) in zip(column_hits, unit.pairs, strict=True) if v and _new(v, profile)]
+    )
     scored = []
+    typed_cells = 0
     for position, (name, value) in enumerate(unit.pairs):
         if not value:
             continue
-        name_terms = set(terms(name))
-        hits = profile.asked_in(frozenset(name_terms)) - profile.asked_in(
-            frozenset(value_terms - name_terms)
-        )
+        hits = column_hits[position] - shared
+        typed = profile.qtype in TYPED_VALUES and bool(typed_values(profile.qtype, value, profile))
+        if profile.qtype in TYPED_VALUES and not typed and _names_asked(profile, value):
+            # The cell names the asked thing and its column only a plain word of the
+            # question ("Team: Site Reliability (SRE)" for "How big is the SRE team?"): it
+            # says which row is meant, not the value asked for.
+            hits = {t for t in hits if profile.terms.get(t, 0.0) >= ENTITY_WEIGHT}
         score = _weight(profile, hits)
         # The cell the question's "which X" names: X in its column or, with more, its value.
-        named = profile.asked_in(frozenset(name_terms)) & profile.focus
+        named = profile.asked_in(frozenset(terms(name))) & profile.focus
         if _new(value, profile):
             # A value names what is asked through the names in "which X" ("Which Dell
             # model" → Dell Latitude E7490); plain words in a value ("Building opening
             # hours") say which row is meant.
             named |= _names_focus(profile, value)
         score += FOCUS_WEIGHT * _weight(profile, named)
-        if profile.qtype in TYPED_VALUES and typed_values(profile.qtype, value, profile):
+        if typed:
             score += TYPE_BONUS
         if profile.qtype == "yesno" and cell_verdict(value) is not None:
             score += TYPE_BONUS
@@ -709,6 +722,7 @@ def _row_cells(profile: QuestionProfile, unit: Unit) -> list[tuple[str, str]]:
         # Kernel) is named more closely than one holding only its plain words (Xen Version).
         naming = 2 if named & focus_names else int(bool(named))
         scored.append((score, naming, -position, name, value))
+        typed_cells += typed
     if not scored:
         return []
     # Once a cell is the one the question names, the others only say which row is meant;
@@ -722,15 +736,47 @@ def _row_cells(profile: QuestionProfile, unit: Unit) -> list[tuple[str, str]]:
         scored = [cell for cell in scored if cell[1] == closest]
     scored.sort(reverse=True)
     best = scored[0][0]
-    if best <= TYPE_BONUS:
+    # The one cell of the asked kind (the only number of a row for "How big ...?") stands
+    # out though no column name is asked.
+    if best <= TYPE_BONUS and not (typed_cells == 1 and best == TYPE_BONUS):
         return []
     close = [(n, v) for s, _, _, n, v in scored if s >= best * 0.75][:3]
+    # A cell whose value the question already says ("TPM: 2.0" for "... with TPM 2.0?")
+    # only repeats which row is meant, beside a cell that says something new.
+    close = [(n, v) for n, v in close if not _said(profile, v)] or close
     close += [cell for cell in joined if cell not in close][: max(0, 3 - len(close))]
     # A column that matches only part of what another matches ("On-call / Primary" beside
     # "On-call / Secondary" for "who is the secondary on-call") is not what is asked.
     asked = {n: profile.asked_in(frozenset(terms(n))) for n, _ in close}
     kept = [(n, v) for n, v in close if not any(asked[n] < asked[m] for m, _ in close)]
     return _merged(kept)
+
+
+def _said(profile: QuestionProfile, value: str) -> bool:
+    """Whether the question spells a cell value out as the cell has it ("2.0" in "... with
+    TPM 2.0?"; not "#sre" for "the SRE team's Slack channel")."""
+    pattern = r"(?<!\w)" + re.escape(value.strip()) + r"(?!\w)"
+    return bool(value.strip()) and re.search(pattern, profile.text, re.IGNORECASE) is not None
+
+
+def _names_asked(profile: QuestionProfile, value: str) -> bool:
+    """Whether a cell value holds a name the question asks about (`ENTITY_WEIGHT`)."""
+    found = profile.asked_in(frozenset(terms(value)))
+    return any(profile.terms.get(t, 0.0) >= ENTITY_WEIGHT for t in found)
+
+
+def _shared_terms(column_hits: Sequence[set[str]]) -> set[str]:
+    """The asked terms that several of a row's column names hold ("Test" in "Test
+    Description" and "Notes/Test Data" for "... tested ...?") when an asked term names one
+    column alone ("Result"): a word many columns share says what the table is about, the
+    one column names the cell asked for. None when no asked term names one column alone
+    (both "On-call / Primary" and "On-call / Secondary" answer "Who covers on-call?")."""
+    counts: dict[str, int] = {}
+    for found in column_hits:
+        for term in found:
+            counts[term] = counts.get(term, 0) + 1
+    shared = {term for term, count in counts.items() if count > 1}
+    return shared if any(found - shared for found in column_hits) else set()
 
 
 _FOCUS_AND = re.compile(r"\s+(?:and|und|&)\s+(?:(?:which|welche[rsmn]?)\s+)?", re.IGNORECASE)
@@ -1250,7 +1296,9 @@ def scored_units(
     out = []
     # "What is TBOOT?" under a "TBOOT" heading: "It is the reference program ..." defines it.
     defined = bool(profile.defines) and profile.defines <= header_terms
-    for position, unit in enumerate(units(text)):
+    found = units(text)
+    subject = _opening_names(profile, found)
+    for position, unit in enumerate(found):
         if unit.kind == "byline" and profile.fact not in dict(unit.pairs):
             continue  # a byline answers only a question about the page itself
         definition = (
@@ -1262,14 +1310,78 @@ def scored_units(
             continue
         if unit.kind == "row" and numbered_otherwise(profile, unit):
             continue
+        if unit.kind == "row":
+            unit = asked_block(profile, unit)
         held = unit.stems | unit.antecedent if unit.answers else unit.stems
         if not (held & wanted or (titled and unit.kind == "list") or definition):
             continue
-        score, covered = score_unit(profile, header_terms, unit, weights)
+        # A stated count is of what the passage opens naming
+        # ("Headcount ...: 58 people" under "Who owns what at Northwind Robotics.").
+        inherited = subject if position and _states_count(profile, unit) else frozenset()
+        score, covered = score_unit(profile, header_terms | inherited, unit, weights)
         if definition or labelled_kind(profile, unit.text):
             score += DEFINITION_BONUS
         out.append(Scored(score, covered, unit, position))
     return out
+
+
+def asked_block(profile: QuestionProfile, unit: Unit) -> Unit:
+    """A row whose columns repeat in blocks ("Build is 6662, Result is PWE, Build is 6674,
+    Result is PASS": one result per build) with only the block whose values hold an asked
+    term the other blocks lack ("build 6662"), so its cells, not the last block's, answer;
+    the row as it is when no single block is asked about."""
+    names = [name for name, _ in unit.pairs]
+    first = next((n for n in names if names.count(n) > 1), None)
+    if first is None:
+        return unit
+    starts = [i for i, name in enumerate(names) if name == first]
+    end = max(i for i, name in enumerate(names) if names.count(name) > 1) + 1
+    blocks = list(zip(starts, [*starts[1:], end], strict=True))
+    held = [
+        profile.asked_in(frozenset(terms(" ".join(v for _, v in unit.pairs[a:b]))))
+        for a, b in blocks
+    ]
+    shared = frozenset.intersection(*map(frozenset, held))
+    asked = [block for block, found in zip(blocks, held, strict=True) if found - shared]
+    if len(asked) != 1:
+        return unit
+    keep, (low, high) = asked[0], (blocks[0][0], end)
+    pairs = tuple(
+        pair for i, pair in enumerate(unit.pairs) if not low <= i < high or keep[0] <= i < keep[1]
+    )
+    return replace(unit, pairs=pairs)
+
+
+def _opening_names(profile: QuestionProfile, found: Sequence[Unit]) -> frozenset[str]:
+    """The asked names (`ENTITY_WEIGHT` terms: a company, a product, a team) that the
+    opening sentence of an evidence holds: the passage is about them, so a later sentence of
+    it that states the asked count need not repeat them (`_states_count`)."""
+    if not found or found[0].kind != "sentence":
+        return frozenset()
+    return frozenset(
+        t for t in profile.asked_in(found[0].stems) if profile.terms.get(t, 0.0) >= ENTITY_WEIGHT
+    )
+
+
+# A number and the (at most two) words after it: "58 people", "12 active members".
+_STATED_COUNT = re.compile(
+    r"(?<![\w.,])(?:\d+|" + _NUMBER_WORDS + r")\b((?:\s+[^\W\d_]+){1,2})", re.I
+)
+
+
+def _states_count(profile: QuestionProfile, unit: Unit) -> bool:
+    """Whether a sentence or list item states a count of what a "how many" question counts
+    (`core.list_counts.counted_noun`): a number right before the counted noun ("58 people"
+    for "How many people work at Northwind?"; not "a +1 or -1 vote by each member" for
+    "How many members ...")."""
+    if unit.kind not in ("sentence", "item") or profile.qtype != "count":
+        return False
+    noun = frozenset(terms(counted_noun(profile.text, profile.language), STOPWORDS))
+    counted = profile.asked_in(noun) if noun else set()
+    return bool(counted) and any(
+        profile.asked_in(frozenset(terms(m.group(1)))) & counted
+        for m in _STATED_COUNT.finditer(unit.text)
+    )
 
 
 def _asks(unit: Unit) -> bool:

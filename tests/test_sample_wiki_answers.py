@@ -78,8 +78,11 @@ NEW_USER = [
         ["SEV2", "10 business days"],
         ["15 minutes"],
     ),
-    # a how-many question the wiki has no count for: no other number passed off as one
-    (("How many people work at Northwind?",), ["DECLINED"], ["51820"]),
+    # the count the Team Directory states under its opening sentence naming Northwind; no
+    # other number passed off as one
+    (("How many people work at Northwind?",), ["58 people"], ["51820"]),
+    (("How big is the SRE team?",), ["5"], ["Site Reliability"]),
+    # a how-many question the wiki has no count for
     (("Wie viele Schreibtische hat das Büro in Bristol?",), ["DECLINED"], ["Bristol"]),
 ]
 

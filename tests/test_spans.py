@@ -94,6 +94,10 @@ def answer(question: str, text: str, header: str = "Page") -> str:
         ("Was brauche ich für das VPN?", "what"),
         ("Wie beantrage ich Elternzeit?", "howto"),
         ("Welchen Laptop bekommen Entwickler?", "what"),
+        # "when" inside a what/which question sets the case, it asks for no date
+        ("What was the result when Debian 9.9 was tested with build 6662?", "what"),
+        ("Which platform was used when the forward seal was tested?", "what"),
+        ("The release, when is it?", "when"),
     ],
 )
 def test_question_type(question, expected):
@@ -1248,3 +1252,66 @@ def test_german_question_and_modal_words_are_no_terms():
     # a hyphen standing for an omitted word marks no name
     weights = profile_question("Was prüfen wir während der VM-Installation und -Konfiguration?")
     assert weights.terms["konfigur"] == 1.0
+
+
+TEAMS = (
+    "Who owns what at Northwind Robotics. All engineering work is tracked in Jira."
+    " Headcount as of 15 September 2026: 58 people (Berlin 37, Bristol 21)."
+)
+
+
+def test_a_stated_count_is_about_what_its_passage_opens_naming():
+    # "Northwind" only in the passage's opening sentence: the count still answers.
+    for question in (
+        "How many people work at Northwind?",
+        "Wie viele Personen arbeiten bei Northwind?",
+    ):
+        sources = [(1, "Team Directory", TEAMS)]
+        (_, span), *_ = best_spans(question, sources, glossary_translations(question))
+        assert span.answer == "58 people"
+        assert span.support > 0.5
+    # A number not stated of the counted noun inherits nothing.
+    votes = (
+        "The Northwind Board decides technical matters. It votes with a simple +1 or -1 by"
+        " each member. The board will have between 5 and 9 members."
+    )
+    span = best_span(profile_question("How many members will the Northwind Board have?"), "", votes)
+    assert span is not None and span.whole == "The board will have between 5 and 9 members."
+
+
+RESULTS = (
+    "Row 1 in Table 1: Test Description is Configure guest VM, TPM is 2.0, OS Version is"
+    " Debian 9.9, Build is 6662, Result is PWE Isolation, Build is 6674, Result is PASS,"
+    " and Notes/Test Data is OXT-1577 fixed"
+)
+
+
+@pytest.mark.parametrize(
+    "question",
+    [
+        "What was the result when Debian 9.9 was tested with TPM 2.0 and build 6662?",
+        "Was war das Ergebnis, als Debian 9.9 mit TPM 2.0 und Build 6662 getestet wurde?",
+    ],
+)
+def test_repeated_columns_answer_from_the_block_of_the_asked_value(question):
+    # The result beside build 6662, not the last one; "Test" in two column names picks
+    # neither, and the TPM the question already says is not repeated.
+    for build, result in (("6662", "PWE Isolation"), ("6674", "PASS")):
+        asked = question.replace("6662", build)
+        sources = [(1, "Test Matrix", RESULTS)]
+        (_, span), *_ = best_spans(asked, sources, glossary_translations(asked))
+        assert span.answer == result
+
+
+SIZES = (
+    "Row 1 in Table 1: Team is Site Reliability (SRE), Lead is Aisha Mensah, Office is"
+    " Bristol, and People is 5\n"
+    "Row 2 in Table 1: Team is Payments, Lead is Chloe Whitfield, Office is Bristol, and"
+    " People is 4"
+)
+
+
+@pytest.mark.parametrize("question", ["How big is the SRE team?", "Wie groß ist das SRE-Team?"])
+def test_the_one_number_of_a_row_answers_a_size_question(question):
+    # The Team cell names the row asked about; the one number of the row answers.
+    assert answer(question, SIZES) == "People: 5"

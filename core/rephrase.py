@@ -25,6 +25,7 @@ from typing import Any, Protocol
 from core.answer import OUT_OF_SCOPE
 from core.entities import entities
 from core.followup import (
+    added_places,
     bare_name,
     clarification,
     content_words,
@@ -39,6 +40,7 @@ from core.followup import (
     resolve_references,
     substitute,
     substitutions,
+    without_conjunction,
 )
 from core.lexical import ENGLISH_STOPWORDS, GERMAN_STOPWORDS, detect_language, tokenize
 from core.new_subject import unseen_subject
@@ -410,9 +412,14 @@ class OfflineCompleter:
     ) -> tuple[str, list]:
         """The latest question of the topic that the follow-up changes one thing of
         (`changeable`) and its substitutions; (`anchor`, []) when there is none."""
-        for candidate in self.changeable(topic):
+        candidates = self.changeable(topic)
+        for position, candidate in enumerate(candidates):
             subs = substitutions(question, candidate, lexicon, wiki_text)
             if subs and _keeps_words(question, substitute(candidate, question, subs)):
+                latest = candidates[0]
+                added = added_places(question, latest, subs) if position else []
+                if added and _keeps_words(question, substitute(latest, question, added)):
+                    return latest, added
                 return candidate, subs
         return anchor, []
 
@@ -458,7 +465,7 @@ class OfflineCompleter:
                 anchor, subs = self.changed(question, topic, lexicon, "\n".join(texts), anchor)
         notes: dict = {"method": "offline", "topic_start": False}
         if subs:
-            shown = substitute(anchor, question, subs)
+            shown = without_conjunction(substitute(anchor, question, subs))
             replace = [(s.old.text if s.old else "", s.new.text) for s in subs]
             shown_terms = salient_terms(shown)
             kept = {t.lower() for t in shown_terms}
@@ -610,7 +617,7 @@ def _keeps_words(question: str, completed: str) -> bool:
     """Whether every word of the follow-up's own is in the completed question (a change that
     left one out, "primary" in "Who is the primary in week 3?" when only the week was
     replaced, would answer another question)."""
-    kept = {w.lower() for w in content_words(completed)}
+    kept = {re.sub(r"['’]s$", "", w.lower()) for w in content_words(completed)}  # SEV1's
     return all(w.lower() in kept for w in content_words(question))
 
 

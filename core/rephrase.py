@@ -396,7 +396,10 @@ class OfflineCompleter:
         if not titles or top.title in titles or needs_topic(question) or references(question):
             return []
         asked = f"{question} {self.anchor(topic)}"
-        pages = [r.evidence.text for r in search(asked) if r.evidence.title in titles]
+        # what it finds alone on the topic's pages is near it too ("How to add and test a
+        # USB device?" finds the topic page's USB steps below another page's)
+        found = [*search(asked), *results]
+        pages = list(dict.fromkeys(r.evidence.text for r in found if r.evidence.title in titles))
         if not pages:
             return []  # the topic's pages say nothing near it: too little to compare
         said = [*pages, *titles, *(f"{e.question} {e.answer}" for e in topic)]

@@ -414,7 +414,12 @@ class OfflineCompleter:
         anchor: str,
     ) -> tuple[str, list]:
         """The latest question of the topic that the follow-up changes one thing of
-        (`changeable`) and its substitutions; (`anchor`, []) when there is none."""
+        (`changeable`) and its substitutions; (`anchor`, []) when there is none. When that
+        question is an older one and the follow-up names the new thing after a preposition
+        that the latest question names neither it nor the old thing of, the thing is added
+        to the latest question instead (`core.followup.added_places`): "und für SEV1?"
+        after "und wann ist der Postmortem-Entwurf fällig?" (which followed a question
+        about SEV2's acknowledge time) asks for the postmortem, not the acknowledge time."""
         candidates = self.changeable(topic)
         for position, candidate in enumerate(candidates):
             subs = substitutions(question, candidate, lexicon, wiki_text)
@@ -619,9 +624,14 @@ def _short(question: str, lexicon: dict[str, set[str]]) -> bool:
 def _keeps_words(question: str, completed: str) -> bool:
     """Whether every word of the follow-up's own is in the completed question (a change that
     left one out, "primary" in "Who is the primary in week 3?" when only the week was
-    replaced, would answer another question)."""
-    kept = {re.sub(r"['’]s$", "", w.lower()) for w in content_words(completed)}  # SEV1's
-    return all(w.lower() in kept for w in content_words(question))
+    replaced, would answer another question); a possessive keeps its word ("SEV1's")."""
+    kept = {_without_possessive(w) for w in content_words(completed)}
+    return all(_without_possessive(w) in kept for w in content_words(question))
+
+
+def _without_possessive(word: str) -> str:
+    """A word in lower case without an English possessive ending ("year's" → "year")."""
+    return re.sub(r"['’]s$", "", word.lower())
 
 
 # Entity kinds that tell sibling pages apart: the rc1 and rc2 results of one test matrix, the

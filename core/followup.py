@@ -81,6 +81,10 @@ QUESTION_WORDS = frozenset(
 )
 
 
+# The English possessive ending of a word ("SEV2's", "Harbor’s").
+_POSSESSIVE = re.compile(r"['’]s$")
+
+
 @dataclass(frozen=True)
 class Mention:
     """A phrase of a question (`text`, at `start`:`end`) with the kinds it is of; `key` is
@@ -198,6 +202,8 @@ def mentions(text: str, lexicon: dict[str, set[str]]) -> list[Mention]:
     for size in range(_MAX_PHRASE_WORDS, 0, -1):
         for i in range(len(words) - size + 1):
             start, end = words[i].start(), words[i + size - 1].end()
+            if _POSSESSIVE.search(text[start:end]):
+                end -= 2  # "SEV2's postmortem": the thing is SEV2
             key = normalize(text[start:end])
             kinds = lexicon.get(key)
             if not kinds and key.endswith("s") and len(key) > 4:
@@ -374,7 +380,7 @@ def bare_name(text: str) -> Mention | None:
 
 _PREPOSITIONS = frozenset("in for at on from of im in für bei am aus von".split())
 _NAME_AFTER = re.compile(
-    r"\b(?P<prep>[a-zäöü]+)\s+(?:(?:the|der|die|das|dem|den)\s+)?"
+    r"\b(?P<prep>[a-zäöü]+)\s+(?:(?P<article>the|der|die|das|dem|den)\s+)?"
     r"(?P<name>[A-ZÄÖÜ][\w\-]*(?:\s+[A-ZÄÖÜ][\w\-]*){0,2})"
 )
 
@@ -390,10 +396,45 @@ def _names_after(text: str) -> list[Mention]:
         name = match.group("name")
         if month_number(name.split()[0]):
             continue  # a date: release candidates and dates are compared as entities
+        if (match.group("article") or "the") != "the" and _german_noun(name):
+            continue  # "für das Treffen": a German noun, not a name
         start = match.start("name")
         kind = frozenset({f"after:{prep}"})
         out.append(Mention(name, start, start + len(name), normalize(name), kind))
     return out
+
+
+def added_places(followup: str, latest: str, subs: Sequence[Substitution]) -> list[Substitution]:
+    """The substitutions `subs` (made on an older question of the topic) as names added to
+    `latest`, the topic's latest question, when each puts in a name the follow-up writes
+    after a preposition ("und für SEV1?") and `latest` names neither it nor the one it
+    replaced: the follow-up changes the question it follows ("und wann ist der
+    Postmortem-Entwurf fällig?" → "... fällig für SEV1?"), not an older one; [] otherwise."""
+    placed = {(m.start, m.end): m for m in _names_after(followup)}
+    lowered = latest.lower()
+    out = []
+    for sub in subs:
+        new = placed.get((sub.new.start, sub.new.end))
+        if new is None or sub.new.key in lowered or (sub.old and sub.old.key in lowered):
+            return []
+        out.append(Substitution(None, new))
+    return out
+
+
+def without_conjunction(question: str) -> str:
+    """A question without the "and" / "und" that opened the follow-up it was made from
+    ("und wann ist ...?" → "Wann ist ...?"), when what follows asks a whole question."""
+    opening = _CONJUNCTION.match(question)
+    if opening is None:
+        return question
+    rest = question[opening.end() :]
+    return rest[:1].upper() + rest[1:]
+
+
+def _german_noun(word: str) -> bool:
+    """Whether a word after a German article may be a common noun, which German writes
+    capitalized: one word, no capital inside, no digit ("Treffen"; not "OpenXT", "SEV1")."""
+    return " " not in word and word[1:].islower() and not any(c.isdigit() for c in word)
 
 
 def _same_place(previous: str, kinds: frozenset[str], taken: list[tuple[int, int]]):
@@ -736,7 +777,19 @@ def resolve_references(
         text = text[:start] + put + text[end:]
     if references(text):
         return None
-    return text
+    # "and when is its draft due?" → "When is SEV2's draft due?": a question of its own
+    return without_conjunction(text)
+
+
+# Verbs that open a question ("and is it ...?", "und gibt es ...?").
+_OPENING_VERBS = frozenset(
+    """is are was were do does did can could will would should has have ist sind war waren
+    gibt gab kann können muss müssen hat haben wird werden""".split()
+)
+_OPENERS = "|".join(sorted(QUESTION_WORDS | _OPENING_VERBS, key=len, reverse=True))
+# An "and" opening a follow-up that asks a whole question ("and when is ...?", "und wer
+# ...?"), which the resolved question goes without.
+_CONJUNCTION = re.compile(rf"^\W*(?:and|und)\s+(?=(?:{_OPENERS})\b)", re.IGNORECASE)
 
 
 # --------------------------------------------------------------------------- wording

@@ -25,6 +25,7 @@ from typing import Any, Protocol
 from core.answer import OUT_OF_SCOPE
 from core.entities import entities
 from core.followup import (
+    added_places,
     bare_name,
     clarification,
     content_words,
@@ -39,6 +40,7 @@ from core.followup import (
     resolve_references,
     substitute,
     substitutions,
+    without_conjunction,
 )
 from core.lexical import ENGLISH_STOPWORDS, GERMAN_STOPWORDS, detect_language, tokenize
 from core.new_subject import unseen_subject
@@ -394,7 +396,10 @@ class OfflineCompleter:
         if not titles or top.title in titles or needs_topic(question) or references(question):
             return []
         asked = f"{question} {self.anchor(topic)}"
-        pages = [r.evidence.text for r in search(asked) if r.evidence.title in titles]
+        # what it finds alone on the topic's pages is near it too ("How to add and test a
+        # USB device?" finds the topic page's USB steps below another page's)
+        found = [*search(asked), *results]
+        pages = list(dict.fromkeys(r.evidence.text for r in found if r.evidence.title in titles))
         if not pages:
             return []  # the topic's pages say nothing near it: too little to compare
         said = [*pages, *titles, *(f"{e.question} {e.answer}" for e in topic)]
@@ -409,10 +414,20 @@ class OfflineCompleter:
         anchor: str,
     ) -> tuple[str, list]:
         """The latest question of the topic that the follow-up changes one thing of
-        (`changeable`) and its substitutions; (`anchor`, []) when there is none."""
-        for candidate in self.changeable(topic):
+        (`changeable`) and its substitutions; (`anchor`, []) when there is none. When that
+        question is an older one and the follow-up names the new thing after a preposition
+        that the latest question names neither it nor the old thing of, the thing is added
+        to the latest question instead (`core.followup.added_places`): "und für SEV1?"
+        after "und wann ist der Postmortem-Entwurf fällig?" (which followed a question
+        about SEV2's acknowledge time) asks for the postmortem, not the acknowledge time."""
+        candidates = self.changeable(topic)
+        for position, candidate in enumerate(candidates):
             subs = substitutions(question, candidate, lexicon, wiki_text)
             if subs and _keeps_words(question, substitute(candidate, question, subs)):
+                latest = candidates[0]
+                added = added_places(question, latest, subs) if position else []
+                if added and _keeps_words(question, substitute(latest, question, added)):
+                    return latest, added
                 return candidate, subs
         return anchor, []
 
@@ -458,7 +473,7 @@ class OfflineCompleter:
                 anchor, subs = self.changed(question, topic, lexicon, "\n".join(texts), anchor)
         notes: dict = {"method": "offline", "topic_start": False}
         if subs:
-            shown = substitute(anchor, question, subs)
+            shown = without_conjunction(substitute(anchor, question, subs))
             replace = [(s.old.text if s.old else "", s.new.text) for s in subs]
             shown_terms = salient_terms(shown)
             kept = {t.lower() for t in shown_terms}
@@ -609,9 +624,14 @@ def _short(question: str, lexicon: dict[str, set[str]]) -> bool:
 def _keeps_words(question: str, completed: str) -> bool:
     """Whether every word of the follow-up's own is in the completed question (a change that
     left one out, "primary" in "Who is the primary in week 3?" when only the week was
-    replaced, would answer another question)."""
-    kept = {w.lower() for w in content_words(completed)}
-    return all(w.lower() in kept for w in content_words(question))
+    replaced, would answer another question); a possessive keeps its word ("SEV1's")."""
+    kept = {_without_possessive(w) for w in content_words(completed)}
+    return all(_without_possessive(w) in kept for w in content_words(question))
+
+
+def _without_possessive(word: str) -> str:
+    """A word in lower case without an English possessive ending ("year's" → "year")."""
+    return re.sub(r"['’]s$", "", word.lower())
 
 
 # Entity kinds that tell sibling pages apart: the rc1 and rc2 results of one test matrix, the

@@ -295,6 +295,26 @@ CONVERSATIONS = {
         T("and Quality Assurance?", "Which office is the Quality Assurance team in?", ("Berlin",)),
         T("and Customer Success?", "Which office is the Customer Success team in?", ("Bristol",)),
     ],
+    # a follow-up changes the latest question of its topic, which a resolved "and when is
+    # its ...?" became without its "and"; in German, with the name added to it
+    "postmortem-by-severity": [
+        T("What is the Acknowledge time for a SEV2?", facts=("15 minutes",)),
+        T(
+            "and when is its postmortem draft due?",
+            "When is SEV2's postmortem draft due?",
+            ("10 business days",),
+        ),
+        T("and for SEV1?", "When is SEV1's postmortem draft due?", ("5 business days",)),
+    ],
+    "postmortem-by-severity-de": [
+        T("Was ist die Acknowledge-Zeit für SEV2?", facts=("15 minutes",)),
+        T("und wann ist der Postmortem-Entwurf fällig?", facts=("10 business days",)),
+        T(
+            "und für SEV1?",
+            "Wann ist der Postmortem-Entwurf fällig für SEV1?",
+            ("5 business days",),
+        ),
+    ],
     "offices-de": [
         T("Wie lautet die Adresse des Büros in Berlin?", facts=("Köpenicker Straße",)),
         T("und in Bristol?", "Wie lautet die Adresse des Büros in Bristol?", ("Harbour Yard",)),

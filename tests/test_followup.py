@@ -6,6 +6,7 @@ from __future__ import annotations
 import pytest
 
 from core.followup import (
+    added_places,
     clarification,
     following_up,
     header_core,
@@ -20,6 +21,7 @@ from core.followup import (
     substitute,
     substitutions,
     table_rows,
+    without_conjunction,
 )
 
 ROTATION = (
@@ -258,7 +260,7 @@ def test_resolve_references(followup, previous, resolved):
             "and where are they based?",
             "Which team owns the tern-os component?",
             "Robot Firmware (Team for #team-firmware) [1]",
-            "and where are Robot Firmware based?",
+            "Where are Robot Firmware based?",
         ),
         (
             "wer leitet es?",
@@ -441,4 +443,60 @@ def test_its_points_at_the_row_an_attribute_was_asked_of_not_the_attribute():
     completed = resolve_references(
         "and when is its postmortem draft due?", "What is the Acknowledge time for a SEV2?"
     )
-    assert completed == "and when is SEV2's postmortem draft due?"
+    assert completed == "When is SEV2's postmortem draft due?"  # without its "and"
+
+
+def test_a_resolved_question_goes_without_the_opening_and():
+    assert without_conjunction("and when is SEV1's draft due?") == "When is SEV1's draft due?"
+    assert without_conjunction("und wer leitet Robot Firmware?") == "Wer leitet Robot Firmware?"
+    # an "and" before no question word or verb opens no whole question
+    assert without_conjunction("and the primary?") == "and the primary?"
+    assert without_conjunction("und für SEV1?") == "und für SEV1?"
+
+
+def test_a_possessive_names_its_thing():
+    lexicon = {"sev2": {"column:severity"}, "sev1": {"column:severity"}}
+    previous = "When is SEV2's postmortem draft due?"
+    assert [m.text for m in mentions(previous, lexicon)] == ["SEV2"]
+    subs = substitutions("and for SEV1?", previous, lexicon)
+    assert substitute(previous, "and for SEV1?", subs) == "When is SEV1's postmortem draft due?"
+
+
+@pytest.mark.parametrize(
+    "followup, latest, older, added",
+    [
+        # the latest question names no severity: the follow-up's one is added to it
+        (
+            "und für SEV1?",
+            "und wann ist der Postmortem-Entwurf fällig?",
+            "Was ist die Acknowledge-Zeit für SEV2?",
+            "und wann ist der Postmortem-Entwurf fällig für SEV1?",
+        ),
+        (
+            "and for SEV1?",
+            "When is the postmortem draft due?",
+            "What is the Acknowledge time for SEV2?",
+            "When is the postmortem draft due for SEV1?",
+        ),
+        # the latest question names the replaced thing: nothing is added to it
+        ("and for SEV1?", "When is SEV2 closed?", "What is the Acknowledge time for SEV2?", None),
+        # a thing not after a preposition ("and SEV1?") is no place to add
+        ("and SEV1?", "When is the draft due?", "What is the Acknowledge time for SEV2?", None),
+    ],
+)
+def test_added_places(followup, latest, older, added):
+    lexicon = {"sev2": {"column:severity"}, "sev1": {"column:severity"}}
+    subs = substitutions(followup, older, lexicon)
+    assert subs
+    out = added_places(followup, latest, subs)
+    assert (substitute(latest, followup, out) if out else None) == added
+
+
+def test_a_german_noun_after_an_article_is_no_name():
+    """ "für das Treffen" is a noun German writes capitalized: "Aktionspunkt für Rich?"
+    does not replace it; a name after an English article or none still takes the place."""
+    assert substitutions("Aktionspunkt für Rich?", "Einwahlnummer für das Treffen?", {}) == []
+    subs = substitutions("und für Bristol?", "Wie lautet die Adresse für Berlin?", {})
+    assert [(s.old.text, s.new.text) for s in subs] == [("Berlin", "Bristol")]
+    subs = substitutions("and from the BAH team?", "How many were from the AIS team?", {})
+    assert [(s.old.text, s.new.text) for s in subs] == [("AIS", "BAH")]

@@ -510,3 +510,46 @@ def test_an_elliptical_followup_whose_row_is_known_searches_no_more():
     )
     assert completion.question == "Which Dell platform was used in the forward seal works tests?"
     assert search.calls == ["And what about forward seal works?", earlier]
+
+
+@dataclass
+class _Section:
+    title: str
+    text: str
+    heading: str = ""
+    page_id: str = ""
+
+
+def test_a_question_keeps_its_topic_when_the_topic_page_says_what_it_finds_alone():
+    """The topic's page text near a question is what the question finds with the topic's
+    latest question and what it finds alone: the USB steps of the topic's page, found alone
+    below another page headed "Generic USB", make "USB" no subject of its own."""
+    topic_page = "Section 4: VM Installation"
+    history = [
+        Exchange(
+            "What .NET version is needed for the tools?",
+            "What .NET version is needed for the tools?",
+            ".NET 4.0 [1]",
+            topic_start=True,
+            titles=(topic_page,),
+        )
+    ]
+    question = "How to add and test a USB device?"
+    other = _Section("Regression testing", "Assign a USB device with the button.", "Generic USB")
+    usb_step = _Section(topic_page, "4.7) Add a USB device to the VM and test it.")
+    net_step = _Section(topic_page, "4.2) Install the tools; .NET 4.0 is needed.")
+
+    def search(query: str):
+        if query == question:
+            return [_Result(other), _Result(usb_step)]
+        return [_Result(net_step)]
+
+    completion = OfflineCompleter().complete(question, history, search)
+    assert completion.notes["new_topic"] is False
+    assert not completion.notes["topic_start"]
+
+    def search_elsewhere(query: str):  # the topic's page says nothing of USB
+        return [_Result(other), _Result(net_step)] if query == question else [_Result(net_step)]
+
+    completion = OfflineCompleter().complete(question, history, search_elsewhere)
+    assert completion.notes["new_topic"] is True and "USB" in completion.notes["unseen"]

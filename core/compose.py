@@ -1269,9 +1269,11 @@ _OR = re.compile(r"\s(?:or|oder)\s", re.I)
 
 def compares_counts(question: str) -> bool:
     """Whether `question` asks which of two named kinds of rows are more ("Were more A or
-    B tested?"): its answer counts every row of the table (`more_rows`)."""
+    B tested?"): its answer counts every row of the table (`more_rows`); not when it asks
+    which failed or passed more (each row's verdict would be needed)."""
     text = CONTEXT.sub(" ", question)
-    return bool(_MORE_OR.search(text) and _OR.search(text))
+    verdicts = _PASS_WORDS.search(text) or _FAIL_WORDS.search(text)
+    return bool(_MORE_OR.search(text) and _OR.search(text) and not verdicts)
 
 
 def _named_run(asked: Asked, words: Sequence[str], page_names: Set[str] = frozenset()) -> set[str]:

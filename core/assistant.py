@@ -48,6 +48,7 @@ from core.smalltalk import SmallTalk, help_text, small_talk
 from core.spelling import Correction
 from core.suggest import follow_ups
 from core.topic_search import within_topic
+from core.whole_tables import table_parts
 
 __all__ = ["Assistant", "ConversationKey", "Turn", "make_llm"]
 
@@ -359,6 +360,12 @@ class Assistant:
         results, check = self._self_check(prompt_question, found)
         if check is not None:
             mark = lap("self_check", mark)
+        # A question comparing counts of rows is given the rest of the rows' tables.
+        parts = table_parts(prompt_question, [r.evidence for r in results], self.retriever.index)
+        results = [
+            *results,
+            *(ScoredEvidence(e, 0.0, len(results) + n) for n, e in enumerate(parts, 1)),
+        ]
         if on_sources is not None:
             on_sources(results)
         evidences = [r.evidence for r in results]

@@ -471,6 +471,9 @@ def compose(
     tables = read_tables(sources)
     if _MORE_OR.search(profile.text) and _OR.search(profile.text):
         return more_rows(profile, asked, tables)
+    if profile.qtype != "yesno" and _ELLIPTIC_YESNO.match(profile.text):
+        # "Any other vendors besides Dell and HP?": a yes/no without its verb
+        return other_values(profile, asked, tables)
     if profile.qtype == "yesno":
         return (
             compare_rows(profile, asked, tables)
@@ -1264,6 +1267,15 @@ _MORE_OR = re.compile(r"\b(more|most|mehr|meisten)\b", re.I)
 _OR = re.compile(r"\s(?:or|oder)\s", re.I)
 
 
+def compares_counts(question: str) -> bool:
+    """Whether `question` asks which of two named kinds of rows are more ("Were more A or
+    B tested?"): its answer counts every row of the table (`more_rows`); not when it asks
+    which failed or passed more (each row's verdict would be needed)."""
+    text = CONTEXT.sub(" ", question)
+    verdicts = _PASS_WORDS.search(text) or _FAIL_WORDS.search(text)
+    return bool(_MORE_OR.search(text) and _OR.search(text) and not verdicts)
+
+
 def _named_run(asked: Asked, words: Sequence[str], page_names: Set[str] = frozenset()) -> set[str]:
     """The asked names and numbers of the first run of name words in `words`, as terms;
     up to `SKIPPED_WORDS` words before it that name nothing are skipped ("tested, or"). A
@@ -1367,16 +1379,22 @@ _OTHER = re.compile(r"\b(other|others|else|andere[nrms]?|sonst|noch)\b", re.I)
 _BESIDES = re.compile(
     r"\b(?:besides|beside|apart from|other than|except|aside from|neben|außer|ausser)\s+", re.I
 )
+# A yes/no question without its verb ("Any other vendors besides Dell and HP?", "Noch
+# andere Anbieter außer Dell?").
+_ELLIPTIC_YESNO = re.compile(r"^\W*(?:any|irgendwelche[nrms]?|noch)\b", re.I)
 _JOINERS = frozenset("and or und oder , & the a an der die das dem den des".split())
 
 
-def _listed_names(asked: Asked, words: Sequence[str]) -> set[str]:
+def _listed_names(
+    asked: Asked, words: Sequence[str], page_names: Set[str] = frozenset()
+) -> set[str]:
     """The asked names and numbers of the words that open `words`, joined by "and", "or"
-    or commas, articles skipped ("Dell and HP in the ..." → dell, hp)."""
+    or commas, articles skipped ("Dell and HP in the ..." → dell, hp); a word the question
+    writes in lower case is a name when the tables write it as one (`page_names`)."""
     profile = asked.profile
     found: set[str] = set()
     for word in words:
-        held = _name_terms(profile, asked.found(word))
+        held = _name_terms(profile, asked.found(word)) | (asked.found(word) & page_names)
         if held:
             found |= held
         elif word.lower() not in _JOINERS:
@@ -1394,7 +1412,8 @@ def other_values(
     besides = _BESIDES.search(text)
     if not besides or not _OTHER.search(text):
         return None
-    named = _listed_names(asked, text[besides.end() :].replace(",", " , ").split())
+    words = text[besides.end() :].replace(",", " , ").split()
+    named = _listed_names(asked, words) or _listed_names(asked, words, _table_names(tables))
     if not named:
         return None
     language = _language(profile)

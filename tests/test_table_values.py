@@ -199,6 +199,33 @@ def test_no_other_values_of_a_column_besides_those_named(question, translations,
     assert answer(question, laptop_sources(), translations) == expected
 
 
+@pytest.mark.parametrize(
+    ("question", "translations", "expected"),
+    [
+        (
+            # the verb left out, the names written in lower case as a user types them
+            "any other machines besides the lenovo x1 and framework 13 in these tests?",
+            (),
+            "No: Machine is only Lenovo X1 [1][2][3] and Framework 13 [4][5] (from rows 2–5 and"
+            " 7 of the table found).",
+        ),
+        (
+            "Noch andere Maschinen außer dem Lenovo X1 und dem Framework 13?",
+            MACHINES_DE,
+            "Nein: Machine ist nur Lenovo X1 [1][2][3] und Framework 13 [4][5] (aus den"
+            " gefundenen Zeilen 2–5 und 7 der Tabelle).",
+        ),
+    ],
+)
+def test_other_values_asked_without_the_verb(question, translations, expected):
+    assert answer(question, laptop_sources(), translations) == expected
+
+
+def test_lower_case_names_count_only_when_the_table_writes_them_as_names():
+    # "tests" is no name in the table: nothing is named besides, nothing composed
+    assert answer("any other machines besides tests?", laptop_sources()) is None
+
+
 def test_other_values_of_a_column_answer_yes():
     rows = [*LAPTOP_ROWS, (8, "Dell XPS 13", "UEFI", "6.1", "Pass", "-")]
     text = answer("Were other machines tested besides the Lenovo X1?", laptop_sources(rows))

@@ -49,6 +49,7 @@ from core.pages import Evidence
 from core.questions import question_type
 from core.retrieve import Retriever
 from core.spans import SpanWeights, is_metadata
+from core.whole_tables import table_parts
 
 OUT_OF_SCOPE_SOURCE = "out-of-scope"
 # The issue's targets: at most 5% declines on answerable questions; recall of declines on
@@ -165,8 +166,14 @@ def run_answers(
 def retrieve_all(
     retriever: Retriever, items: Sequence[Question], k: int = 10
 ) -> list[list[Evidence]]:
-    """The top `k` evidences of every question, best first."""
-    return [[r.evidence for r in retriever.search(q.text, k=k).results] for q in items]
+    """The top `k` evidences of every question, best first, and for a question comparing
+    counts of rows the rest of their tables (`core.whole_tables`), as the assistant gives
+    them."""
+    found = [[r.evidence for r in retriever.search(q.text, k=k).results] for q in items]
+    return [
+        [*evidences, *table_parts(q.text, evidences, retriever.index)]
+        for q, evidences in zip(items, found, strict=True)
+    ]
 
 
 def answer_all(

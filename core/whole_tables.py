@@ -1,0 +1,84 @@
+"""The rest of a table whose rows a question compares: "Were more Latitudes compared or
+EliteDesks?" is answered by counting the rows of each kind (`core.compose.more_rows`), and
+retrieval returns the rows that look most like the question, often one of each kind. The
+answer needs every row of the table, so the page's parts of that table (its `table`
+evidences: the header line and the rows, cut where a part is full) are added to the
+evidences the answer is given, after the retrieved ones; `core.compose.read_tables` then
+knows the table whole.
+
+Only questions that compare counts of rows ask for this (`core.compose.compares_counts`),
+and only the tables of which retrieval found at least `MIN_FOUND_ROWS` rows, at most
+`MAX_TABLES` of them, best ranked first, each of at most `MAX_PARTS` parts: a few short
+evidences more, read from the store.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+from typing import Protocol
+
+from core.compose import compares_counts
+from core.pages import Evidence
+
+# Retrieved rows of one table before its other rows are read (set by design: one row may
+# be a table that only shares a word with the question).
+MIN_FOUND_ROWS = 2
+# The most parts a table read whole may have (set by design: a table of a few hundred words;
+# a longer one would crowd the prompt, and its rows are rarely counted by their names).
+MAX_PARTS = 3
+# Tables read whole for one question (set by design: the asked kinds' table is among the
+# first retrieval finds; more would lengthen the prompt of every such question).
+MAX_TABLES = 2
+
+_ROW = re.compile(r"^Row \d+ in Table (\d+):", re.M)
+_PART = re.compile(r"^Table (\d+):")
+
+
+class PageEvidences(Protocol):
+    """What the table parts are read from (`core.index.EvidenceIndex`)."""
+
+    def page_evidence_ids(self, page_id: str) -> list[str]: ...
+
+    def get(self, ids: Sequence[str]) -> list[Evidence]: ...
+
+
+def _tables_found(evidences: Sequence[Evidence]) -> list[tuple[str, int]]:
+    """(page id, table number) of the tables with at least `MIN_FOUND_ROWS` retrieved rows,
+    in the order of their best ranked row, at most `MAX_TABLES`."""
+    rows: dict[tuple[str, int], int] = {}
+    for evidence in evidences:
+        for table in _ROW.findall(evidence.text):
+            key = (evidence.page_id, int(table))
+            rows[key] = rows.get(key, 0) + 1
+    return [key for key, count in rows.items() if count >= MIN_FOUND_ROWS][:MAX_TABLES]
+
+
+def table_parts(
+    question: str, evidences: Sequence[Evidence], store: PageEvidences
+) -> list[Evidence]:
+    """The table evidences to add to `evidences` for `question`: the parts of each table
+    found (`_tables_found`) that are not among them already; none when the question does
+    not compare counts of rows."""
+    if not compares_counts(question):
+        return []
+    given = {evidence.id for evidence in evidences}
+    added: list[Evidence] = []
+    pages: dict[str, list[Evidence]] = {}
+    for page_id, table in _tables_found(evidences):
+        if page_id not in pages:
+            pages[page_id] = store.get(store.page_evidence_ids(page_id))
+        parts = [
+            evidence
+            for evidence in pages[page_id]
+            if evidence.kind == "table" and _number(evidence.text) == table
+        ]
+        if len(parts) <= MAX_PARTS:
+            added.extend(part for part in parts if part.id not in given)
+    return added
+
+
+def _number(text: str) -> int | None:
+    """The number of the table a table part belongs to (its `Table N:` line)."""
+    part = _PART.match(text)
+    return int(part.group(1)) if part else None

@@ -1,0 +1,131 @@
+"""The rest of a table for a question comparing counts of rows (`core.whole_tables`): the
+page's table parts are added after the retrieved rows, and the comparison then counts every
+row, English and German."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from core.answer import source_header, source_text
+from core.compose import compose
+from core.pages import Evidence
+from core.whole_tables import table_parts
+
+TITLE = "Laptop Hardware Testing"
+MODELS = (
+    ("OEM", "Model N"),
+    ("HP", "EliteDesk 800 G2"),
+    ("Dell", "Latitude E7470"),
+    ("Dell", "Precision Tower 3420"),
+    ("Dell", "Latitude 7480"),
+    ("HP", "Folio 9470m"),
+)
+
+
+def _row(number: int, table: int = 1) -> str:
+    vendor, model = MODELS[number - 1]
+    return f"Row {number} in Table {table}: Vendor is {vendor}, Model is {model}, and INST is Y"
+
+
+def _evidence(position: int, kind: str, text: str, page: str = "p1") -> Evidence:
+    return Evidence(
+        id=f"{page}#{position:04d}",
+        page_id=page,
+        space="S",
+        url=f"https://wiki.example/{page}",
+        title=TITLE,
+        kind=kind,
+        position=position,
+        text=text,
+    )
+
+
+class Store:
+    """A page's evidences: the passage, the table in one part, then one evidence a row."""
+
+    def __init__(self):
+        header = "Table 1: Vendor, Model, INST"
+        whole = "\n".join([header, *(_row(n) for n in range(1, len(MODELS) + 1))])
+        self.evidences = [
+            _evidence(0, "passage", "This page lists the tested laptops."),
+            _evidence(1, "table", whole),
+            *(_evidence(1 + n, "row", _row(n)) for n in range(1, len(MODELS) + 1)),
+        ]
+        self.reads = 0
+
+    def page_evidence_ids(self, page_id: str) -> list[str]:
+        self.reads += 1
+        return [e.id for e in self.evidences if e.page_id == page_id]
+
+    def get(self, ids: Sequence[str]) -> list[Evidence]:
+        return [e for e in self.evidences if e.id in ids]
+
+    def rows(self, *numbers: int) -> list[Evidence]:
+        return [self.evidences[1 + n] for n in numbers]
+
+
+def _answer(question: str, evidences: Sequence[Evidence]) -> str | None:
+    sources = [(n, source_header(e), source_text(e)) for n, e in enumerate(evidences, 1)]
+    composed = compose(question, sources)
+    return composed.text if composed else None
+
+
+def test_a_count_comparison_reads_the_whole_table():
+    store = Store()
+    found = store.rows(2, 5)  # one row of each kind: as many, no answer
+    question = "Were more Latitudes compared or EliteDesks?"
+    assert _answer(question, found) is None
+    added = table_parts(question, found, store)
+    assert [e.kind for e in added] == ["table"]
+    assert _answer(question, [*found, *added]) == (
+        "More Latitudes (2: Latitude E7470 [3] and Latitude 7480 [2]) than EliteDesks"
+        " (1: EliteDesk 800 G2 [1])."
+    )
+
+
+def test_german_count_comparison_reads_the_whole_table():
+    store = Store()
+    found = store.rows(2, 5)
+    question = "Wurden mehr Latitudes verglichen oder EliteDesks?"
+    added = table_parts(question, found, store)
+    assert _answer(question, [*found, *added]) == (
+        "Mehr Latitudes (2: Latitude E7470 [3] und Latitude 7480 [2]) als EliteDesks"
+        " (1: EliteDesk 800 G2 [1])."
+    )
+
+
+def test_other_questions_and_single_rows_read_nothing_more():
+    store = Store()
+    # not a comparison of counts: the retrieved evidences alone
+    assert table_parts("Which model did HP test?", store.rows(2, 5), store) == []
+    # one retrieved row of the table: it may only share a word with the question
+    assert table_parts("Were more Latitudes or EliteDesks tested?", store.rows(2), store) == []
+    assert store.reads == 0
+
+
+def test_parts_already_given_are_not_added_twice():
+    store = Store()
+    given = [*store.rows(2, 5), store.evidences[1]]
+    assert table_parts("Were more Latitudes or EliteDesks tested?", given, store) == []
+
+
+def test_pass_or_fail_comparisons_read_nothing_more():
+    # which kind failed more needs each row's verdict, which `more_rows` does not read
+    store = Store()
+    asked = "Did more Latitudes or EliteDesks fail?"
+    assert table_parts(asked, store.rows(2, 5), store) == []
+    assert (
+        table_parts("Sind mehr Latitudes oder EliteDesks fehlgeschlagen?", store.rows(2, 5), store)
+        == []
+    )
+
+
+def test_a_long_table_is_not_read_whole():
+    store = Store()
+    part = store.evidences[1]
+    many = [
+        _evidence(20 + n, "table", part.text.replace("INST is Y", f"INST is {n}")) for n in range(4)
+    ]
+    store.evidences = [store.evidences[0], *many, *store.evidences[2:]]
+    found = [e for e in store.evidences if e.kind == "row"][1:5:3]
+    assert table_parts("Were more Latitudes or EliteDesks tested?", found, store) == []

@@ -11,19 +11,12 @@ no word for the German one (`english_translation`).
 A German word spelt as a wiki word but with German k or z for its c is that word's cognate
 ("Kontext" → context, "Konfiguration" → configuration), known whatever its translation
 (`cognate_of_known`).
-
-A German compound means its last word, narrowed by the ones before it: a translation that
-spells only its front ("Supportvertrag" → support) says nothing of its head (Vertrag, a
-contract), so it stands for the compound only when the head is known too
-(`front_only`).
 """
 
 from __future__ import annotations
 
 from collections.abc import Collection, Sequence
-from os.path import commonprefix
 
-from core.glossary import glossary_words
 from core.spelling import language_word
 
 # British spellings the general English dictionary (American) lacks: behaviour, colour.
@@ -45,33 +38,9 @@ def cognate_of_known(word: str, known: Collection[str]) -> bool:
     return any(variant in known for variant in variants)
 
 
-FRONT_LENGTH = 4
-"""Letters a compound's front and head have at least for `front_only` to read them."""
-
-
-def front_only(noun: str, translations: Sequence[str], known: Collection[str]) -> bool:
-    """Whether the translations of a lower-case German compound all spell its front only
-    ("supportvertrag" → support) and its head (after a linking s) is a word neither the
-    wiki nor the glossary knows ("vertrag")."""
-    if not translations:
-        return False
-    for word in translations:
-        shared = len(commonprefix([noun, word]))
-        if shared < FRONT_LENGTH or shared < len(word) - 1:
-            return False
-        head = noun[shared:]
-        if len(head) < FRONT_LENGTH or _known_head(head, known):
-            return False
-        if head.startswith("s") and _known_head(head[1:], known):  # a linking s
-            return False
-    return True
-
-
-def _known_head(head: str, known: Collection[str]) -> bool:
-    return head in known or bool(glossary_words(head)) or cognate_of_known(head, known)
-
-
 def _english(word: str) -> bool:
+    """Whether a lower-case word is in the general English dictionary, or is once its
+    British spelling is made American."""
     if language_word(word, "en"):
         return True
     return any(

@@ -364,22 +364,6 @@ def test_a_german_word_translated_to_no_english_word_is_unknown():
     assert english.unknown_words("What is on the cafeteria menu?") == ["cafeteria"]
 
 
-def test_a_compound_translated_by_its_front_alone_is_judged_by_its_head():
-    """A German compound means its head: "Supportvertrag" translated to "support" (its
-    front) says nothing of "Vertrag", which the wiki lacks, so it is unknown; with a head
-    the wiki or the glossary knows, the translation stands ("Supportteam" → support)."""
-    vocabulary = {"openxt", "support", "team", "cost", "year"}
-    translations = {"supportvertrag": ["support"], "supportteam": ["support"]}
-    llm = ExtractiveLLM(
-        {"de": 0.0},
-        translate=lambda question: translations,
-        vocabulary=lambda: vocabulary,
-        glossary=True,
-    )
-    assert llm.unknown_words("Was kostet ein Supportvertrag für OpenXT?") == ["supportvertrag"]
-    assert llm.unknown_words("Wer ist im Supportteam für OpenXT?") == []
-
-
 @pytest.mark.parametrize(
     "question, translations",
     [

@@ -1,6 +1,6 @@
 """Whether the index's word translation of a German word can stand for it."""
 
-from core.word_translation import cognate_of_known, english_translation, front_only
+from core.word_translation import cognate_of_known, english_translation
 
 
 def test_a_translation_stands_only_when_it_is_an_english_word():
@@ -17,13 +17,3 @@ def test_a_word_with_k_or_z_for_a_wiki_words_c_is_its_cognate():
     assert cognate_of_known("konfiguration", known)
     assert not cognate_of_known("wetter", known)  # one letter off, but no k or z for c
     assert not cognate_of_known("context", known)  # the word itself is not its cognate
-
-
-def test_a_translation_of_a_compounds_front_needs_a_known_head():
-    known = {"support", "team", "contract"}
-    assert front_only("supportvertrag", ["support"], known)
-    assert not front_only("supportvertrag", ["support"], known | {"vertrag"})
-    assert not front_only("supportteam", ["support"], known)
-    assert not front_only("supportsteam", ["support"], known)  # linking s before the head
-    assert not front_only("parsen", ["parsing"], known)  # a cognate, not a front
-    assert not front_only("kantine", ["cee"], known)

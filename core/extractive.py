@@ -501,7 +501,9 @@ def _translated(noun: str, translations: Sequence[str]) -> bool:
         return False
     if len(translations) == 1 and _cognate(noun, translations[0]):
         return True
-    return _german_spelling(noun) and english_translation(translations)
+    if _german_part(noun, ()):
+        return english_translation(translations)
+    return _german_spelling(noun)  # a typo of a German word: its translation stands
 
 
 COGNATE_PREFIX = 4

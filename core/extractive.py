@@ -104,6 +104,7 @@ from core.spans import (
 )
 from core.spelling import edits1, language_word
 from core.translate import query_words
+from core.word_translation import cognate_of_known, english_translation
 
 # Translate: a non-English question → each of its words the wiki lacks → the wiki's words
 # nearest to it (`core.index.EvidenceIndex.translations`).
@@ -317,6 +318,7 @@ class ExtractiveLLM:
                 if part not in known
                 and not glossary_words(part)
                 and not _known_compound(part, known)
+                and not cognate_of_known(part, known)
                 and not _translated(part, translated.get(part, ()))
             ]
             if len(unknown) < len(parts):
@@ -489,15 +491,19 @@ def _german_part(part: str, known: Collection[str], depth: int = 1) -> bool:
 
 def _translated(noun: str, translations: Sequence[str]) -> bool:
     """Whether the index's translations of a German noun stand for it: it has some, and it
-    is German (`_german_spelling`) or one of them is its cognate, the same first
-    `COGNATE_PREFIX` letters ("Parsen" → parsing). A name or foreign word has no
-    translation: word translation lands it on whatever wiki word is nearest ("Azure" →
-    apertus), or on two wiki words it happens to spell ("Offsite" → off, site)."""
+    is German (`_german_spelling`) and one of them is an English word
+    (`core.word_translation.english_translation`: "Kantine" → cee is none), or one of
+    them is its cognate, the same first `COGNATE_PREFIX` letters ("Parsen" → parsing). A
+    name or foreign word has no translation: word translation lands it on whatever wiki
+    word is nearest ("Azure" → apertus), or on two wiki words it happens to spell
+    ("Offsite" → off, site)."""
     if not translations:
         return False
     if len(translations) == 1 and _cognate(noun, translations[0]):
         return True
-    return _german_spelling(noun)
+    if _german_part(noun, ()):
+        return english_translation(translations)
+    return _german_spelling(noun)  # a typo of a German word: its translation stands
 
 
 COGNATE_PREFIX = 4

@@ -161,7 +161,7 @@ schlüssel = key keys
 schutz, geschützt = protection protected
 isolierung, isoliert, isolation = isolation isolated
 berechtigung, berechtigungen, zugriff = permission permissions access
-benutzer, nutzer = user users
+benutzer, nutzer, anwender, anwenderin = user users
 einstellung, einstellungen = setting settings
 konfiguration, konfiguriert = configuration configured
 installation, installiert = installation installed install
@@ -363,6 +363,7 @@ empfang, rezeption = reception
 anfrage, anfragen = request requests
 kontingent, quote = quota
 vertretung, stellvertreter, stellvertreterin = backup deputy substitute
+implementierung, implementation = implementation implementations implemented
 """
 
 _STEMMER = Stemmer.Stemmer("german")

@@ -337,6 +337,33 @@ def test_a_german_name_is_unknown_whatever_its_nearest_wiki_word():
     assert english.unknown_words("Who organises the team offsite?") == ["offsite"]
 
 
+def test_a_german_word_translated_to_no_english_word_is_unknown():
+    """Word translation lands a common German word the wiki lacks on whatever wiki word is
+    nearest, here an identifier ("Kantine" → cee, "Verhaltenskodex" → noxs): a German
+    word has an English word for it, so one translated to none is unknown, as "cafeteria"
+    is in the English twin. A translation in British spelling is English ("Verhalten" →
+    behaviour), and a word written as a wiki word with k for c is known ("Kontext")."""
+    vocabulary = {"openxt", "cee", "noxs", "behaviour", "context", "plan", "menu", "contributors"}
+    translations = {
+        "kantine": ["cee"],
+        "verhaltenskodex": ["noxs"],
+        "verhalten": ["behaviour"],
+        "kontext": ["gettext"],
+    }
+    llm = ExtractiveLLM(
+        {"de": 0.0},
+        translate=lambda question: translations,
+        vocabulary=lambda: vocabulary,
+        glossary=True,
+    )
+    assert llm.unknown_words("Was gibt es heute in der Kantine?") == ["kantine"]
+    assert llm.unknown_words("Wo finde ich den Verhaltenskodex für OpenXT?") == ["verhaltenskodex"]
+    assert llm.unknown_words("Wie ist das Verhalten von OpenXT?") == []
+    assert llm.unknown_words("Was heißt das im Kontext von OpenXT?") == []
+    english = ExtractiveLLM({"en": 0.0}, vocabulary=lambda: vocabulary)
+    assert english.unknown_words("What is on the cafeteria menu?") == ["cafeteria"]
+
+
 @pytest.mark.parametrize(
     "question, translations",
     [

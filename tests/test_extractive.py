@@ -399,8 +399,8 @@ def test_a_german_word_keeps_its_translation(question, translations):
 def test_a_german_compound_the_wiki_lacks_is_judged_by_its_head():
     """ "Ersatzausweis" asks for a badge, as "replacement badge" does in English: the
     wiki knowing "replacement" does not make it known, and a weak span declines."""
-    staff = [ev(1, "Employees get a laptop from IT.", "IT")]
-    vocabulary = {"employees", "get", "replacement", "laptop", "from"}
+    staff = [ev(1, "Employees pick up a laptop at IT.", "IT")]
+    vocabulary = {"employees", "get", "pick", "replacement", "laptop", "at"}
     llm = ExtractiveLLM({"de": 0.0, "en": 0.0}, vocabulary=lambda: vocabulary, glossary=True)
     assert llm.unknown_words("Wo bekommen Mitarbeiter einen Ersatzausweis?") == ["badge"]
     assert llm.unknown_words("Where do employees get a replacement badge?") == ["badge"]

@@ -62,6 +62,7 @@ from core.cell_sentences import (
 from core.commenters import commenters
 from core.compose import about_section, compose, listed_under
 from core.counted_answer import counts_asked
+from core.deciding_clause import decides, undecided
 from core.glossary import glossary_words, head_words
 from core.lexical import GERMAN_STOPWORDS
 from core.missing_subject import absent_acronyms, absent_years, other_numbers, unknown_names
@@ -234,7 +235,7 @@ class ExtractiveLLM:
                 return [section.text] * n
         headings = {number: header for number, header, _ in given}
         if temperature <= 0:
-            return [render(question, spans, 0, headings)] * n
+            return [render(question, spans, 0, headings, translations)] * n
         with self._lock:
             draws = [[self._rng.random() for _ in spans] for _ in range(n)]
         out = []
@@ -244,7 +245,7 @@ class ExtractiveLLM:
                 for rank, u in enumerate(_open_unit(uniforms))
             ]
             chosen = max(range(len(spans)), key=keys.__getitem__)
-            out.append(render(question, spans, chosen, headings))
+            out.append(render(question, spans, chosen, headings, translations))
         return out
 
     def spans(self, question: str, sources: Sequence[tuple[int, str, str]]):
@@ -585,13 +586,15 @@ def render(
     spans: Sequence[tuple[int, Span]],
     chosen: int,
     headers: Mapping[int, str] | None = None,
+    translations: Translations = (),
 ) -> str:
     """The answer text for the chosen span: a headline that answers the question in a
     sentence where the question allows one (`headline`; `headers`, the sources' headers by
     number, whose heading names a table), cited `[n]`; then a `Related:`
     line only when the headline is a value cut from a sentence that says more (the
-    sentence). A table row needs no such line: the source excerpt shows the row."""
-    chosen = _supporting(question, spans, chosen)
+    sentence). A table row needs no such line: the source excerpt shows the row.
+    `translations` read a German question's words (`core.deciding_clause`)."""
+    chosen = _supporting(question, spans, chosen, translations)
     number, span = spans[chosen]
     span = replace(
         span,
@@ -603,7 +606,7 @@ def render(
         parts=tuple((n, _unmarked(v)) for n, v in span.parts),
     )
     header = (headers or {}).get(number, "")
-    line = headline(question, number, span, header.rpartition(" — ")[2])
+    line = headline(question, number, span, header.rpartition(" — ")[2], translations)
     if (
         span.kind == "sentence"
         and span.answer not in ("Yes", "No")
@@ -614,26 +617,52 @@ def render(
     return line
 
 
-def _supporting(question: str, spans: Sequence[tuple[int, Span]], chosen: int) -> int:
+def _supporting(
+    question: str,
+    spans: Sequence[tuple[int, Span]],
+    chosen: int,
+    translations: Translations = (),
+) -> int:
     """For a Yes or No whose span only restates the question's own words ("Debian jessie
     x64 from PXE" for "was the installation of Debian jessie x64 successful?") or is no
     clause (`_no_clause`), the next span with the same verdict that says more (a row with
     its result cell) and holds at least as many of the question's terms, so the verdict
     comes with what decides it; `chosen` when there is none or the answer is no verdict.
-    The verdict is the chosen span's: only its support changes."""
+    A sentence that does not decide the question (`core.deciding_clause.decides`) gives way
+    to a later one with the same verdict that does. The verdict is the chosen span's: only
+    its support changes."""
     profile = profile_question(question)
     answer = spans[chosen][1].answer
     if profile.qtype != "yesno" or answer not in ("Yes", "No"):
         return chosen
-    if not _restates(profile, spans[chosen][1]) and not _no_clause(spans[chosen][1]):
+
+    def fragment(span: Span) -> bool:
+        return _restates(profile, span) or _no_clause(span)
+
+    def weak(span: Span) -> bool:
+        return fragment(span) or not _decided(question, span, translations)
+
+    if not weak(spans[chosen][1]):
         return chosen
     held = _asked_count(profile, spans[chosen][1])
-    for position, (_, span) in enumerate(spans[chosen + 1 :], start=chosen + 1):
-        if span.answer != answer or _restates(profile, span) or _no_clause(span):
-            continue
-        if _asked_count(profile, span) >= held:  # a clause at least as much about the question
-            return position
+    for shows_nothing in (weak, fragment):  # one that decides, else one that is a clause
+        if not shows_nothing(spans[chosen][1]):
+            return chosen
+        for position, (_, span) in enumerate(spans[chosen + 1 :], start=chosen + 1):
+            if span.answer != answer or shows_nothing(span):
+                continue
+            if _asked_count(profile, span) >= held:  # at least as much about the question
+                return position
     return chosen
+
+
+def _decided(question: str, span: Span, translations: Translations = ()) -> bool:
+    """Whether a sentence or item span's clause decides a yes/no question (a row is
+    decided by its cells: `_deciding_cell`)."""
+    if span.kind not in ("sentence", "item"):
+        return True
+    profile = profile_question(question)
+    return decides(question, deciding_sentence(profile, span.whole or span.unit), translations)
 
 
 def _asked_count(profile, span: Span) -> int:
@@ -687,7 +716,9 @@ def _restates(profile, span: Span) -> bool:
 RESTATING_WORDS = 6
 
 
-def headline(question: str, number: int, span: Span, heading: str = "") -> str:
+def headline(
+    question: str, number: int, span: Span, heading: str = "", translations: Translations = ()
+) -> str:
     """The first line of an answer (`core.phrasing`): for yes/no, Yes or No and the clause
     that decides it; for a value, the question as a statement ("The X is value [n].") or,
     from a table, a sentence naming the value's row and column (`core.cell_sentences`; the
@@ -719,6 +750,9 @@ def headline(question: str, number: int, span: Span, heading: str = "") -> str:
             if said:
                 return _cite(said, number)
             clause = clause or clip_words(span.unit.replace("; ", ", "), 16)
+        elif not decides(question, clause, translations):
+            # a clause that says nothing of what is asked: what the wiki says, no Yes or No
+            return f"{undecided(clip_words(clause, 30), language)} [{number}]"
         return f"{verdict(span.answer == 'Yes', clip_words(clause, 30), language)} [{number}]"
     if profile.qtype == "yesno" and span.kind in ("sentence", "item") and not span.parts:
         # a clause whose condition the question leaves open: what it says, no Yes or No
@@ -760,7 +794,7 @@ def headline(question: str, number: int, span: Span, heading: str = "") -> str:
         if said:  # several rows' cells: a sentence per row
             return said
     if span.kind == "list" and not span.parts:
-        said = counted_list(span.answer, language)
+        said = counted_list(span.answer, language, span.whole)
         if said:  # "4: a; b; c; d" said as a count of what is listed
             return f"{said} [{number}]"
     if span.kind not in ("sentence", "item") or span.parts:

@@ -406,22 +406,39 @@ def issue_list_reply(query: str, language: str) -> str:
 _COUNTED = re.compile(r"^(\d+): (\S.*)$", re.DOTALL)
 
 
-def counted_list(answer: str, language: str) -> str:
+def counted_list(answer: str, language: str, whole: str = "") -> str:
     """A list's count and items ("4: a; b; c; d", `core.spans.counted_items`) said as a
     sentence: "4 items are listed: a; b; c; d" ("Aufgeführt sind 4 Einträge: ..."); a bare
-    "4:" opening the reply reads as a key, not a count. "" for any other answer."""
+    "4:" opening the reply reads as a key, not a count. An answer cut short ("4: a; b; c
+    …") takes its items from `whole`, the list uncut, when that holds all of them; items
+    still cut are named as some of them ("4 items are listed, among them a, b and c"), never
+    with a trailing "…". "" for any other answer."""
     match = _COUNTED.match(answer)
     if not match:
         return ""
     count, items = int(match.group(1)), match.group(2)
+    if whole and len(whole.split("; ")) == count and len(whole.split()) <= LISTED_WORDS:
+        items = whole
     labels = field_labels(items)
-    if labels:  # fields: named by their labels, the ones cut off marked
-        items = _listed(labels, language) if len(labels) >= count else f"{', '.join(labels)}, …"
+    shown = labels or [i.strip() for i in items.split("; ") if i.strip() and "…" not in i]
+    some = (labels and len(labels) < count) or (not labels and items.rstrip().endswith("…"))
+    if some and shown:
+        listed = _listed(shown, language)
+        if language == "de":
+            return f"Aufgeführt sind {count} Einträge, darunter {listed}"
+        return f"{count} items are listed, among them {listed}"
+    if labels:  # fields: named by their labels
+        items = _listed(labels, language)
     if language == "de":
         said = "Aufgeführt ist 1 Eintrag" if count == 1 else f"Aufgeführt sind {count} Einträge"
     else:
         said = "1 item is listed" if count == 1 else f"{count} items are listed"
     return f"{said}: {items}"
+
+
+# The most words of an uncut list shown whole after its count (set by design: one Slack line
+# or two).
+LISTED_WORDS = 40
 
 
 # An item that is a labelled field: "Targeted release: .neXT", "Last updates:".

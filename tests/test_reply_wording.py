@@ -257,11 +257,40 @@ def test_a_counted_list_of_fields_is_named_by_its_labels(language, expected):
     assert counted_list(fields, language) == expected
 
 
-def test_a_counted_list_of_fields_cut_short_marks_the_rest():
+@pytest.mark.parametrize(
+    ("language", "expected"),
+    [
+        ("en", "4 items are listed, among them Targeted release, Last updates and Jira Epic"),
+        ("de", "Aufgeführt sind 4 Einträge, darunter Targeted release, Last updates und Jira Epic"),
+    ],
+)
+def test_a_counted_list_of_fields_cut_short_names_some_without_an_ellipsis(language, expected):
     fields = "4: Targeted release: .neXT; Last updates:; Jira Epic: Will be filled in …"
-    assert counted_list(fields, "en") == (
-        "4 items are listed: Targeted release, Last updates, Jira Epic, …"
-    )
+    assert counted_list(fields, language) == expected
+
+
+@pytest.mark.parametrize(
+    ("language", "expected"),
+    [
+        ("en", "4 items are listed: Targeted release, Last updates, Jira Epic and Status"),
+        ("de", "Aufgeführt sind 4 Einträge: Targeted release, Last updates, Jira Epic und Status"),
+    ],
+)
+def test_a_counted_list_cut_short_is_listed_whole_from_the_uncut_list(language, expected):
+    cut = "4: Targeted release: .neXT; Last updates:; Jira Epic: Will be filled in …"
+    whole = "Targeted release: .neXT; Last updates:; Jira Epic: Will be filled in; Status: Draft"
+    assert counted_list(cut, language, whole) == expected
+
+
+@pytest.mark.parametrize(
+    ("language", "expected"),
+    [
+        ("en", "5 items are listed, among them Open and In Progress"),
+        ("de", "Aufgeführt sind 5 Einträge, darunter Open und In Progress"),
+    ],
+)
+def test_a_counted_list_of_plain_items_cut_short_names_the_whole_ones(language, expected):
+    assert counted_list("5: Open; In Progress; Review by the …", language) == expected
 
 
 def test_a_counted_list_of_plain_items_keeps_them():

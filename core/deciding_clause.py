@@ -1,0 +1,61 @@
+"""Whether a quoted clause decides a yes/no question, and what to say when none does.
+
+A Yes or No is only as good as the clause shown with it: "Yes: Additional detail is
+available in the OpenXT Platform Properties document." for "Is the architecture document
+finalized?" shares the question's names but says nothing about being finalized, and reads as
+a guess. A clause decides when it holds most of what the question asks about its subject:
+the question's plain words (its predicate: "finalized", "built", "allowed to create"),
+or its names when it has no plain word ("Were there further community calls in 2016?").
+Without such a clause the answer says what the wiki says, without a Yes or No."""
+
+from __future__ import annotations
+
+import re
+
+from core.questions import CONTEXT, ENTITY_WEIGHT, Translations, profile_question, terms
+
+# Where the question says the answer is written ("as per the contributions document", "wie
+# im Dokument „Beiträge“ angegeben", "If yes, how?"): words about the source or a second
+# question, not about what is asked of the subject.
+_SOURCE_PHRASE = re.compile(
+    r",?\s*\b(?:as per|according to|as (?:specified|stated|described|defined|given|"
+    r"mentioned|listed) in|laut|gemäß|wie (?:im|in der|in dem|in den) .{1,60}?"
+    r"(?:angegeben|beschrieben|festgelegt|definiert|genannt))\b[^?]*"
+    r"|\?\s*(?:if (?:yes|so)|wenn ja|falls ja)\b.*$",
+    re.IGNORECASE,
+)
+
+
+def decides(question: str, clause: str, translations: Translations = ()) -> bool:
+    """Whether `clause` decides the yes/no `question`: it holds more than half of the
+    question's plain (non-name) terms, directly or through a `translations` word; a German
+    word the wiki's words do not translate is left out (nothing can show it). A question
+    with no plain term counts its names instead; exactly half is enough when the clause
+    holds the question's first name (its subject), or the question names nothing. True
+    when nothing is left to count."""
+    asked_text = _SOURCE_PHRASE.sub("?", CONTEXT.sub(" ", question)).strip()
+    profile = profile_question(asked_text or question, translations)
+    said = frozenset(terms(clause))
+    held = profile.asked_in(said)
+    readable = set(profile.aliases.values()) | said
+    plain = {
+        term
+        for term, weight in profile.terms.items()
+        if weight < ENTITY_WEIGHT and (profile.language == "en" or term in readable)
+    }
+    names = [term for term, weight in profile.terms.items() if weight >= ENTITY_WEIGHT]
+    asked = plain or set(names)
+    if not asked:
+        return True
+    shared = 2 * len(held & asked)
+    # Half of them: enough when the clause is about the question's subject, its first name
+    # ("Ist BATS ... kompatibel?" and "Bats is a TAP-compliant testing framework").
+    return shared > len(asked) or (shared == len(asked) and (not names or names[0] in held))
+
+
+def undecided(clause: str, language: str) -> str:
+    """What the wiki says when it gives no Yes or No to the question: the clause, said as
+    such ("The wiki does not say yes or no to this; it says: ...")."""
+    if language == "de":
+        return f"Das Wiki sagt dazu weder ja noch nein; dort steht: {clause}"
+    return f"The wiki does not say yes or no to this; it says: {clause}"

@@ -348,7 +348,7 @@ class Settings:
         " --folds 5).",
     )
     answer_min_support_de: float = setting(
-        0.35,
+        0.4,
         "Offline answerer: the same threshold for German questions (their own words rarely"
         " occur in an English wiki, so their support runs lower; the median of the 5 folds'"
         " choices, confbot eval --answers --folds 5).",

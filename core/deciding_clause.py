@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import re
 
+from core.met_bounds import met_terms
 from core.questions import CONTEXT, ENTITY_WEIGHT, Translations, profile_question, terms
 
 # Where the question says the answer is written ("as per the contributions document", "wie
@@ -30,13 +31,15 @@ def decides(question: str, clause: str, translations: Translations = ()) -> bool
     """Whether `clause` decides the yes/no `question`: it holds more than half of the
     question's plain (non-name) terms, directly or through a `translations` word; a German
     word the wiki's words do not translate is left out (nothing can show it). A question
-    with no plain term counts its names instead; exactly half is enough when the clause
+    with no plain term counts its names instead; a quantity meeting a bound the clause
+    states counts as held (`core.met_bounds`); exactly half is enough when the clause
     holds the question's first name (its subject), or the question names nothing. True
     when nothing is left to count."""
     asked_text = _SOURCE_PHRASE.sub("?", CONTEXT.sub(" ", question)).strip()
     profile = profile_question(asked_text or question, translations)
     said = frozenset(terms(clause))
-    held = profile.asked_in(said)
+    # A quantity that meets a bound the clause states is held ("23:00", "after 22:00").
+    held = profile.asked_in(said) | met_terms(asked_text or question, clause)
     readable = set(profile.aliases.values()) | said
     plain = {
         term

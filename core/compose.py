@@ -26,6 +26,7 @@ from dataclasses import dataclass, field
 from core.cell_sentences import cells_sentence, extreme_sentence
 from core.grounding import negated
 from core.limits import MAX_EVIDENCE_WORDS
+from core.list_counts import lists_parts
 from core.questions import (
     CONTEXT,
     ENTITY_WEIGHT,
@@ -281,9 +282,13 @@ def read_tables(sources: Sequence[tuple[int, str, str]]) -> list[Table]:
 
 def read_lists(sources: Sequence[tuple[int, str, str]]) -> list[ItemList]:
     """The lists of the sources ("- item" lines in a row), with the line before each as its
-    intro; a list that fills its source to `MAX_EVIDENCE_WORDS` less its longest item may
+    intro (for a list that opens its source, the intro line another source of the same
+    section shows before the same first item: a list split from its passage; the passage's
+    cut copy of a list another source holds whole is left out); a list that
+    fills its source to `MAX_EVIDENCE_WORDS` less its longest item may
     go on in another source and is left out."""
     out: list[ItemList] = []
+    intros = _intros(sources)
     for number, header, text in sources:
         lines = [" ".join(line.split()) for line in text.split("\n") if line.strip()]
         items: list[str] = []
@@ -292,6 +297,8 @@ def read_lists(sources: Sequence[tuple[int, str, str]]) -> list[ItemList]:
             if line and _ITEM.match(line) and not _ROW.match(line):
                 if not items:
                     intro = lines[position - 1] if position else ""
+                    if not intro:
+                        intro = intros.get((header, _ITEM.sub("", line, count=1).strip()), "")
                 items.append(_ITEM.sub("", line, count=1).strip())
                 continue
             if len(items) > 1:
@@ -300,6 +307,29 @@ def read_lists(sources: Sequence[tuple[int, str, str]]) -> list[ItemList]:
                     out.append(ItemList(header, intro, tuple(dict.fromkeys(items)), number))
             items = []
         out.extend(_line_list(number, header, lines))
+    return [found for found in out if not any(_cut_from(found, other) for other in out)]
+
+
+def _cut_from(found: ItemList, other: ItemList) -> bool:
+    """Whether `found` is the opening of the longer list `other` of the same section, shown
+    in part by a passage (its last item maybe cut mid-sentence)."""
+    if found.header != other.header or len(found.items) >= len(other.items):
+        return False
+    *whole, last = found.items
+    return list(whole) == list(other.items[: len(whole)]) and other.items[len(whole)].startswith(
+        last
+    )
+
+
+def _intros(sources: Sequence[tuple[int, str, str]]) -> dict[tuple[str, str], str]:
+    """The intro line ending in ":" before each list in the sources, by the list's header
+    and first item."""
+    out: dict[tuple[str, str], str] = {}
+    for _, header, text in sources:
+        lines = [" ".join(line.split()) for line in text.split("\n") if line.strip()]
+        for before, line in zip(lines, lines[1:], strict=False):
+            if before.endswith(":") and not _ITEM.match(before) and _ITEM.match(line):
+                out.setdefault((header, _ITEM.sub("", line, count=1).strip()), before)
     return out
 
 
@@ -734,7 +764,9 @@ def count_items(
     profile: QuestionProfile, asked: Asked, lists: Sequence[ItemList], noun: str
 ) -> Composed | None:
     """ "How many X ...?" over a list whose heading or intro names X (not the page title
-    alone: "Team Directory — Leadership" lists leaders, not teams) and holds the asked
+    alone: "Team Directory — Leadership" lists leaders, not teams), or whose intro brings
+    in parts when X is a part noun ("the following elements:" for "compulsory fields",
+    `core.list_counts.lists_parts`), and holds the asked
     terms the items do not: its items that hold every asked term found in some of its
     items but not all ("from the AIS team" → the items naming AIS). "How many people" counts
     the persons' names of a list whose items open with one (an item may name several:
@@ -753,7 +785,8 @@ def count_items(
             if not all(_NAME.match(item) for item in found.items):
                 continue
         elif not asked.found(noun) or not asked.found(noun) <= asked.found(_label_of(found)):
-            continue
+            if not lists_parts(noun, found.intro):
+                continue
         in_items = [asked.found(item) for item in found.items]
         conditions = _held(
             profile, set().union(*in_items), _conditions(profile, asked, context, noun)
@@ -770,9 +803,26 @@ def count_items(
             chosen = list(dict.fromkeys(n for item in chosen for n in _NAME.findall(item)))
         if not chosen or (len(chosen) == 1 and any(c.isdigit() for c in chosen[0])):
             continue  # one item that holds a number states the count itself
-        text = f"{len(chosen)} {_counted(noun, len(chosen))}: {_joined(chosen, _language(profile))}"
+        shown = _item_labels(chosen)
+        text = f"{len(chosen)} {_counted(noun, len(chosen))}: {_joined(shown, _language(profile))}"
         return _composed(text, [found.source])
     return None
+
+
+# The most words of an item's label ("Abstract Section: The RFC should provide ...").
+LABEL_WORDS = 4
+
+
+def _item_labels(items: Sequence[str]) -> list[str]:
+    """The items as a count names them: their labels when every item is "Label:
+    description" with a short label ("Title", "Abstract Section"), else the items."""
+    labels = [item.partition(": ")[0] for item in items]
+    if all(
+        ": " in item and len(label.split()) <= LABEL_WORDS
+        for item, label in zip(items, labels, strict=True)
+    ):
+        return labels
+    return list(items)
 
 
 def _noun_terms(asked: Asked, noun: str) -> set[str]:

@@ -47,6 +47,28 @@ def counted_noun(question: str, language: str) -> str:
     return " ".join(words)
 
 
+# Nouns for the parts a thing is made of: a "how many fields / elements / Pflichtfelder"
+# question counts a list introduced as "the following elements:" whichever of them each side
+# uses, the words being interchangeable there.
+PART_NOUNS = (
+    "element|field|item|part|section|component|entry|entries|point|"
+    "feld|felder|elemente?|punkte?|teile?|abschnitte?|bestandteile?|komponenten?|einträge?"
+)
+_PART_HEAD = re.compile(rf"(?:{PART_NOUNS})s?$", re.IGNORECASE)
+_INTRODUCED_PARTS = re.compile(
+    rf"\b(?:following|folgenden?)\s+(?:\w+\s+)?(?:{PART_NOUNS})s?\b", re.IGNORECASE
+)
+
+
+def lists_parts(noun: str, intro: str) -> bool:
+    """Whether a list whose intro line is `intro` holds the parts a count of `noun` asks
+    for: the noun ends in a part noun ("compulsory fields", "Pflichtfelder": the head of the
+    compound) and the intro introduces the list as parts ("The RFC should contain the
+    following elements:")."""
+    head = noun.split()[-1] if noun.split() else ""
+    return bool(_PART_HEAD.search(head)) and bool(_INTRODUCED_PARTS.search(intro))
+
+
 def counts_list(profile: QuestionProfile, named: frozenset[str], items: Sequence[str]) -> bool:
     """Whether the list of `items`, under a heading and intro whose terms are `named`,
     holds the things `profile`'s question counts (see the module docstring)."""

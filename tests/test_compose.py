@@ -997,3 +997,58 @@ def test_rows_are_still_counted_when_no_number_states_the_count(question, expect
     sources = [(1, HOLIDAYS, HOLIDAY_ROWS), (2, LEAVE_HEADER, LEAVE)]
     composed = compose(question, sources, glossary_translations(question))
     assert composed is not None and composed.text.startswith(expected)
+
+
+SUBMISSION = "How to submit — Proposal format"
+# A passage that ends with the list's intro and its first items, and the list itself in a
+# source of its own (a list split from its passage by the index), then an optional list.
+SUBMISSION_PASSAGE = (
+    "Proposals are posted to the mailing list as plain text.\n"
+    "A proposal should contain the following elements:\n"
+    "- Title: a single line saying what the proposal is.\n"
+    "- Date: the month and year of"
+)
+SUBMISSION_LIST = (
+    "- Title: a single line saying what the proposal is.\n"
+    "- Date: the month and year of the submission.\n"
+    "- Summary: an overview of the whole proposal.\n"
+    "- Body: where the bulk of the information resides."
+)
+SUBMISSION_OPTIONAL = (
+    "Some other elements an author may want to include:\n"
+    "- Copyrights: copyright lines.\n"
+    "- Authors: names and emails."
+)
+
+
+@pytest.mark.parametrize(
+    "question",
+    [
+        "How many compulsory fields should a proposal have?",
+        "How many parts should a proposal contain?",
+        "Wie viele Pflichtfelder sollte ein Proposal haben?",
+    ],
+)
+def test_parts_counted_on_a_list_introduced_as_parts_in_another_source(question):
+    sources = [(1, SUBMISSION, SUBMISSION_PASSAGE), (2, SUBMISSION, SUBMISSION_LIST)]
+    text = answer(question, sources)
+    assert text is not None and text.startswith("4 ")
+    # the items' labels are named, not their descriptions
+    assert text.endswith(("Title, Date, Summary and Body [2]", "Title, Date, Summary und Body [2]"))
+
+
+def test_a_list_opening_its_source_takes_the_intro_shown_before_it_elsewhere():
+    sources = [
+        (1, SUBMISSION, SUBMISSION_PASSAGE),
+        (2, SUBMISSION, SUBMISSION_LIST),
+        (3, SUBMISSION, SUBMISSION_OPTIONAL),
+    ]
+    intros = {found.source: found.intro for found in read_lists(sources)}
+    assert intros[2] == "A proposal should contain the following elements:"
+    assert intros[3] == "Some other elements an author may want to include:"
+
+
+def test_a_list_not_introduced_as_parts_is_not_counted_as_fields():
+    # the intro line says nothing of parts: the count of fields is not this list's size
+    sources = [(2, SUBMISSION, "Things to keep in mind:\n" + SUBMISSION_LIST)]
+    assert answer("How many compulsory fields should a proposal have?", sources) is None

@@ -1306,7 +1306,7 @@ def scored_units(
         )
         if profile.qtype != "yesno" and unit.stems <= wanted and not _announces(profile, unit):
             continue
-        if _asks(unit):
+        if _asks(unit) or (unit.kind in ("sentence", "item") and _aside(profile, unit.text)):
             continue
         if unit.kind == "row" and numbered_otherwise(profile, unit):
             continue
@@ -1323,6 +1323,23 @@ def scored_units(
             score += DEFINITION_BONUS
         out.append(Scored(score, covered, unit, position))
     return out
+
+
+# A sentence that is an aside as a whole, "(... stage in the above diagram)", and a wiki
+# macro's leftover ("{info:icon=None}").
+_ASIDE = re.compile(r"^\s*\([^()]*\)\s*[.:;]?\s*$")
+_MACRO = re.compile(r"^\s*\{[^{}]*\}\s*$")
+
+
+def _aside(profile: QuestionProfile, text: str) -> bool:
+    """Whether a sentence or item cannot answer the question: a macro's leftover in
+    braces never does; an aside in parentheses as a whole ("(“Board votes” stage in the
+    above Project Changes diagram)", pointing at a picture) does not say what, how or why,
+    though it may hold a name or date asked for ("(Work in progress - Dickon Reed, 2
+    September 2014)." answers who)."""
+    if _MACRO.match(text):
+        return True
+    return profile.qtype in _UNTYPED and bool(_ASIDE.match(text))
 
 
 def asked_block(profile: QuestionProfile, unit: Unit) -> Unit:

@@ -14,6 +14,7 @@ from core.spans import (
     counted_items,
     is_metadata,
     row_pairs,
+    scored_units,
     support,
     typed_values,
     units,
@@ -1315,3 +1316,22 @@ SIZES = (
 def test_the_one_number_of_a_row_answers_a_size_question(question):
     # The Team cell names the row asked about; the one number of the row answers.
     assert answer(question, SIZES) == "People: 5"
+
+
+@pytest.mark.parametrize(
+    "aside",
+    ['("Board votes" stage in the above Project Changes diagram)', "{info:icon=None}"],
+)
+def test_an_aside_or_a_macro_leftover_never_answers(aside):
+    text = f"{aside}\nThe board votes to accept or reject a proposed change."
+    found = scored_units(profile_question("What does the board vote on?"), "Governance", text)
+    assert [s.unit.text for s in found] == [
+        "The board votes to accept or reject a proposed change."
+    ]
+
+
+def test_an_aside_holding_the_person_asked_for_answers_who():
+    aside = "(Work in progress - Dickon Reed, 2 September 2014)."
+    profile = profile_question("Who is working on the Windows builds?")
+    found = scored_units(profile, "Windows builds", aside)
+    assert [s.unit.text for s in found] == [aside]

@@ -31,7 +31,7 @@ _TYPE_PATTERNS: tuple[tuple[str, re.Pattern], ...] = tuple(
             "count",
             r"\b(how (many|much|tall|big|long|old|far|high|large|wide|heavy|often|fast)"
             r"|number of|wie (viele?|groß|hoch|lange?|alt|weit|schwer|oft|schnell)"
-            r"|wieviele?|anzahl)\b",
+            r"|wieviele?|anzahl|was (?:kostet|kosten|kostete|kosteten)|wie teuer)\b",
         ),
         # "versions 7.x" names the version the question is about, it does not ask for one
         (
@@ -77,6 +77,15 @@ _TYPE_PATTERNS: tuple[tuple[str, re.Pattern], ...] = tuple(
             r"^\W*(?!(?:what|which|who|whom|whose|how|where|when|why|and|or|but|wie|wo|wer"
             r"|wen|wem|wessen|was|wann|warum|wieso|weshalb|woher|wohin|wozu|womit|welche[rsmn]?"
             r"|und|oder|aber)\b)[^\W\d_]{2,} (?:ich|wir|man|du|ihr|i|we|you)\b",
+        ),
+        # a German finite verb (-t, -en) before an article opening its subject ("Bezahlt
+        # die Firma …?", "Bekommen die Tester …?"); an imperative ends otherwise ("Nenne
+        # die Schritte").
+        (
+            "yesno",
+            r"^\W*(?!(?:wie|wo|wer|wen|wem|wessen|was|wann|warum|wieso|weshalb|woher|wohin"
+            r"|wozu|womit|welche[rsmn]?|und|oder|aber)\b)[^\W\d_]{2,}(?:t|en) (?:der|die|das"
+            r"|den|dem|ein|eine|einen|einem|mein|meine|meinen|unser|unsere|unseren)\b",
         ),
         ("who", r"\b(who|wer)\b"),
         ("why", r"\b(why|warum|wieso|weshalb)\b"),

@@ -16,6 +16,7 @@ A German word spelt as a wiki word but with German k or z for its c is that word
 from __future__ import annotations
 
 from collections.abc import Collection, Sequence
+from difflib import SequenceMatcher
 
 from core.spelling import language_word
 
@@ -36,6 +37,18 @@ def cognate_of_known(word: str, known: Collection[str]) -> bool:
     variants.add(word.replace("k", "c").replace("z", "c"))
     variants.discard(word)
     return any(variant in known for variant in variants)
+
+
+# Spelling similarity (difflib's ratio) from which a translation is read as the word's
+# cognate ("kandidaten", "candidates" 0.8; "zertifikat", "certificate" 0.76; "vertrag",
+# "delay" 0.33).
+COGNATE_SIMILARITY = 0.7
+
+
+def spelled_like(word: str, other: str) -> bool:
+    """Whether a German word and an English one are spelled alike enough to be cognates
+    (`COGNATE_SIMILARITY`): a word translation landing on such a word stands for it."""
+    return SequenceMatcher(None, word.lower(), other.lower()).ratio() >= COGNATE_SIMILARITY
 
 
 def _english(word: str) -> bool:

@@ -91,6 +91,13 @@ def answer(question: str, text: str, header: str = "Page") -> str:
         ("Brauche ich das VPN für Slack?", "yesno"),
         ("Bekommen wir einen Laptop?", "yesno"),
         ("Am I allowed to fly business class?", "yesno"),
+        # a German finite verb before an article opening the subject asks yes or no
+        ("Bezahlt die Firma eine Zertifizierung?", "yesno"),
+        ("Bekommen die Tester Überstunden bezahlt?", "yesno"),
+        ("Nenne die Schritte für das Setup?", "what"),  # an imperative
+        # German "what does it cost" asks how much
+        ("Was kostet ein Supportvertrag pro Jahr?", "count"),
+        ("Wie teuer ist das Hotel in München?", "count"),
         # a question word or a noun first does not
         ("Was brauche ich für das VPN?", "what"),
         ("Wie beantrage ich Elternzeit?", "howto"),

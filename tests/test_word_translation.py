@@ -1,6 +1,8 @@
 """Whether the index's word translation of a German word can stand for it."""
 
-from core.word_translation import cognate_of_known, english_translation
+import pytest
+
+from core.word_translation import cognate_of_known, english_translation, spelled_like
 
 
 def test_a_translation_stands_only_when_it_is_an_english_word():
@@ -17,3 +19,16 @@ def test_a_word_with_k_or_z_for_a_wiki_words_c_is_its_cognate():
     assert cognate_of_known("konfiguration", known)
     assert not cognate_of_known("wetter", known)  # one letter off, but no k or z for c
     assert not cognate_of_known("context", known)  # the word itself is not its cognate
+
+
+@pytest.mark.parametrize(
+    ("german", "english", "alike"),
+    [
+        ("kandidaten", "candidates", True),
+        ("zertifikat", "certificate", True),
+        ("vertrag", "delay", False),
+        ("zuschuss", "committee", False),
+    ],
+)
+def test_a_translation_spelled_like_the_word_is_its_cognate(german, english, alike):
+    assert spelled_like(german, english) is alike

@@ -1195,18 +1195,12 @@ def any_verdict(profile: QuestionProfile, asked: Asked, tables: Sequence[Table])
     title = table.header.split(" — ")[0]
     hits = [row for row in rows if _verdict(dict(row.pairs)[column]) is (not failing)]
     if hits:
-        label = _label_column(asked, table, "")
-        said = [
-            f"{_label(r, label)} ({column}: {dict(r.pairs)[column]}) [{r.source}]" for r in hits
-        ]
+        said = _rows_with_cell(hits, column, _label_column(asked, table, ""))
         return Composed(
             f"{yes}: {_joined(said[:5], language)}{table.seen(language)}.",
             tuple(sorted({r.source for r in hits})),
         )
-    cited: dict[str, list[int]] = {}
-    for row in rows:
-        cited.setdefault(dict(row.pairs)[column], []).append(row.source)
-    values = _joined([f"{v} {_cites(sorted(set(n)))}" for v, n in cited.items()], language)
+    values = _cited_values(rows, column, language)
     said = _said_elsewhere(rows, column, failing, language)
     # Over part of a table the No says what it read: the rows found, counted (issue 35: "no
     # Result in … says failed" from 4 rows claimed the whole table).
@@ -1232,6 +1226,32 @@ def any_verdict(profile: QuestionProfile, asked: Asked, tables: Sequence[Table])
                 f" but {said}"
             )
     return Composed(f"{text}{table.seen(language)}.", tuple(sorted({r.source for r in rows})))
+
+
+# Words of a row's label beside its cell in a No over all rows ("Dell Optiplex 7040 ...").
+LABEL_CLIP = 8
+
+
+def _rows_with_cell(
+    rows: Sequence[Row], column: str, label: str, clip: int | None = None
+) -> list[str]:
+    """Each row named by its `label` column (at most `clip` words) with its cell of
+    `column` and its citation: "Dell 9010 (Result: Fail) [2]"."""
+    out = []
+    for row in rows:
+        name = _label(row, label)
+        name = clip_words(name, clip) if clip else name
+        out.append(f"{name} ({column}: {dict(row.pairs)[column]}) [{row.source}]")
+    return out
+
+
+def _cited_values(rows: Sequence[Row], column: str, language: str) -> str:
+    """The distinct cells of `column` among the rows, each with the citations of the rows
+    that hold it: "Pass [3][4] and Fail [5]"."""
+    cited: dict[str, list[int]] = {}
+    for row in rows:
+        cited.setdefault(dict(row.pairs)[column], []).append(row.source)
+    return _joined([f"{v} {_cites(sorted(set(n)))}" for v, n in cited.items()], language)
 
 
 # "Did all ... pass?", "Haben alle ... bestanden?": a yes/no over the verdict column of
@@ -1272,19 +1292,12 @@ def all_verdict(profile: QuestionProfile, asked: Asked, tables: Sequence[Table])
     wanted = not failing
     against = [row for row, verdict in zip(filled, verdicts, strict=True) if verdict != wanted]
     if against:
-        label = _label_column(asked, table, "")
-        said = [
-            f"{clip_words(_label(r, label), 8)} ({column}: {dict(r.pairs)[column]}) [{r.source}]"
-            for r in against
-        ]
+        said = _rows_with_cell(against, column, _label_column(asked, table, ""), LABEL_CLIP)
         return Composed(
             f"{no}: {_joined(said[:5], language)}.",
             tuple(sorted({r.source for r in against})),
         )
-    cited: dict[str, list[int]] = {}
-    for row in filled:
-        cited.setdefault(dict(row.pairs)[column], []).append(row.source)
-    values = _joined([f"{v} {_cites(sorted(set(n)))}" for v, n in cited.items()], language)
+    values = _cited_values(filled, column, language)
     title = table.header.split(" — ")[0]
     unfilled = sorted(row.source for row in rows if row not in filled)
     count, empty = len(filled), len(unfilled)

@@ -26,10 +26,11 @@ from dataclasses import dataclass, field
 from core.cell_sentences import cells_sentence, extreme_sentence
 from core.grounding import negated
 from core.limits import MAX_EVIDENCE_WORDS
-from core.list_counts import lists_parts
+from core.list_counts import counted_noun, lists_parts
 from core.questions import (
     CONTEXT,
     ENTITY_WEIGHT,
+    SOURCE_PHRASE,
     STOPWORDS,
     TOKEN,
     QuestionProfile,
@@ -464,23 +465,6 @@ def _cites(numbers: Iterable[int]) -> str:
     return "".join(f"[{n}]" for n in dict.fromkeys(numbers))
 
 
-def _noun(text: str, language: str) -> str:
-    """The counted noun phrase after "how many": its words up to a stopword, an English
-    past participle or adverb ("people explicitly supported"), or in German a word in lower
-    case (nouns are capitalized: "Personen nahmen teil"), at most four."""
-    words: list[str] = []
-    for raw in text.split():
-        word = raw.strip(".:!\"'")
-        lower = word.lower()
-        verb = lower.endswith(("ed", "ly")) and len(lower) > 4
-        if language == "de":
-            verb = word[:1].islower()
-        if lower in STOPWORDS or verb or len(words) >= 4:
-            break
-        words.append(word)
-    return " ".join(words)
-
-
 # --------------------------------------------------------------------------- composing
 def compose(
     question: str,
@@ -513,7 +497,7 @@ def compose(
         )
     counted = _COUNTS.search(profile.text) if profile.qtype == "count" else None
     if counted:
-        noun = _noun(counted.group("noun"), profile.language)
+        noun = counted_noun(profile.text, profile.language)
         if _stated_count(asked, [text for _, _, text in sources], noun):
             return None  # the evidence states the number: a span reads it
         return count_rows(profile, asked, tables, noun) or count_items(
@@ -552,11 +536,20 @@ def _content(profile: QuestionProfile, asked: Asked, noun: str) -> set[str]:
     """The asked terms but the counted or asked-for noun, the wording of the composition,
     the number and currency of a threshold."""
     numbers = {m.group("number") for m in _THRESHOLD.finditer(profile.text)}
-    skip = asked.found(noun) | _WORDING | numbers
+    skip = asked.found(noun) | _WORDING | numbers | _source_terms(profile, asked)
     skip |= {t for t in asked.terms if _currency(t)} | _GROUPS | asked.unseen
     # a compound whose parts are terms too ("AIS-Team": ais, team) is asked by its parts
     skip |= {t for t in asked.terms if "-" in t and set(terms(t.replace("-", " "))) <= asked.terms}
     return set(asked.terms) - skip
+
+
+def _source_terms(profile: QuestionProfile, asked: Asked) -> set[str]:
+    """The asked terms only the question's source phrase says ("as per the contributions
+    document", "laut dem Dokument …"): where the answer is written, not which rows or
+    items are meant."""
+    phrases = " ".join(m.group(0) for m in SOURCE_PHRASE.finditer(profile.text))
+    rest = SOURCE_PHRASE.sub(" ", profile.text)
+    return asked.found(phrases) - asked.found(rest) if phrases else set()
 
 
 def _optional(profile: QuestionProfile) -> set[str]:
@@ -725,6 +718,8 @@ def count_rows(
             continue
         label = _label_column(asked, table, noun)
         names = [_label(row, label) for row in rows]
+        if len(set(names)) < len({row.pairs for row in rows}):
+            continue  # the label column does not tell the counted rows apart ("UEFI, UEFI")
         count = f"{len(rows)}"
         if not table.complete:
             count = f"{'Mindestens' if language == 'de' else 'At least'} {count}"

@@ -10,20 +10,14 @@ Without such a clause the answer says what the wiki says, without a Yes or No.""
 
 from __future__ import annotations
 
-import re
-
 from core.met_bounds import met_terms
-from core.questions import CONTEXT, ENTITY_WEIGHT, Translations, profile_question, terms
-
-# Where the question says the answer is written ("as per the contributions document", "wie
-# im Dokument „Beiträge“ angegeben", "If yes, how?"): words about the source or a second
-# question, not about what is asked of the subject.
-_SOURCE_PHRASE = re.compile(
-    r",?\s*\b(?:as per|according to|as (?:specified|stated|described|defined|given|"
-    r"mentioned|listed) in|laut|gemäß|wie (?:im|in der|in dem|in den) .{1,60}?"
-    r"(?:angegeben|beschrieben|festgelegt|definiert|genannt))\b[^?]*"
-    r"|\?\s*(?:if (?:yes|so)|wenn ja|falls ja)\b.*$",
-    re.IGNORECASE,
+from core.questions import (
+    CONTEXT,
+    ENTITY_WEIGHT,
+    SOURCE_PHRASE,
+    Translations,
+    profile_question,
+    terms,
 )
 
 
@@ -35,7 +29,7 @@ def decides(question: str, clause: str, translations: Translations = ()) -> bool
     states counts as held (`core.met_bounds`); exactly half is enough when the clause
     holds the question's first name (its subject), or the question names nothing. True
     when nothing is left to count."""
-    asked_text = _SOURCE_PHRASE.sub("?", CONTEXT.sub(" ", question)).strip()
+    asked_text = SOURCE_PHRASE.sub("?", CONTEXT.sub(" ", question)).strip()
     profile = profile_question(asked_text or question, translations)
     said = frozenset(terms(clause))
     # A quantity that meets a bound the clause states is held ("23:00", "after 22:00").

@@ -55,18 +55,39 @@ PART_NOUNS = (
     "feld|felder|elemente?|punkte?|teile?|abschnitte?|bestandteile?|komponenten?|einträge?"
 )
 _PART_HEAD = re.compile(rf"(?:{PART_NOUNS})s?$", re.IGNORECASE)
-_INTRODUCED_PARTS = re.compile(
-    rf"\b(?:following|folgenden?)\s+(?:\w+\s+)?(?:{PART_NOUNS})s?\b", re.IGNORECASE
+_NAMES_PARTS = re.compile(rf"\b(?:\w+\s+)?(?:{PART_NOUNS})s?\b[^:]*:\s*$", re.IGNORECASE)
+# Whether parts must or may be there, as a counted noun's modifier says it ("compulsory
+# fields", "optionale Elemente") and as a list's intro does ("should contain the following
+# elements:", "Some other elements an author may or may not want to include:").
+_MUST_NOUN = re.compile(
+    r"\b(?:compulsory|mandatory|required|obligatory|pflicht\w*|erforderlich\w*|notwendig\w*)",
+    re.IGNORECASE,
 )
+_MAY_NOUN = re.compile(r"\b(?:optional\w*|additional|extra|freiwillig\w*|zusätzlich\w*)", re.I)
+_MUST_INTRO = re.compile(
+    r"\b(?:must|should|shall|required|needs? to|muss|müssen|soll|sollte|sollen)\b", re.I
+)
+_MAY_INTRO = re.compile(r"\b(?:may|can|could|optional\w*|other|kann|können|darf)\b", re.I)
+
+
+def _obligation(text: str, must: re.Pattern, may: re.Pattern) -> str | None:
+    """ "must" or "may" when `text` says only one of them, else None."""
+    said = {name for name, pattern in (("must", must), ("may", may)) if pattern.search(text)}
+    return said.pop() if len(said) == 1 else None
 
 
 def lists_parts(noun: str, intro: str) -> bool:
     """Whether a list whose intro line is `intro` holds the parts a count of `noun` asks
     for: the noun ends in a part noun ("compulsory fields", "Pflichtfelder": the head of the
-    compound) and the intro introduces the list as parts ("The RFC should contain the
-    following elements:")."""
+    compound), the intro names parts and ends in a colon ("The RFC should contain the
+    following elements:"), and when both say whether the parts must or may be there, they
+    say the same ("optional elements" are not those the RFC "should contain")."""
     head = noun.split()[-1] if noun.split() else ""
-    return bool(_PART_HEAD.search(head)) and bool(_INTRODUCED_PARTS.search(intro))
+    if not (_PART_HEAD.search(head) and _NAMES_PARTS.search(intro)):
+        return False
+    wanted = _obligation(noun, _MUST_NOUN, _MAY_NOUN)
+    said = _obligation(intro, _MUST_INTRO, _MAY_INTRO)
+    return wanted is None or said is None or wanted == said
 
 
 def counts_list(profile: QuestionProfile, named: frozenset[str], items: Sequence[str]) -> bool:

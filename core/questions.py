@@ -101,6 +101,18 @@ _TYPE_PATTERNS: tuple[tuple[str, re.Pattern], ...] = tuple(
 _GERMAN_WHAT = re.compile(r"^\W*[Ww]as\s+(\w+)")
 
 
+# Where the question says the answer is written ("as per the contributions document", "wie
+# im Dokument „Beiträge“ angegeben", "If yes, how?"): words about the source or a second
+# question, not about what is asked of the subject.
+SOURCE_PHRASE = re.compile(
+    r",?\s*\b(?:as per|according to|as (?:specified|stated|described|defined|given|"
+    r"mentioned|listed) in|laut|gemäß|wie (?:im|in der|in dem|in den) .{1,60}?"
+    r"(?:angegeben|beschrieben|festgelegt|definiert|genannt))\b[^?]*"
+    r"|\?\s*(?:if (?:yes|so)|wenn ja|falls ja)\b.*$",
+    re.IGNORECASE,
+)
+
+
 # The context an offline-completed question carries (`core.rephrase.OfflineCompleter`).
 CONTEXT = re.compile(r"\((?:context|following up on):([^()]*)\)", re.IGNORECASE)
 

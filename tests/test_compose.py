@@ -1052,3 +1052,36 @@ def test_a_list_not_introduced_as_parts_is_not_counted_as_fields():
     # the intro line says nothing of parts: the count of fields is not this list's size
     sources = [(2, SUBMISSION, "Things to keep in mind:\n" + SUBMISSION_LIST)]
     assert answer("How many compulsory fields should a proposal have?", sources) is None
+
+
+@pytest.mark.parametrize(
+    ("question", "expected"),
+    [
+        ("How many compulsory elements should a proposal have?", "4 compulsory elements: Title"),
+        ("How many optional elements can a proposal have?", "2 optional elements: Copyrights"),
+        ("Wie viele optionale Elemente kann ein Proposal haben?", "2 optionale Elemente: Copy"),
+        # where the answer is written is no condition on the items
+        (
+            "How many compulsory elements should a proposal have, as per the submission guide?",
+            "4 compulsory elements: Title",
+        ),
+    ],
+)
+def test_parts_that_must_or_may_be_there_are_counted_on_their_own_list(question, expected):
+    sources = [
+        (1, SUBMISSION, SUBMISSION_PASSAGE),
+        (2, SUBMISSION, SUBMISSION_LIST),
+        (3, SUBMISSION, SUBMISSION_OPTIONAL),
+    ]
+    assert answer(question, sources).startswith(expected)
+
+
+def test_rows_whose_labels_repeat_are_not_counted_as_things():
+    # the only column the question names repeats one value: the rows are no count of it
+    table = (
+        "Table 1: Test, Boot\n"
+        "Row 1 in Table 1: Test is Launch A, and Boot is UEFI\n"
+        "Row 2 in Table 1: Test is Launch B, and Boot is UEFI\n"
+        "Row 3 in Table 1: Test is Launch C, and Boot is UEFI"
+    )
+    assert answer("How many boots were used?", [(1, "Launch tests", table)]) is None

@@ -23,6 +23,7 @@ from dataclasses import dataclass, field
 from typing import Any, Protocol
 
 from core.answer import OUT_OF_SCOPE
+from core.count_followup import recounted
 from core.entities import entities
 from core.followup import (
     added_places,
@@ -43,6 +44,7 @@ from core.followup import (
     without_conjunction,
 )
 from core.lexical import ENGLISH_STOPWORDS, GERMAN_STOPWORDS, detect_language, tokenize
+from core.list_counts import counted_noun
 from core.new_subject import unseen_subject
 from core.topic_search import Focus
 
@@ -461,7 +463,9 @@ class OfflineCompleter:
         texts = [*(e.answer for e in topic), *followed]
         lexicon = learn_kinds([*texts, *(r.evidence.text for r in results)])
         subs = []
-        if changes_one and _short(question, lexicon):
+        # "and how many optional ones?" after a count of compulsory fields
+        recount = recounted(question, anchor, language)
+        if recount is None and changes_one and _short(question, lexicon):
             anchor, subs = self.changed(question, topic, lexicon, "\n".join(texts), anchor)
         if changes_one and not subs and followed and is_elliptical(question):
             # "and what about forward seal works?": the row it names may be one that neither
@@ -472,13 +476,17 @@ class OfflineCompleter:
             if _short(question, lexicon):
                 anchor, subs = self.changed(question, topic, lexicon, "\n".join(texts), anchor)
         notes: dict = {"method": "offline", "topic_start": False}
-        if subs:
-            shown = without_conjunction(substitute(anchor, question, subs))
-            replace = [(s.old.text if s.old else "", s.new.text) for s in subs]
+        if subs or recount is not None:
+            if recount is not None:
+                shown, replace = recount, [(counted_noun(anchor, language), recount)]
+                notes["recounted"] = True
+            else:
+                shown = without_conjunction(substitute(anchor, question, subs))
+                replace = [(s.old.text if s.old else "", s.new.text) for s in subs]
+                notes["substituted"] = [list(pair) for pair in replace]
             shown_terms = salient_terms(shown)
             kept = {t.lower() for t in shown_terms}
             own = [t for t in salient_terms(question) if t.lower() not in kept]
-            notes["substituted"] = [list(pair) for pair in replace]
             dropped = {old.lower() for old, _ in replace}
             query = " ".join(
                 [
@@ -521,7 +529,7 @@ class OfflineCompleter:
                 query = " ".join([own, *(e.question.strip() for e in carried_turns)])
             dropped = set()
         asked = shown if not is_following_up(shown) else question
-        if subs:
+        if subs or recount is not None:
             carried = self.carried(asked, topic, dropped)
         elif (is_thin(question) or refs or is_elliptical(question)) and not notes.get("resolved"):
             # it needs the question it follows, not the whole topic's words (once its
@@ -540,8 +548,12 @@ class OfflineCompleter:
         # a substitution's query is already the completed question's own terms; any other
         # follow-up's query carries the topic's questions: its own words search once more
         # within the topic's pages (`core.topic_search`)
-        focus = None if subs else Focus(asked, topic_pages(topic))
-        return Completion(shown, query, None, notes, prompt=f"{asked} {suffix}", focus=focus)
+        focus = None if subs or recount is not None else Focus(asked, topic_pages(topic))
+        if recount is not None and not carried:
+            suffix = ""  # the recounted question says all it asks
+        return Completion(
+            shown, query, None, notes, prompt=f"{asked} {suffix}".strip(), focus=focus
+        )
 
     @staticmethod
     def page_terms(topic: Sequence[Exchange], named: set[str], dropped: set[str]) -> list[str]:

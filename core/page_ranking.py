@@ -89,8 +89,8 @@ class TitleField:
         distinct = set(query_tokens)
         if not distinct or page_id not in self.tokens:
             return 0.0
-        total = sum(self.idf.get(t, self.rarest) for t in distinct)
-        found = sum(self.idf[t] for t in distinct & self.tokens[page_id])
+        total = math.fsum(self.idf.get(t, self.rarest) for t in distinct)
+        found = math.fsum(self.idf[t] for t in distinct & self.tokens[page_id])
         return found / total
 
 

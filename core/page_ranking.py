@@ -150,7 +150,7 @@ def _fold_duplicates(
         if len(best) < 2:
             continue
         canonical = max(best, key=lambda p: _canonical_key(p, best[p], pages[p], words, asked))
-        others = sorted((p for p in best if p != canonical), key=lambda p: -best[p])
+        others = sorted((p for p in best if p != canonical), key=lambda p: (-best[p], p))
         top = max(best.values())
         lead = max(
             (e for e in kept if page_of[e] == canonical), key=lambda e: (kept[e], e), default=None

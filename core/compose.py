@@ -19,6 +19,7 @@ that an answer used changes the answer.
 
 from __future__ import annotations
 
+import math
 import re
 from collections.abc import Callable, Iterable, Sequence, Set
 from dataclasses import dataclass, field
@@ -1051,7 +1052,7 @@ def _asked_table(
     for table in tables:
         column = column_of(table)
         if column:
-            weight = sum(asked.profile.terms.get(t, 0.0) for t in asked.found(table.header))
+            weight = math.fsum(asked.profile.terms.get(t, 0.0) for t in asked.found(table.header))
             found.append((weight, table, column))
     if not found:
         return None

@@ -89,8 +89,8 @@ class TitleField:
         distinct = set(query_tokens)
         if not distinct or page_id not in self.tokens:
             return 0.0
-        total = sum(self.idf.get(t, self.rarest) for t in distinct)
-        found = sum(self.idf[t] for t in distinct & self.tokens[page_id])
+        total = math.fsum(self.idf.get(t, self.rarest) for t in distinct)
+        found = math.fsum(self.idf[t] for t in distinct & self.tokens[page_id])
         return found / total
 
 
@@ -150,7 +150,7 @@ def _fold_duplicates(
         if len(best) < 2:
             continue
         canonical = max(best, key=lambda p: _canonical_key(p, best[p], pages[p], words, asked))
-        others = sorted((p for p in best if p != canonical), key=lambda p: -best[p])
+        others = sorted((p for p in best if p != canonical), key=lambda p: (-best[p], p))
         top = max(best.values())
         lead = max(
             (e for e in kept if page_of[e] == canonical), key=lambda e: (kept[e], e), default=None

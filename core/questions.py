@@ -9,6 +9,7 @@ everything that judges an evidence against a question through it.
 
 from __future__ import annotations
 
+import math
 import re
 from dataclasses import dataclass, field
 from functools import lru_cache
@@ -209,7 +210,7 @@ class QuestionProfile:
     @property
     def weight(self) -> float:
         """The total weight of the asked terms."""
-        return sum(self.terms.values())
+        return math.fsum(self.terms.values())
 
     def asked_in(self, stems: frozenset[str]) -> set[str]:
         """The asked terms found among `stems`, directly or through a translation."""

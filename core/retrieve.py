@@ -43,6 +43,9 @@ from core.refresh import Refreshed
 from core.scope import QueryScope
 from core.settings import Settings, SettingsError
 
+# Digits a fused score keeps when evidences are ordered by it.
+SCORE_DIGITS = 9
+
 log = logging.getLogger(__name__)
 
 OVERFETCH_ROUNDS = 3
@@ -162,7 +165,7 @@ def zscore_fusion(
         normalized[name] = {i: float(v) for (i, _), v in zip(pairs, z, strict=True)}
         floors[name] = float(z.min())
     every = {i for table in normalized.values() for i in table}
-    for evidence_id in every:
+    for evidence_id in sorted(every):  # a set's order changes with PYTHONHASHSEED
         fused[evidence_id] = sum(
             weights.get(name, 1.0) * table.get(evidence_id, floors[name])
             for name, table in normalized.items()
@@ -320,7 +323,9 @@ class Retriever:
         groups, titles = self._page_fields(pages)
         ranking = rank_pages(query, fused, pages, groups, weights, titles, candidates.tokens)
         fused = ranking.scores
-        order = sorted(fused, key=lambda i: (-fused[i], i))
+        # Rounded before sorting: scores equal but for float noise (an embedding of another
+        # batch shape, a sum in another order) rank by evidence id, the same every run.
+        order = sorted(fused, key=lambda i: (-round(fused[i], SCORE_DIGITS), i))
         timings["pages_ms"] = (time.perf_counter() - start) * 1000
 
         scope = candidates.scope or Scope()

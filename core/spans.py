@@ -581,7 +581,7 @@ CLAUSE_SLACK = 12
 
 
 def _weight(profile: QuestionProfile, stems) -> float:
-    return sum(profile.terms.get(s, 0.0) for s in stems)
+    return math.fsum(profile.terms.get(s, 0.0) for s in stems)
 
 
 def _new(candidate: str, profile: QuestionProfile) -> bool:

@@ -24,6 +24,8 @@ from core.embeddings import Embedder
 _WORD = re.compile(r"[^\W\d_]{3,}", re.UNICODE)
 # Translated words remembered per translator before the memory starts over.
 CACHE_WORDS = 50_000
+# Digits a word similarity keeps before the floor and the ranking of neighbours.
+SIMILARITY_DIGITS = 6
 
 
 def vocabulary(texts: Iterable[str]) -> list[str]:
@@ -88,9 +90,13 @@ class TermTranslator:
             found = {w: self._cache.get((w, per_word, min_similarity)) for w in unknown}
         new = [w for w, neighbours in found.items() if neighbours is None]
         if new:
-            similarity = self._embedder.embed(new) @ self._vocabulary_vectors().T
+            # One word per call and rounded similarities: a word's neighbours must not
+            # depend on which other words (those of earlier questions are cached) shared
+            # its batch, nor ties on float noise; equal similarities keep corpus order.
+            vectors = np.vstack([self._embedder.embed([word]) for word in new])
+            similarity = np.round(vectors @ self._vocabulary_vectors().T, SIMILARITY_DIGITS)
             for word, row in zip(new, similarity, strict=True):
-                best = np.argsort(-row)[:per_word]
+                best = np.argsort(-row, kind="stable")[:per_word]
                 found[word] = [self.words[i] for i in best if row[i] >= min_similarity]
             with self._lock:
                 if len(self._cache) > CACHE_WORDS:

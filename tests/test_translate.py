@@ -91,3 +91,31 @@ def test_translations_are_remembered_per_word():
         "board"
     )
     assert embedder.calls == calls + 1  # other parameters: computed anew
+
+
+class BatchShapeEmbedder:
+    """Vectors that shift a little with the batch they are computed in (as padded model
+    batches do): 'vorstand' sits just at the floor's similarity to 'board' alone."""
+
+    def embed(self, texts: Sequence[str]) -> np.ndarray:
+        rows = []
+        for text in texts:
+            if text == "board":
+                rows.append([1.0, 0.0])
+            elif text == "vorstand":
+                angle = np.arccos(0.6) + 1e-7 * (len(texts) - 1)  # drifts with the batch size
+                rows.append([np.cos(angle), np.sin(angle)])
+            else:
+                rows.append([0.0, -1.0])
+        return np.array(rows)
+
+
+def test_a_words_translation_does_not_depend_on_the_words_translated_with_it():
+    # German: the same question must get the same translation whatever other (earlier,
+    # uncached) words went into the same call.
+    embedder = BatchShapeEmbedder()
+    alone = TermTranslator(["board", "vote"], embedder, embedder.embed).translate(["vorstand"])
+    together = TermTranslator(["board", "vote"], embedder, embedder.embed).translate(
+        ["vorstand", "gnus", "abstimmung"]
+    )
+    assert alone.get("vorstand") == together.get("vorstand") == ["board"]

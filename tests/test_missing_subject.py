@@ -213,3 +213,11 @@ def test_a_question_about_an_acronym_the_wiki_lacks_is_declined(question):
     with_sla = ExtractiveLLM({"de": 0.0}, vocabulary=lambda: WIKI | words | {"sla"}, glossary=True)
     sla = make_evidence(1, "Premium support SLA: customers get a fast reply within an hour.", "SLA")
     assert ask(question, with_sla, [sla]) != OUT_OF_SCOPE
+
+
+def test_a_place_german_names_otherwise_is_the_wikis_name():
+    known = {"hotel", "limit", "munich", "cologne", "berlin"}
+    assert unknown_names("Wie hoch ist das Hotellimit in München?", known) == []
+    assert unknown_names("Wie hoch ist das Hotellimit in Köln?", known) == []
+    # an English question names places in English
+    assert unknown_names("What is the hotel limit in Vienna?", known) == ["vienna"]

@@ -22,7 +22,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Protocol
 
-from core.answer import OUT_OF_SCOPE
+from core.answer import OUT_OF_SCOPE, is_out_of_scope
 from core.count_followup import recounted
 from core.entities import entities
 from core.followup import (
@@ -303,6 +303,18 @@ class OfflineCompleter:
         self.new_topic_share = new_topic_share
         self.own_turns = own_turns
 
+    @staticmethod
+    def stands_after_declines(question: str, topic: Sequence[Exchange]) -> bool:
+        """Whether `question` is asked on its own because every turn of the current topic
+        was declined and it says what it asks (nothing points back, not too thin): the
+        declined turns name no page to follow, and answering it as their follow-up declined
+        it with them ("Can I take a taxi at 23:00?" after an off-topic question). Its search
+        still carries the topic's questions: they may name its subject ("is everyone allowed
+        to create new tickets?" after a declined question on JIRA tickets)."""
+        if needs_topic(question) or is_thin(question) or references(question):
+            return False
+        return all(is_out_of_scope(e.answer) for e in topic)
+
     def topic(self, history: Sequence[Exchange]) -> list[Exchange]:
         """The last `max_turns` turns of the current topic (`current_topic`)."""
         return current_topic(history)[-self.max_turns :]
@@ -551,6 +563,10 @@ class OfflineCompleter:
         focus = None if subs or recount is not None else Focus(asked, topic_pages(topic))
         if recount is not None and not carried:
             suffix = ""  # the recounted question says all it asks
+        if not subs and recount is None and self.stands_after_declines(question, topic):
+            # nothing to follow: it is asked on its own, its search still near the topic
+            shown, asked, suffix = question, question, ""
+            notes["after_declined"] = True
         return Completion(
             shown, query, None, notes, prompt=f"{asked} {suffix}".strip(), focus=focus
         )

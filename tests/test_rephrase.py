@@ -553,3 +553,21 @@ def test_a_question_keeps_its_topic_when_the_topic_page_says_what_it_finds_alone
 
     completion = OfflineCompleter().complete(question, history, search_elsewhere)
     assert completion.notes["new_topic"] is True and "USB" in completion.notes["unseen"]
+
+
+def test_a_question_that_says_what_it_asks_after_declined_turns_is_asked_on_its_own():
+    """The declined turns name no page to follow: a question of its own is shown and
+    answered as asked (no follow-up context), its search still near the topic's words."""
+    declined = "The desired information cannot be found in the retrieved pool of evidence."
+    history = [start("Wo findet dieses Jahr die Weihnachtsfeier statt?", declined)]
+    completion = OfflineCompleter().complete("Can I take a taxi at 23:00?", history)
+    assert completion.question == completion.prompt == "Can I take a taxi at 23:00?"
+    assert completion.notes["after_declined"] is True
+    assert "Weihnachtsfeier" in completion.query
+    # one that needs the turn before still follows it
+    thin = OfflineCompleter().complete("and in week 3?", history)
+    assert "after_declined" not in thin.notes
+    # after an answered turn a question is a follow-up as before
+    answered = [start("Can I take a taxi at 23:00?", "Yes: Taxis are fine after 22:00 [1]")]
+    follow = OfflineCompleter().complete("What about trains?", answered)
+    assert "after_declined" not in follow.notes

@@ -105,3 +105,17 @@ def test_a_german_question_about_the_page_owner():
 def test_unthresholded_keeps_translations_and_glossary():
     llm = ExtractiveLLM({"en": 0.9}, glossary=True).unthresholded()
     assert llm.glossary and llm.min_support == {"en": 0.0}
+
+
+@pytest.mark.parametrize(
+    ("word", "expected"),
+    [
+        ("freitags", "friday"),
+        ("Montag", "monday"),
+        ("Wochenende", "weekend"),
+        ("München", "munich"),
+    ],
+)
+def test_weekdays_and_places_are_the_wikis_words(word, expected):
+    # the index's word translation lands "freitags" on "monday"
+    assert glossary_words(word)[0] == expected

@@ -290,9 +290,9 @@ def read_lists(sources: Sequence[tuple[int, str, str]]) -> list[ItemList]:
     fills its source to `MAX_EVIDENCE_WORDS` less its longest item may
     go on in another source and is left out."""
     out: list[ItemList] = []
-    intros = _intros(sources)
-    for number, header, text in sources:
-        lines = [" ".join(line.split()) for line in text.split("\n") if line.strip()]
+    lined = [(number, header, text, _plain_lines(text)) for number, header, text in sources]
+    intros = _intros(lined)
+    for number, header, text, lines in lined:
         items: list[str] = []
         intro = ""
         for position, line in enumerate([*lines, ""]):
@@ -323,12 +323,16 @@ def _cut_from(found: ItemList, other: ItemList) -> bool:
     )
 
 
-def _intros(sources: Sequence[tuple[int, str, str]]) -> dict[tuple[str, str], str]:
-    """The intro line ending in ":" before each list in the sources, by the list's header
-    and first item."""
+def _plain_lines(text: str) -> list[str]:
+    """A source's non-empty lines, their spaces collapsed."""
+    return [" ".join(line.split()) for line in text.split("\n") if line.strip()]
+
+
+def _intros(lined: Sequence[tuple[int, str, str, list[str]]]) -> dict[tuple[str, str], str]:
+    """The intro line ending in ":" before each list in the sources (number, header, text
+    and its lines), by the list's header and first item."""
     out: dict[tuple[str, str], str] = {}
-    for _, header, text in sources:
-        lines = [" ".join(line.split()) for line in text.split("\n") if line.strip()]
+    for _, header, _, lines in lined:
         for before, line in zip(lines, lines[1:], strict=False):
             if before.endswith(":") and not _ITEM.match(before) and _ITEM.match(line):
                 out.setdefault((header, _ITEM.sub("", line, count=1).strip()), before)

@@ -474,13 +474,13 @@ def _known_noun(
     translate: Callable[[str], Sequence[str]],
 ) -> bool:
     """Whether the wiki has a word for a German noun it does not use itself: not for a
-    compound whose head it lacks (`_head_known`); else when the noun ends in a known word
-    (`_known_compound`), is a wiki word written with k or z for c, or has a translation
-    that stands for it (`_translated`). (A known head alone does not make the compound
+    compound whose head it lacks (`_wiki_names_head`); else when the noun ends in a known
+    word (`_known_compound`), is a wiki word written with k or z for c, or has a
+    translation that stands for it (`_translated`). (A known head alone does not make the compound
     known: "Interviewrunden", "Homeoffice" end in words the wiki has, rounds and office,
     and counting them known cost German decline recall 0.897 -> 0.882 on the dev
     out-of-scope set.)"""
-    if _head_known(noun, known, translate) is False:
+    if _wiki_names_head(noun, known, translate) is False:
         return False
     return (
         _known_compound(noun, known)
@@ -489,7 +489,7 @@ def _known_noun(
     )
 
 
-def _head_known(
+def _wiki_names_head(
     word: str, known: Collection[str], translate: Callable[[str], Sequence[str]]
 ) -> bool | None:
     """Whether the wiki has a word for the head of a German compound; None for a word that
@@ -515,8 +515,8 @@ def _head_known(
 
 
 SHORTEST_HEAD = 4
-"""Letters of the shortest head `_head_known` reads: shorter words end too many nouns by
-chance ("Kantine" in "tine")."""
+"""Letters of the shortest head `_wiki_names_head` reads: shorter words end too many nouns
+by chance ("Kantine" in "tine")."""
 
 
 def _known_head(head: str, known: Collection[str]) -> bool:

@@ -62,11 +62,12 @@ def unknown_names(question: str, known: Collection[str]) -> list[str]:
             word = part.lower()
             if len(word) < 3 or word in STOPWORDS or word in QUESTION_WORDS:
                 continue
+            if word in out or _known(word, known):
+                continue
             # a place German names otherwise ("München" for Munich) is the wiki's name
-            named = glossary_words(word) if not english else []
-            if not _known(word, known) and not any(_known(w, known) for w in named):
-                if word not in out:
-                    out.append(word)
+            if not english and any(_known(w, known) for w in glossary_words(word)):
+                continue
+            out.append(word)
     return out
 
 

@@ -464,9 +464,12 @@ class OfflineCompleter:
         results = list(search(question)) if search is not None else []
         anchor = self.anchor(topic)
         refs = references(question)
+        # "and how many optional ones?" after a count of compulsory fields: no substitution
+        # to look for, so none of the searches that find one
+        recount = recounted(question, anchor, language)
         # "there" points back at the place, which a substitution keeps ("and the hotel
         # limit there?" changes the column and keeps the city).
-        changes_one = not set(refs) - PLACE_REFERENCES
+        changes_one = recount is None and not set(refs) - PLACE_REFERENCES
         followed: list[str] = []
         if changes_one and search is not None and len(content_words(question)) <= FEW_WORDS:
             # Kinds come from the rows the follow-up and the question it follows retrieve
@@ -475,9 +478,7 @@ class OfflineCompleter:
         texts = [*(e.answer for e in topic), *followed]
         lexicon = learn_kinds([*texts, *(r.evidence.text for r in results)])
         subs = []
-        # "and how many optional ones?" after a count of compulsory fields
-        recount = recounted(question, anchor, language)
-        if recount is None and changes_one and _short(question, lexicon):
+        if changes_one and _short(question, lexicon):
             anchor, subs = self.changed(question, topic, lexicon, "\n".join(texts), anchor)
         if changes_one and not subs and followed and is_elliptical(question):
             # "and what about forward seal works?": the row it names may be one that neither

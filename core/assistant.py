@@ -39,6 +39,7 @@ from core.index import EvidenceIndex
 from core.lexical import detect_language
 from core.llm import LLM
 from core.metrics import observe_feedback, observe_turn
+from core.page_byline import page_byline
 from core.rephrase import Completer, Exchange
 from core.retrieve import Retriever, ScoredEvidence
 from core.scope import QueryScope
@@ -360,8 +361,14 @@ class Assistant:
         results, check = self._self_check(prompt_question, found)
         if check is not None:
             mark = lap("self_check", mark)
-        # A question comparing counts of rows is given the rest of the rows' tables.
-        parts = table_parts(prompt_question, [r.evidence for r in results], self.retriever.index)
+        # A question comparing counts of rows is given the rest of the rows' tables; one
+        # about the page itself, the page's byline.
+        given = [r.evidence for r in results]
+        index = self.retriever.index
+        parts = [
+            *table_parts(prompt_question, given, index),
+            *page_byline(prompt_question, given, index),
+        ]
         results = [
             *results,
             *(ScoredEvidence(e, 0.0, len(results) + n) for n, e in enumerate(parts, 1)),

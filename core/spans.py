@@ -1618,6 +1618,9 @@ def best_spans(
     found.sort(
         key=lambda pair: (
             -_tier(typed_support(profile, pair[1], headers.get(pair[0], ""))),
+            # a question about the page itself ("who created this doc?") is answered by its
+            # byline, not by a passage naming who may create something
+            not (profile.fact and pair[1].kind == "byline"),
             # a definition answers "What is X?" before any other sentence naming X
             not _gives_definition(profile, pair[1], headers.get(pair[0], "")),
             not denies(profile, pair[1]),

@@ -45,6 +45,7 @@ from core.evaluation.metrics import content_tokens, mean
 from core.extractive import ExtractiveLLM, language_threshold
 from core.lexical import detect_language
 from core.llm import LLM
+from core.page_byline import page_byline
 from core.pages import Evidence
 from core.questions import question_type
 from core.retrieve import Retriever
@@ -167,11 +168,15 @@ def retrieve_all(
     retriever: Retriever, items: Sequence[Question], k: int = 10
 ) -> list[list[Evidence]]:
     """The top `k` evidences of every question, best first, and for a question comparing
-    counts of rows the rest of their tables (`core.whole_tables`), as the assistant gives
-    them."""
+    counts of rows the rest of their tables (`core.whole_tables`) and for a question about
+    a page the page's byline (`core.page_byline`), as the assistant gives them."""
     found = [[r.evidence for r in retriever.search(q.text, k=k).results] for q in items]
     return [
-        [*evidences, *table_parts(q.text, evidences, retriever.index)]
+        [
+            *evidences,
+            *table_parts(q.text, evidences, retriever.index),
+            *page_byline(q.text, evidences, retriever.index),
+        ]
         for q, evidences in zip(items, found, strict=True)
     ]
 

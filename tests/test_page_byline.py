@@ -1,0 +1,92 @@
+"""A question about the page itself gets the page's byline (`core.page_byline`): retrieval
+finds the page's passages on its topic, and the byline, which shares no word with "who
+created this doc?", is read from the store and answers it, said of the page."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from core.answer import generate
+from core.extractive import ExtractiveLLM
+from core.page_byline import page_byline
+from core.pages import Evidence
+
+TITLE = "How to contribute"
+BYLINE = "Owned by Danielle Cummings Last updated: Oct 20, 2015 by Ross Philipson"
+TICKETS = (
+    "- Anyone may create new tickets. If generating bug reports, please be specific on "
+    "environment and document steps used to reproduce.\n"
+    "- Open: This ticket is likely awaiting for someone to take ownership. The ticket owner "
+    "moves it to In Progress."
+)
+
+
+def _evidence(position: int, text: str, page: str = "p1", title: str = TITLE) -> Evidence:
+    return Evidence(
+        id=f"{page}#{position:04d}",
+        page_id=page,
+        space="S",
+        url=f"https://wiki.example/{page}",
+        title=title,
+        heading="" if position == 0 else "Workflow",
+        kind="passage",
+        position=position,
+        text=text,
+    )
+
+
+PAGE = [_evidence(0, BYLINE), _evidence(1, TICKETS)]
+OTHER = [_evidence(0, "Owned by Eric Chanudet", "p2", "Other page"), _evidence(1, "x", "p2")]
+
+
+class Store:
+    """The page evidences of two pages, as `core.index.EvidenceIndex` gives them."""
+
+    def __init__(self) -> None:
+        self.by_id = {e.id: e for e in [*PAGE, *OTHER]}
+        self.reads = 0
+
+    def page_evidence_ids(self, page_id: str) -> list[str]:
+        self.reads += 1
+        return sorted(i for i, e in self.by_id.items() if e.page_id == page_id)
+
+    def get(self, ids: Sequence[str]) -> list[Evidence]:
+        return [self.by_id[i] for i in ids]
+
+
+def test_the_byline_of_the_first_page_is_added_for_a_question_about_the_page():
+    retrieved = [PAGE[1], OTHER[1]]
+    assert page_byline("who created the doc “How to contribute”?", retrieved, Store()) == [PAGE[0]]
+    assert page_byline("Wann wurde die Seite zuletzt aktualisiert?", retrieved, Store()) == [
+        PAGE[0]
+    ]
+
+
+def test_no_byline_for_another_question_or_when_it_is_given():
+    store = Store()
+    assert page_byline("Who may create new tickets?", [PAGE[1]], store) == []
+    assert store.reads == 0  # not a question about the page: nothing read
+    assert page_byline("Who owns this page?", [PAGE[1], PAGE[0]], store) == []
+    assert page_byline("Who owns this page?", [], store) == []
+
+
+def test_the_byline_answers_who_created_the_page_not_a_passage_on_creating_things():
+    question = "who created the doc “How to contribute”?"
+    evidences = [PAGE[1], *page_byline(question, [PAGE[1]], Store())]
+    (answer,) = generate(ExtractiveLLM(), question, evidences)
+    assert answer.text.split("\n")[0] == (
+        "The page “How to contribute” is owned by Danielle Cummings [2]."
+    )
+    german = "Wer hat dieses Dokument erstellt?"
+    (answer,) = generate(ExtractiveLLM(), german, evidences)
+    assert (
+        answer.text.split("\n")[0] == "Die Seite „How to contribute“ gehört Danielle Cummings [2]."
+    )
+
+
+def test_when_and_by_whom_the_page_was_last_updated():
+    evidences = [PAGE[1], PAGE[0]]
+    (answer,) = generate(ExtractiveLLM(), "When was this page last updated?", evidences)
+    assert answer.text.startswith("The page “How to contribute” was last updated on Oct 20, 2015")
+    (answer,) = generate(ExtractiveLLM(), "Who last updated this page?", evidences)
+    assert answer.text.startswith("The page “How to contribute” was last updated by Ross Philipson")

@@ -684,6 +684,31 @@ def answered_name(question: str, answer: str) -> str:
     return found.group(1).strip() if found else ""
 
 
+# "which of these ...", "and which one of those ...": one of the things the earlier question
+# asked for.
+_ONE_OF = re.compile(
+    r"^\W*(?:and\s+)?(?P<which>which|what)\s+(?:one\s+)?of\s+(?:these|those|them)\b", re.I
+)
+# What an earlier question asks for: the noun after "which" / "what" ("Which OS was used
+# ...?"), or the noun a clipped question opens with before a participle ("os used in the OEM
+# N config?").
+_WHICH_NOUN = re.compile(r"^\W*(?:and\s+)?(?:which|what)\s+([^\W\d_][\w-]*)", re.I)
+_CLIPPED_NOUN = re.compile(r"^\W*([^\W\d_][\w-]*)\s+[^\W\d_]+ed\b")
+
+
+def asked_noun(question: str) -> str:
+    """The noun of what an earlier question asks for ("OS" in "Which OS was used for ...?"
+    and in "OS used in the OEM N config?"), as it writes it; "" when it names none."""
+    found = _WHICH_NOUN.match(question) or _CLIPPED_NOUN.match(question)
+    if not found:
+        return ""
+    noun = found.group(1)
+    lower = noun.lower()
+    if lower in STOPWORDS or lower in QUESTION_WORDS or lower in _OPENING_VERBS:
+        return ""
+    return noun
+
+
 # Nouns for a wiki page: "this document" is the page the conversation's answers cite.
 PAGE_NOUNS = frozenset("document doc page article dokument seite artikel".split())
 
@@ -712,6 +737,13 @@ def resolve_references(
     subject only when it names a group ("the Payments team"). "this document" / "diese
     Seite" with no such phrase in the earlier question is the page of `title` (the page the
     conversation's latest answer cited)."""
+    chosen = _ONE_OF.match(followup)
+    if chosen:
+        noun = asked_noun(previous)
+        if not noun:
+            return None
+        text = f"{chosen.group('which')} {noun}{followup[chosen.end() :]}"
+        return None if references(text) else without_conjunction(text)
     named = answered_name(previous, answer) if answer else ""
     which = bool(named) and _ASKS_WHICH.match(previous) is not None
     thing = named if which else subject(previous)

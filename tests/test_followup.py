@@ -238,7 +238,14 @@ def test_no_substitution(previous, followup):
         ),
         ("Wer hat es geschrieben?", "Welche Farbe hat der Bildschirm?", None),  # no name
         ("Was sagt er dazu?", "Warum wurde BATS verwendet?", None),  # German: left as asked
-        ("Which of them failed?", "Which machines ran BATS?", None),  # plural: left
+        # one of the things asked for: the asked noun
+        ("Which of them failed?", "Which machines ran BATS?", "Which machines failed?"),
+        (
+            "which of these was used for dell skl?",
+            "os used in the OEM N config in the openxt 7.0 hardware testing?",
+            "which os was used for dell skl?",
+        ),
+        ("which of these was used?", "How many people attended?", None),  # asked for no thing
         ("Who leads that group?", "Who is on call for Payments?", None),  # no such phrase
     ],
 )
@@ -291,7 +298,7 @@ def test_resolve_references(followup, previous, resolved):
         # an answer that names nothing, or a question that asks for no thing: left
         ("where is she based?", "Who is the VP Engineering?", "Not found.", None),
         ("who leads it?", "Why was it moved?", "Robot Firmware [1]", None),
-        ("Which of them failed?", "Which machines ran BATS?", "", None),
+        ("Which of them failed?", "Who ran BATS?", "", None),
     ],
 )
 def test_references_take_the_earlier_answer(followup, previous, answer, resolved):

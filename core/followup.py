@@ -22,7 +22,8 @@ from dataclasses import dataclass
 
 from core.answer import CITATION, RELATED
 from core.entities import entities, month_number
-from core.lexical import ENGLISH_STOPWORDS, GERMAN_STOPWORDS
+from core.glossary import glossary_words
+from core.lexical import ENGLISH_STOPWORDS, GERMAN_STOPWORDS, detect_language
 
 STOPWORDS = ENGLISH_STOPWORDS | GERMAN_STOPWORDS
 
@@ -212,6 +213,8 @@ def mentions(text: str, lexicon: dict[str, set[str]]) -> list[Mention]:
                 kinds = lexicon.get(key + "s")
             if kinds:
                 found.append(Mention(text[start:end], start, end, key, frozenset(kinds)))
+    if detect_language(text) == "de":
+        found += _german_mentions(text, words, lexicon)
     kept: list[Mention] = []
     for mention in sorted(found, key=lambda m: (-(m.end - m.start), m.start)):
         same = [m for m in kept if (m.start, m.end) == (mention.start, mention.end)]
@@ -223,6 +226,49 @@ def mentions(text: str, lexicon: dict[str, set[str]]) -> list[Mention]:
         elif not any(m.start < mention.end and mention.start < m.end for m in kept):
             kept.append(mention)
     return sorted(kept, key=lambda m: m.start)
+
+
+# The shortest front of a German compound taken for a thing the rows name ("Hotel" in
+# "Hotellimit"): shorter fronts are word pieces ("Tag" in "Tagung").
+_COMPOUND_FRONT = 4
+
+
+def _german_mentions(
+    text: str, words: Sequence[re.Match], lexicon: dict[str, set[str]]
+) -> list[Mention]:
+    """The things a German question names in the wiki's (English) rows' words: a word the
+    glossary translates to a phrase of the lexicon ("Mahlzeiten" → meals, a column), keyed
+    by that phrase; and a compound whose front the rows name ("Hotel" in "Hotellimit", the
+    column "Hotel per night"), the front alone, so a follow-up can replace it ("und für
+    Mahlzeiten?" → "Mahlzeitenlimit")."""
+    found = []
+    for word in words:
+        lower = word.group(0).lower()
+        if lower in lexicon or lower in STOPWORDS:
+            continue
+        english = [normalize(e) for e in glossary_words(lower)]
+        kinds = set().union(*(lexicon.get(e, set()) for e in english)) if english else set()
+        if kinds:
+            key = next(e for e in english if e in lexicon)
+            found.append(Mention(word.group(0), word.start(), word.end(), key, frozenset(kinds)))
+            continue
+        if "-" in lower:
+            continue  # "Payments-Team": a name with its noun, named whole
+        for size in range(len(lower) - _COMPOUND_FRONT, _COMPOUND_FRONT - 1, -1):
+            front = lower[:size]
+            if " " not in front and front in lexicon and lower[size:] not in STOPWORDS:
+                end = word.start() + size
+                found.append(
+                    Mention(
+                        text[word.start() : end],
+                        word.start(),
+                        end,
+                        front,
+                        frozenset(lexicon[front]),
+                    )
+                )
+                break
+    return found
 
 
 # --------------------------------------------------------------------------- substitution
@@ -474,8 +520,16 @@ def substitute(previous: str, followup: str, subs: Sequence[Substitution]) -> st
                 before = f"{before}{own.lower()} "
         if start == 0 and not new[:1].isupper():
             new = new[:1].upper() + new[1:]
-        text = before + new + text[sub.old.end :]
+        end = sub.old.end
+        head = _COMPOUND_HEAD.match(text, end)
+        if head:  # the front of a German compound: "das Hotellimit" → "das Limit für Mahlzeiten"
+            new, end = f"{head.group(0).capitalize()} für {new}", head.end()
+        text = before + new + text[end:]
     return text
+
+
+# The rest of a German compound after its front (`_german_mentions`).
+_COMPOUND_HEAD = re.compile(r"[^\W\d_]+")
 
 
 # --------------------------------------------------------------------------- shape

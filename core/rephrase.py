@@ -584,7 +584,7 @@ class OfflineCompleter:
         for exchange in topic_named(topic):
             for term in salient_terms(exchange.question):
                 lower = term.lower()
-                if lower not in named and lower not in dropped_terms:
+                if lower not in named and not _dropped(lower, dropped_terms):
                     out.append(term)
                     named = named | {lower}
         return out
@@ -599,10 +599,16 @@ class OfflineCompleter:
         for exchange in reversed(topic):
             for term in salient_terms(exchange.question):
                 lower = term.lower()
-                if lower not in own and lower not in seen and lower not in dropped_terms:
+                if lower not in own and lower not in seen and not _dropped(lower, dropped_terms):
                     carried.append(term)
                     seen.add(lower)
         return carried[: self.max_terms]
+
+
+def _dropped(term: str, dropped: set[str]) -> bool:
+    """Whether a term (lower case) was taken out by a replacement: one of `dropped`, or a
+    German compound opening with one ("hotellimit" when "hotel" was replaced)."""
+    return any(term.startswith(d) and (term == d or len(d) >= 4) for d in dropped)
 
 
 def _with_own_names(question: str, earlier: str, lexicon: dict[str, set[str]]) -> str:
@@ -655,7 +661,19 @@ def _keeps_words(question: str, completed: str) -> bool:
     left one out, "primary" in "Who is the primary in week 3?" when only the week was
     replaced, would answer another question); a possessive keeps its word ("SEV1's")."""
     kept = {_without_possessive(w) for w in content_words(completed)}
-    return all(_without_possessive(w) in kept for w in content_words(question))
+    return all(_kept(_without_possessive(w), kept) for w in content_words(question))
+
+
+def _kept(word: str, kept: set[str]) -> bool:
+    """Whether a word is among `kept`, or opens one of them as the front of a German
+    compound ("mahlzeiten" in "mahlzeitenlimit")."""
+    return word in kept or (
+        len(word) >= _COMPOUND_WORD and any(k.startswith(word) and len(k) > len(word) for k in kept)
+    )
+
+
+# The shortest word kept as a compound's front (`_kept`).
+_COMPOUND_WORD = 5
 
 
 def _without_possessive(word: str) -> str:

@@ -232,6 +232,9 @@ CONVERSATIONS = {
         T("Wie hoch ist das Hotellimit in Amsterdam?", facts=("€190",)),
         T("und in Chicago?", "Wie hoch ist das Hotellimit in Chicago?", ("US$250",)),
         T("und in London?", "Wie hoch ist das Hotellimit in London?", ("£220",)),
+        # a German word for a column, in place of a compound's front ("Hotel" in Hotellimit)
+        T("und für Mahlzeiten?", "Wie hoch ist das Limit für Mahlzeiten in London?", ("£45",)),
+        T("und in München?", "Wie hoch ist das Limit für Mahlzeiten in München?", ("€28",)),
     ],
     "clarify-de": [
         T("und in Woche 3?", clarify="Woche 3 – wovon? Bitte stellen Sie die ganze Frage."),

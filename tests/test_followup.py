@@ -507,3 +507,15 @@ def test_a_german_noun_after_an_article_is_no_name():
     assert [(s.old.text, s.new.text) for s in subs] == [("Berlin", "Bristol")]
     subs = substitutions("and from the BAH team?", "How many were from the AIS team?", {})
     assert [(s.old.text, s.new.text) for s in subs] == [("AIS", "BAH")]
+
+
+def test_a_german_word_for_a_column_replaces_the_front_of_a_compound():
+    # "Mahlzeiten" is the glossary's "meals" (a column); "Hotel" opens "Hotellimit"
+    previous = "Wie hoch ist das Hotellimit in München?"
+    subs = substitutions("und für Mahlzeiten?", previous, LEXICON)
+    assert [(s.old.text, s.new.text) for s in subs] == [("Hotel", "Mahlzeiten")]
+    completed = substitute(previous, "und für Mahlzeiten?", subs)
+    assert completed == "Wie hoch ist das Limit für Mahlzeiten in München?"
+    # a hyphenated name with its noun is named whole, and English is left as it was
+    assert [m.text for m in mentions("für das Payments-Team?", LEXICON)] == []
+    assert [m.text for m in mentions("What is the hotellimit?", LEXICON)] == []

@@ -63,6 +63,7 @@ from core.commenters import commenters
 from core.compose import about_section, compose, listed_under
 from core.counted_answer import counts_asked
 from core.deciding_clause import decides, undecided
+from core.full_names import with_full_name
 from core.glossary import glossary_words, head_words
 from core.lexical import GERMAN_STOPWORDS
 from core.missing_subject import absent_acronyms, absent_years, other_numbers, unknown_names
@@ -235,6 +236,7 @@ class ExtractiveLLM:
             if section is not None:
                 return [section.text] * n
         headings = {number: header for number, header, _ in given}
+        spans = with_full_name(question, spans, given)  # "Ross" → "Ross Philipson"
         if temperature <= 0:
             return [render(question, spans, 0, headings, translations)] * n
         with self._lock:

@@ -1663,8 +1663,13 @@ def _completed(
     """(source number, span): a span whose unit is the last of its evidence and was cut
     there (an index chunk ends mid-item: "Xen hypervisor and the Xen") is answered from the
     whole unit and cited to the source that holds it ("Xen hypervisor and the Xen boot
-    command line"), keeping its own score and support; another span is kept as it is."""
-    if span.kind not in ("sentence", "item") or span.whole.endswith((".", "!", "?", ":")):
+    command line"), keeping its own score and support; another span is kept as it is. An
+    item may be cut after a whole sentence (a passage's following context ends at a
+    sentence: "- Some PRs can get rejected right up front." of an item that goes on to say
+    which), a sentence is whole when it ends as one."""
+    if span.kind not in ("sentence", "item"):
+        return number, span
+    if span.kind == "sentence" and span.whole.endswith((".", "!", "?", ":")):
         return number, span
     own = next(text for n, _, text in sources if n == number)
     if any(unit.kind != "list" for unit in units(own)[span.position + 1 :]):

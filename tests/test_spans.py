@@ -1342,3 +1342,21 @@ def test_an_aside_holding_the_person_asked_for_answers_who():
     profile = profile_question("Who is working on the Windows builds?")
     found = scored_units(profile, "Windows builds", aside)
     assert [s.unit.text for s in found] == [aside]
+
+
+def test_an_item_cut_after_a_whole_sentence_is_answered_whole_from_another_source():
+    # a passage's following context ends at a sentence, inside the item that goes on
+    cut = (
+        "A process has evolved for handling PRs. These are its aspects:\n"
+        "- Monitor all new PRs.\n- Some PRs can get rejected right up front."
+    )
+    whole = (
+        "- Monitor all new PRs.\n- Some PRs can get rejected right up front. These are ones"
+        " with obvious issues.\n  - The PR does not have a ticket."
+    )
+    question = "When can PRs get rejected without discussion?"
+    number, span = best_spans(question, [(1, "Process", cut), (2, "Process", whole)])[0]
+    assert (number, span.whole) == (
+        2,
+        "Some PRs can get rejected right up front. These are ones with obvious issues.",
+    )

@@ -338,7 +338,11 @@ def names_in(question: str) -> list[Mention]:
         if any(w.lower() in STOPWORDS or w.lower() in QUESTION_WORDS for w in words):
             continue
         text = match.group(0)
-        out.append(Mention(text, match.start(), match.end(), normalize(text), frozenset({"name"})))
+        front, hyphen, _ = text.partition("-")
+        if hyphen and front.isupper() and " " not in front:
+            text = front  # "AIS-Team": the name is the acronym, the noun after it says what
+        end = match.start() + len(text)
+        out.append(Mention(text, match.start(), end, normalize(text), frozenset({"name"})))
     return out
 
 
@@ -512,6 +516,7 @@ def substitute(previous: str, followup: str, subs: Sequence[Substitution]) -> st
         own = words_before[-1] if words_before and words_before[-1].lower() in _ARTICLES else ""
         after = text[sub.old.end :].split()
         ends_phrase = not after or not after[0][:1].isalpha() or after[0].lower() in STOPWORDS
+        ends_phrase = ends_phrase and not text[sub.old.end :].startswith("-")  # "AIS-Team"
         if new[:1].isupper() and ends_phrase:
             kept = before.rstrip().split(" ")
             if kept and kept[-1].lower() in _ARTICLES:

@@ -665,10 +665,16 @@ def _keeps_words(question: str, completed: str) -> bool:
 
 
 def _kept(word: str, kept: set[str]) -> bool:
-    """Whether a word is among `kept`, or opens one of them as the front of a German
-    compound ("mahlzeiten" in "mahlzeitenlimit")."""
-    return word in kept or (
-        len(word) >= _COMPOUND_WORD and any(k.startswith(word) and len(k) > len(word) for k in kept)
+    """Whether a word is among `kept`, is a part of a hyphenated one ("bah" in "bah-team"),
+    or opens one of them as the front of a German compound ("mahlzeiten" in
+    "mahlzeitenlimit")."""
+    return (
+        word in kept
+        or any(word in k.split("-") for k in kept)  # "bah" in "bah-team"
+        or (
+            len(word) >= _COMPOUND_WORD
+            and any(k.startswith(word) and len(k) > len(word) for k in kept)
+        )
     )
 
 

@@ -519,3 +519,11 @@ def test_a_german_word_for_a_column_replaces_the_front_of_a_compound():
     # a hyphenated name with its noun is named whole, and English is left as it was
     assert [m.text for m in mentions("für das Payments-Team?", LEXICON)] == []
     assert [m.text for m in mentions("What is the hotellimit?", LEXICON)] == []
+
+
+def test_a_name_before_a_german_noun_is_replaced_and_the_noun_kept():
+    previous = "Wie viele Personen aus dem AIS-Team?"
+    wiki = "Phil White - AIS\nEarl Wong - BAH"
+    subs = substitutions("Und BAH?", previous, {}, wiki)
+    assert [(s.old.text, s.new.text) for s in subs] == [("AIS", "BAH")]
+    assert substitute(previous, "Und BAH?", subs) == "Wie viele Personen aus dem BAH-Team?"

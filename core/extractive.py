@@ -64,7 +64,6 @@ from core.compose import about_section, compose, listed_under
 from core.counted_answer import counts_asked
 from core.deciding_clause import decides, undecided
 from core.glossary import glossary_words, head_words
-from core.heading_date import heading_date
 from core.lexical import GERMAN_STOPWORDS
 from core.missing_subject import absent_acronyms, absent_years, other_numbers, unknown_names
 from core.phrasing import (
@@ -215,11 +214,8 @@ class ExtractiveLLM:
         spelled = expansion(question, given)
         if spelled is not None:
             return [f"{spelled[1]} [{spelled[0]}]"] * n
-        if self.lacks_topic(question, spans, given):
+        if self.lacks_topic(question, spans, given) or wrong_kind(question, spans[0][1]):
             return [OUT_OF_SCOPE] * n
-        if wrong_kind(question, spans[0][1]):  # no value of the asked kind: a heading's date
-            dated = heading_date(question, given, translations)
-            return [dated or OUT_OF_SCOPE] * n
         if not spans[0][1].answer.strip():  # other things than those counted or asked about
             return [OUT_OF_SCOPE] * n
         query = issue_list_only(spans[0][1].unit)

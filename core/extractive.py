@@ -500,7 +500,8 @@ def _wiki_names_head(
     names its head, whatever its front ("Supportvertrag" is a contract), and the index's
     translation of the whole lands on its front as often ("support"). The head,
     `SHORTEST_HEAD` letters or more, is the longest German word that ends the compound; it
-    is known when the wiki uses it, one of the glossary's words for it, or its own
+    is known when the wiki uses it, the glossary's first word for it (`_said`: "Vertrag" is
+    a contract, though the wiki's "agreement" is listed too), or its own
     translation (`translate`) when that is its cognate ("Kandidaten" → candidates; not
     "Zuschuss" → committee, `core.word_translation.spelled_like`)."""
     if _german_word(word, known):
@@ -511,8 +512,8 @@ def _wiki_names_head(
             continue
         if not (front in known or _german_part(front, known)):
             return None
-        english = [w for found in glossary_words(head) for w in found.split()]
-        said = head in known or any(f in known for w in english for f in _inflections(w))
+        english = glossary_words(head)
+        said = head in known or bool(english) and _said(english, known)
         return said or any(spelled_like(head, found) for found in translate(head))
     return None
 
@@ -602,6 +603,18 @@ def _german_word(word: str, known: Collection[str]) -> bool:
     """Whether a lower-case word is German: in the glossary or pyspellchecker's German
     dictionary."""
     return bool(glossary_words(word)) or language_word(word, "de")
+
+
+def _said(english: Sequence[str], known: Collection[str]) -> bool:
+    """Whether the wiki has the glossary's first English word for a German word (each of
+    its words, for a phrase: "time off"), in any simple inflection, or another form the
+    glossary lists of it (`_known_form`). The first word is what the German word names;
+    the later ones are neighbours ("Vertrag" = contract, also agreement), which a wiki about
+    other things has as often ("contributor license agreement")."""
+    first = english[0].split()
+    return all(any(f in known for f in _inflections(w)) for w in first) or _known_form(
+        english, known
+    )
 
 
 def _known_form(english: Sequence[str], known: Collection[str]) -> bool:

@@ -968,3 +968,38 @@ def test_a_german_compound_is_known_by_its_head():
     assert llm.unknown_words("Wie viele Pflichtfelder hat ein RFC?") == []
     assert llm.unknown_words("Wo findet die Weihnachtsfeier statt?") == ["weihnachtsfeier"]
     assert llm.unknown_words("Gab es Diskussionen zum RFC?") == []
+
+
+def test_a_compound_head_is_known_by_the_glossarys_first_word_for_it():
+    """A compound names its head by what the head means, the glossary's first English word
+    ("Vertrag" → contract): the wiki's "agreement", a neighbour the glossary also lists,
+    says nothing about a support contract ("Supportvertrag": the index's translation lands
+    on its front, support); another form of the first word counts ("contracts")."""
+    vocabulary = {"support", "agreement", "license", "cost", "year", "openxt"}
+    llm = ExtractiveLLM(
+        {"de": 0.0},
+        translate=lambda question: {"supportvertrag": ["support"]},
+        vocabulary=lambda: vocabulary,
+        glossary=True,
+    )
+    question = "Was kostet ein Supportvertrag pro Jahr?"
+    assert llm.unknown_words(question) == ["supportvertrag"]
+    support = [ev(1, "OpenXT support is given by the community each year.", "Support")]
+    assert ask(question, llm, support) == OUT_OF_SCOPE
+    with_contracts = ExtractiveLLM(
+        {"de": 0.0},
+        translate=lambda question: {"supportvertrag": ["support"]},
+        vocabulary=lambda: vocabulary | {"contracts"},
+        glossary=True,
+    )
+    assert with_contracts.unknown_words(question) == []
+
+
+def test_overtime_is_a_word_of_its_own_not_hours():
+    """ "Überstunden" is overtime, not the hours its parts spell: a wiki with hours but no
+    overtime lacks it; so is "Freizeit" (time off) not a time."""
+    vocabulary = {"hours", "time", "test", "testers", "paid", "pay"}
+    llm = ExtractiveLLM({"de": 0.0}, vocabulary=lambda: vocabulary, glossary=True)
+    question = "Werden Überstunden der Tester ausbezahlt oder mit Freizeit ausgeglichen?"
+    assert {"overtime", "leisure"} <= set(llm.unknown_words(question))
+    assert llm.unknown_words("Wie viele Stunden arbeiten die Tester?") == []

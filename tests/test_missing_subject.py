@@ -11,6 +11,7 @@ from core.extractive import ExtractiveLLM
 from core.missing_subject import (
     absent_acronyms,
     absent_years,
+    english_compound,
     numbered,
     other_numbers,
     unknown_names,
@@ -47,10 +48,11 @@ WIKI = {
         ("Which VirtualBox version can run OpenXT?", ["virtualbox"]),
         ("What time is it in Tokyo right now?", ["tokyo"]),
         ("What's Apple's share price?", ["apple"]),
-        # German capitalizes every noun: only names written as names count there
+        # German capitalizes every noun: only names written as names count there, and
+        # words glued from English words (`test_a_german_question_names_a_product_...`)
         ("Lassen sich OpenXT-Hosts über VMware vSphere verwalten?", ["vmware", "vsphere"]),
         ("Welche VirtualBox-Version kann OpenXT ausführen?", ["virtualbox"]),
-        ("Wie installiere ich OpenXT auf einem Chromebook?", []),
+        ("Wie installiere ich OpenXT auf dem Tablet?", []),
     ],
 )
 def test_names_the_wiki_never_mentions(question, names):
@@ -221,3 +223,41 @@ def test_a_place_german_names_otherwise_is_the_wikis_name():
     assert unknown_names("Wie hoch ist das Hotellimit in Köln?", known) == []
     # an English question names places in English
     assert unknown_names("What is the hotel limit in Vienna?", known) == ["vienna"]
+
+
+def test_a_german_question_names_a_product_glued_from_english_words():
+    """German capitalizes every noun, so a capital does not tell a name there; a word glued
+    from two English words that is a word of neither language is one ("Chromebook"), as
+    the capitalized word of the English question is, and the wiki lacks it."""
+    question = "Wie installiere ich OpenXT auf einem Chromebook?"
+    assert unknown_names(question, WIKI) == ["chromebook"]
+    assert unknown_names("How do I install OpenXT on a Chromebook?", WIKI) == ["chromebook"]
+    assert unknown_names(question, WIKI | {"chromebook"}) == []
+    # German words and compounds of them are no names, nor is an English compound that
+    # opens the question
+    assert unknown_names("Wie richte ich das Netzwerk auf der Homepage ein?", WIKI) == []
+    assert unknown_names("Chromebook: wie installiere ich OpenXT?", WIKI) == []
+    evidence = make_evidence(1, "Installing OpenXT on a laptop: boot the installer.", "Install")
+    llm = ExtractiveLLM({"de": 0.0}, vocabulary=lambda: WIKI | {"laptop", "boot"}, glossary=True)
+    assert ask(question, llm, [evidence]) == OUT_OF_SCOPE
+    # the wiki that names it answers
+    named = ExtractiveLLM({"de": 0.0}, vocabulary=lambda: WIKI | {"chromebook"}, glossary=True)
+    installing = "Installing OpenXT on a Chromebook: boot the installer."
+    chromebook = make_evidence(1, installing, "Install")
+    assert ask(question, named, [chromebook]) != OUT_OF_SCOPE
+
+
+@pytest.mark.parametrize(
+    ("word", "expected"),
+    [
+        ("Chromebook", True),
+        ("Salesforce", True),
+        ("Netzwerk", False),  # a German word
+        ("Homepage", False),  # a word of the English dictionary
+        ("Kubernetes", False),  # no two English words
+        ("BigQuery", False),  # no letters-only word in one case
+        ("Zugriffsliste", False),
+    ],
+)
+def test_english_compound(word, expected):
+    assert english_compound(word) is expected

@@ -253,7 +253,8 @@ def _german_mentions(
             found.append(Mention(word.group(0), word.start(), word.end(), key, frozenset(kinds)))
             continue
         if "-" in lower:
-            continue  # "Payments-Team": a name with its noun, named whole
+            found += _hyphen_front(word, lexicon)
+            continue
         for size in range(len(lower) - _COMPOUND_FRONT, _COMPOUND_FRONT - 1, -1):
             front = lower[:size]
             if " " not in front and front in lexicon and lower[size:] not in STOPWORDS:
@@ -269,6 +270,20 @@ def _german_mentions(
                 )
                 break
     return found
+
+
+def _hyphen_front(word: re.Match, lexicon: dict[str, set[str]]) -> list[Mention]:
+    """The name before the noun of a hyphenated German compound, when the rows name it
+    ("Payments" in "Payments-Team", "Fleet-Platform" in "Fleet-Platform-Team": the value
+    "Fleet Platform"), the longest such front; none otherwise."""
+    parts = word.group(0).split("-")
+    for size in range(len(parts) - 1, 0, -1):
+        key = normalize(" ".join(parts[:size]))
+        if key in lexicon:
+            end = word.start() + len("-".join(parts[:size]))
+            text = word.string[word.start() : end]
+            return [Mention(text, word.start(), end, key, frozenset(lexicon[key]))]
+    return []
 
 
 # --------------------------------------------------------------------------- substitution
@@ -526,6 +541,8 @@ def substitute(previous: str, followup: str, subs: Sequence[Substitution]) -> st
         if start == 0 and not new[:1].isupper():
             new = new[:1].upper() + new[1:]
         end = sub.old.end
+        if text[end:].startswith("-"):
+            new = new.replace(" ", "-")  # "Fleet Platform" before "-Team": Fleet-Platform-Team
         head = _COMPOUND_HEAD.match(text, end)
         if head:  # the front of a German compound: "das Hotellimit" → "das Limit für Mahlzeiten"
             new, end = f"{head.group(0).capitalize()} für {new}", head.end()

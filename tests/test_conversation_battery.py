@@ -215,7 +215,7 @@ CONVERSATIONS = {
         ),
         T(
             "und für Fleet Platform?",
-            "Wer ist in Woche 3 der Primary für Fleet Platform?",
+            "Wer ist in Woche 3 der Primary für das Fleet-Platform-Team?",
             ("Marco Rossi",),
         ),
     ],

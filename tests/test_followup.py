@@ -516,9 +516,21 @@ def test_a_german_word_for_a_column_replaces_the_front_of_a_compound():
     assert [(s.old.text, s.new.text) for s in subs] == [("Hotel", "Mahlzeiten")]
     completed = substitute(previous, "und für Mahlzeiten?", subs)
     assert completed == "Wie hoch ist das Limit für Mahlzeiten in München?"
-    # a hyphenated name with its noun is named whole, and English is left as it was
-    assert [m.text for m in mentions("für das Payments-Team?", LEXICON)] == []
+    # English is left as it was
     assert [m.text for m in mentions("What is the hotellimit?", LEXICON)] == []
+
+
+def test_the_name_before_the_noun_of_a_hyphenated_german_compound():
+    fleet = (
+        "Row 6 in Table 1: Week is Week 3, Team is Fleet Platform, and On-call / Primary is Marco"
+    )
+    lexicon = learn_kinds([ROTATION, fleet])
+    previous = "Wer ist in Woche 2 Secondary für das Payments-Team?"
+    assert [m.text for m in mentions(previous, lexicon)][-1] == "Payments"
+    subs = substitutions("und das Fleet-Platform-Team?", previous, lexicon)
+    assert [(s.old.text, s.new.text) for s in subs] == [("Payments", "Fleet-Platform")]
+    completed = substitute(previous, "und das Fleet-Platform-Team?", subs)
+    assert completed == "Wer ist in Woche 2 Secondary für das Fleet-Platform-Team?"
 
 
 def test_a_name_before_a_german_noun_is_replaced_and_the_noun_kept():

@@ -7,7 +7,11 @@ all to one form, by kind:
 
 - `date`: `2016-08-18`, `2016-08` (month and year) or `2016` (a year standing alone);
   month names in English or German, abbreviated or not, with one typo allowed in names of
-  six letters or more (edit distance 1, Damerau 1964), ordinals (`15th`) and `18.08.2016`;
+  six letters or more (edit distance 1, Damerau 1964), ordinals (`15th`); numeric dates in
+  the order their separator says: dots day first (`18.08.2016`, `18.8.16`, German),
+  slashes month first (`8/18/2016`, `08/18/16`, as the wiki's English pages write them;
+  day first when the first number cannot be a month, `18/8/2016`); a two-digit year is
+  read as POSIX `strptime` reads `%y` (00-68: 2000-2068, 69-99: 1969-1999);
 - `rc`: release candidates `rc0`, `rc 1`, `RC2`;
 - `version`: dotted numbers `9.0`, `4.3.4`, and series `7.x` (a version is matched by its
   leading parts, so `9.0` matches `9.0.0` and `7.x` matches `7.1`).
@@ -46,12 +50,20 @@ _DATE_PATTERNS = (
     (re.compile(r"\b((?:19|20)\d{2})-(\d{1,2})-(\d{1,2})\b"), ("y", "m", "d")),
     # 18.08.2016
     (re.compile(r"\b(\d{1,2})\.(\d{1,2})\.((?:19|20)\d{2})\b"), ("d", "m", "y")),
+    # 8/18/2016 (18/8/2016 when 18 cannot be the month, `_date`)
+    (re.compile(r"(?<![\d/.])(\d{1,2})/(\d{1,2})/((?:19|20)\d{2})(?![\d/])"), ("m", "d", "y")),
     # August 18, 2016 / Auguest 18 2016 / Aug 18th 2016
     (re.compile(rf"\b({_WORD})\.?\s+{_DAY},?\s+{_YEAR}\b"), ("month", "d", "y")),
     # 18 August 2016 / 15th December 2016 / 18. August 2016
     (re.compile(rf"\b{_DAY}\s+(?:of\s+)?({_WORD})\.?,?\s+{_YEAR}\b"), ("d", "month", "y")),
     # August 2017 / Dezember 2016
     (re.compile(rf"\b({_WORD})\.?,?\s+{_YEAR}\b"), ("month", "y")),
+)
+# Two-digit years: 18.8.16 and 8/18/16. A dotted one reads as a version too ("kernel
+# 4.4.15"), so it does not hide the version reading (`entities`).
+_SHORT_DATES = (
+    (re.compile(r"(?<![\w.])(\d{1,2})\.(\d{1,2})\.(\d{2})(?![\w]|\.\d)"), ("d", "m", "yy")),
+    (re.compile(r"(?<![\d/.])(\d{1,2})/(\d{1,2})/(\d{2})(?![\d/])"), ("m", "d", "yy")),
 )
 _ANY_YEAR = re.compile(r"(?:19|20)\d{2}")
 _ANY_DIGIT = re.compile(r"\d")
@@ -106,6 +118,15 @@ def entities(text: str) -> set[Entity]:
             if date:
                 found.add(Entity("date", date))
                 taken.append(match.span())
+    for pattern, roles in _SHORT_DATES:
+        for match in pattern.finditer(text):
+            if any(start < match.end() and match.start() < end for start, end in taken):
+                continue
+            date = _date(dict(zip(roles, match.groups(), strict=True)))
+            if date:
+                found.add(Entity("date", date))
+                if "/" in match.group():
+                    taken.append(match.span())
     for match in _YEAR_ALONE.finditer(text):
         if not any(start <= match.start() < end for start, end in taken):
             found.add(Entity("date", match.group(1)))
@@ -142,7 +163,13 @@ def title_agreement(query: set[Entity], title: set[Entity]) -> int:
 
 
 def _date(parts: dict[str, str]) -> str | None:
+    if "yy" in parts:
+        short = int(parts["yy"])
+        parts = {**parts, "y": str(2000 + short if short <= 68 else 1900 + short)}
     month = month_number(parts["month"]) if "month" in parts else int(parts["m"])
+    if list(parts)[0] == "m" and month > 12 and int(parts["d"]) <= 12:
+        # a month-first date whose first number cannot be a month is day first (18/8/2016)
+        month, parts = int(parts["d"]), {**parts, "d": parts["m"]}
     if not month or not 1 <= month <= 12:
         return None
     if "d" not in parts:

@@ -200,6 +200,11 @@ def test_offline_new_topic_when_question_names_a_sibling_release_or_date():
     meeting = [start(call)]
     completion = OfflineCompleter().complete("And on August 20, 2015?", meeting)
     assert completion.notes["switched"] == ["2015-08-20"]
+    # a date written with numbers is the same date, or another one
+    completion = OfflineCompleter().complete("Und am 20.8.15?", meeting)
+    assert completion.notes["switched"] == ["2015-08-20"]
+    completion = OfflineCompleter().complete("Wer war am 23.7.15 dabei?", meeting)
+    assert "switched" not in completion.notes
 
 
 @pytest.mark.parametrize(

@@ -23,6 +23,7 @@ the tokenizer indexes dates in their normalized form (core.lexical).
 from __future__ import annotations
 
 import re
+from collections.abc import Collection
 from dataclasses import dataclass
 
 _MONTHS = {
@@ -104,7 +105,12 @@ def month_number(word: str) -> int | None:
 
 def entities(text: str) -> set[Entity]:
     """The dates, release candidates and dotted versions in `text`, normalized."""
-    found: set[Entity] = set()
+    return {entity for entity, _ in entity_spans(text)}
+
+
+def entity_spans(text: str) -> list[tuple[Entity, tuple[int, int]]]:
+    """Each entity of `text` (see `entities`) with the span of text that names it."""
+    found: list[tuple[Entity, tuple[int, int]]] = []
     if not _ANY_DIGIT.search(text):
         return found  # every kind has digits
     taken: list[tuple[int, int]] = []
@@ -116,7 +122,7 @@ def entities(text: str) -> set[Entity]:
                 continue
             date = _date(dict(zip(roles, match.groups(), strict=True)))
             if date:
-                found.add(Entity("date", date))
+                found.append((Entity("date", date), match.span()))
                 taken.append(match.span())
     for pattern, roles in _SHORT_DATES:
         for match in pattern.finditer(text):
@@ -124,18 +130,31 @@ def entities(text: str) -> set[Entity]:
                 continue
             date = _date(dict(zip(roles, match.groups(), strict=True)))
             if date:
-                found.add(Entity("date", date))
+                found.append((Entity("date", date), match.span()))
                 if "/" in match.group():
                     taken.append(match.span())
     for match in _YEAR_ALONE.finditer(text):
         if not any(start <= match.start() < end for start, end in taken):
-            found.add(Entity("date", match.group(1)))
-    found.update(Entity("rc", f"rc{int(m.group(1))}") for m in _RC.finditer(text))
+            found.append((Entity("date", match.group(1)), match.span(1)))
+    found.extend((Entity("rc", f"rc{int(m.group(1))}"), m.span()) for m in _RC.finditer(text))
     for match in _VERSION.finditer(text):
         if not any(start <= match.start() < end for start, end in taken):
-            found.add(Entity("version", match.group(1)))
-    found.update(Entity("version", m.group(1)) for m in _SERIES.finditer(text))
+            found.append((Entity("version", match.group(1)), match.span(1)))
+    found.extend((Entity("version", m.group(1)), m.span()) for m in _SERIES.finditer(text))
     return found
+
+
+def without_entities(text: str, kinds: Collection[str]) -> str:
+    """`text` without the entities of the given kinds ("Stable-9 rc2 Test Matrix" without
+    its release candidate is "Stable-9 Test Matrix"), spaces tidied."""
+    spans = sorted(span for entity, span in entity_spans(text) if entity.kind in kinds)
+    out, position = [], 0
+    for start, end in spans:
+        if start >= position:
+            out.append(text[position:start])
+            position = end
+    out.append(text[position:])
+    return " ".join("".join(out).split())
 
 
 def date_tokens(text: str) -> list[str]:

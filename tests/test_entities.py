@@ -4,7 +4,14 @@ from __future__ import annotations
 
 import pytest
 
-from core.entities import Entity, date_tokens, entities, month_number, title_agreement
+from core.entities import (
+    Entity,
+    date_tokens,
+    entities,
+    month_number,
+    title_agreement,
+    without_entities,
+)
 from core.lexical import tokenize
 
 
@@ -91,3 +98,17 @@ def test_a_numeric_date_gives_the_bm25_tokens_of_the_date_in_words():
     title = date_tokens("Community Call - July 23 2015")
     assert set(title) <= set(tokenize("Wie lautete die Einwahlnummer am 23.7.15?", "de"))
     assert set(title) <= set(tokenize("What was the dial-in number on 7/23/2015?"))
+
+
+@pytest.mark.parametrize(
+    "text, kinds, expected",
+    [
+        ("Stable-9 rc2 Test Matrix (results)", ("rc",), "Stable-9 Test Matrix (results)"),
+        ("Community Call - July 23 2015", ("date",), "Community Call -"),
+        ("2018-08-16 OpenXT Monthly Community Call", ("date",), "OpenXT Monthly Community Call"),
+        ("Treffen am 23.7.15 um 10", ("date",), "Treffen am um 10"),
+        ("OpenXT 9.0 rc1 Measurement Test", ("date",), "OpenXT 9.0 rc1 Measurement Test"),
+    ],
+)
+def test_without_entities_takes_out_the_named_kinds_only(text, kinds, expected):
+    assert without_entities(text, kinds) == expected

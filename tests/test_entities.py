@@ -69,6 +69,7 @@ def test_month_names_in_two_languages_with_one_typo_in_long_names(word, month):
         ("Treffen am 23.7.15", "Community Call - July 23 2015", 1),
         ("meeting on 7/23/15", "Community Call - July 23 2015", 1),
         ("Treffen am 18.8.16", "Community Call - August 20 2015", -1),
+        ("Treffen am 18.8.16", "Community Call - Auguest 18 2016", 1),
         ("calls in August 2016", "Community Call - Auguest 18 2016", 1),
         ("OpenXT 9.0 measurements", "OpenXT 9.0.0 DRAFT Release Notes", 1),
         ("OpenXT 9.0 measurements", "OpenXT 8.0 Measurement test", -1),

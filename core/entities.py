@@ -7,7 +7,11 @@ all to one form, by kind:
 
 - `date`: `2016-08-18`, `2016-08` (month and year) or `2016` (a year standing alone);
   month names in English or German, abbreviated or not, with one typo allowed in names of
-  six letters or more (edit distance 1, Damerau 1964), ordinals (`15th`) and `18.08.2016`;
+  six letters or more (edit distance 1, Damerau 1964), ordinals (`15th`); numeric dates in
+  the order their separator says: dots day first (`18.08.2016`, `18.8.16`, German),
+  slashes month first (`8/18/2016`, `08/18/16`, as the wiki's English pages write them;
+  day first when the first number cannot be a month, `18/8/2016`); a two-digit year is
+  read as POSIX `strptime` reads `%y` (00-68: 2000-2068, 69-99: 1969-1999);
 - `rc`: release candidates `rc0`, `rc 1`, `RC2`;
 - `version`: dotted numbers `9.0`, `4.3.4`, and series `7.x` (a version is matched by its
   leading parts, so `9.0` matches `9.0.0` and `7.x` matches `7.1`).
@@ -19,6 +23,7 @@ the tokenizer indexes dates in their normalized form (core.lexical).
 from __future__ import annotations
 
 import re
+from collections.abc import Collection
 from dataclasses import dataclass
 
 _MONTHS = {
@@ -46,12 +51,20 @@ _DATE_PATTERNS = (
     (re.compile(r"\b((?:19|20)\d{2})-(\d{1,2})-(\d{1,2})\b"), ("y", "m", "d")),
     # 18.08.2016
     (re.compile(r"\b(\d{1,2})\.(\d{1,2})\.((?:19|20)\d{2})\b"), ("d", "m", "y")),
+    # 8/18/2016 (18/8/2016 when 18 cannot be the month, `_date`)
+    (re.compile(r"(?<![\d/.])(\d{1,2})/(\d{1,2})/((?:19|20)\d{2})(?![\d/])"), ("m", "d", "y")),
     # August 18, 2016 / Auguest 18 2016 / Aug 18th 2016
     (re.compile(rf"\b({_WORD})\.?\s+{_DAY},?\s+{_YEAR}\b"), ("month", "d", "y")),
     # 18 August 2016 / 15th December 2016 / 18. August 2016
     (re.compile(rf"\b{_DAY}\s+(?:of\s+)?({_WORD})\.?,?\s+{_YEAR}\b"), ("d", "month", "y")),
     # August 2017 / Dezember 2016
     (re.compile(rf"\b({_WORD})\.?,?\s+{_YEAR}\b"), ("month", "y")),
+)
+# Two-digit years: 18.8.16 and 8/18/16. A dotted one reads as a version too ("kernel
+# 4.4.15"), so it does not hide the version reading (`entities`).
+_SHORT_DATES = (
+    (re.compile(r"(?<![\w.])(\d{1,2})\.(\d{1,2})\.(\d{2})(?![\w]|\.\d)"), ("d", "m", "yy")),
+    (re.compile(r"(?<![\d/.])(\d{1,2})/(\d{1,2})/(\d{2})(?![\d/])"), ("m", "d", "yy")),
 )
 _ANY_YEAR = re.compile(r"(?:19|20)\d{2}")
 _ANY_DIGIT = re.compile(r"\d")
@@ -92,7 +105,12 @@ def month_number(word: str) -> int | None:
 
 def entities(text: str) -> set[Entity]:
     """The dates, release candidates and dotted versions in `text`, normalized."""
-    found: set[Entity] = set()
+    return {entity for entity, _ in entity_spans(text)}
+
+
+def entity_spans(text: str) -> list[tuple[Entity, tuple[int, int]]]:
+    """Each entity of `text` (see `entities`) with the span of text that names it."""
+    found: list[tuple[Entity, tuple[int, int]]] = []
     if not _ANY_DIGIT.search(text):
         return found  # every kind has digits
     taken: list[tuple[int, int]] = []
@@ -104,17 +122,39 @@ def entities(text: str) -> set[Entity]:
                 continue
             date = _date(dict(zip(roles, match.groups(), strict=True)))
             if date:
-                found.add(Entity("date", date))
+                found.append((Entity("date", date), match.span()))
                 taken.append(match.span())
+    for pattern, roles in _SHORT_DATES:
+        for match in pattern.finditer(text):
+            if any(start < match.end() and match.start() < end for start, end in taken):
+                continue
+            date = _date(dict(zip(roles, match.groups(), strict=True)))
+            if date:
+                found.append((Entity("date", date), match.span()))
+                if "/" in match.group():
+                    taken.append(match.span())
     for match in _YEAR_ALONE.finditer(text):
         if not any(start <= match.start() < end for start, end in taken):
-            found.add(Entity("date", match.group(1)))
-    found.update(Entity("rc", f"rc{int(m.group(1))}") for m in _RC.finditer(text))
+            found.append((Entity("date", match.group(1)), match.span(1)))
+    found.extend((Entity("rc", f"rc{int(m.group(1))}"), m.span()) for m in _RC.finditer(text))
     for match in _VERSION.finditer(text):
         if not any(start <= match.start() < end for start, end in taken):
-            found.add(Entity("version", match.group(1)))
-    found.update(Entity("version", m.group(1)) for m in _SERIES.finditer(text))
+            found.append((Entity("version", match.group(1)), match.span(1)))
+    found.extend((Entity("version", m.group(1)), m.span()) for m in _SERIES.finditer(text))
     return found
+
+
+def without_entities(text: str, kinds: Collection[str]) -> str:
+    """`text` without the entities of the given kinds ("Stable-9 rc2 Test Matrix" without
+    its release candidate is "Stable-9 Test Matrix"), spaces tidied."""
+    spans = sorted(span for entity, span in entity_spans(text) if entity.kind in kinds)
+    out, position = [], 0
+    for start, end in spans:
+        if start >= position:
+            out.append(text[position:start])
+            position = end
+    out.append(text[position:])
+    return " ".join("".join(out).split())
 
 
 def date_tokens(text: str) -> list[str]:
@@ -142,7 +182,13 @@ def title_agreement(query: set[Entity], title: set[Entity]) -> int:
 
 
 def _date(parts: dict[str, str]) -> str | None:
+    if "yy" in parts:
+        short = int(parts["yy"])
+        parts = {**parts, "y": str(2000 + short if short <= 68 else 1900 + short)}
     month = month_number(parts["month"]) if "month" in parts else int(parts["m"])
+    if list(parts)[0] == "m" and month > 12 and int(parts["d"]) <= 12:
+        # a month-first date whose first number cannot be a month is day first (18/8/2016)
+        month, parts = int(parts["d"]), {**parts, "d": parts["m"]}
     if not month or not 1 <= month <= 12:
         return None
     if "d" not in parts:

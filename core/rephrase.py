@@ -24,7 +24,7 @@ from typing import Any, Protocol
 
 from core.answer import OUT_OF_SCOPE, is_out_of_scope
 from core.count_followup import recounted
-from core.entities import entities
+from core.entities import entities, without_entities
 from core.followup import (
     added_places,
     bare_name,
@@ -267,8 +267,11 @@ class OfflineCompleter:
     its own, or when it names another release candidate or date than the topic's ("and the
     rc1 results?" after rc2: a sibling page the carried turns would pull back;
     `switched_entities`; conversational P@1 0.876 -> 0.895 EN, 0.843 -> 0.852 DE,
-    docs/benchmarks.md), or when it names its own subject: words the topic never says that
-    name the page it finds alone by its title or a heading (`own_subject`; a German
+    docs/benchmarks.md; it is searched with the title of the topic's page without the
+    replaced kind, which finds the sibling titled alike, `sibling_title`: one more page
+    right at rank 1 in each language, 5 folds), or when it names its own subject: words
+    the topic never says that name the page it finds alone by its title or a heading
+    (`own_subject`; a German
     question shares no word with an English title). Stricter rules cost P@1 on
     ConfQuestions: starting a new topic when a question shares no word with the topic's
     questions and answers, or when none of the pages it retrieves alone is among the
@@ -281,9 +284,12 @@ class OfflineCompleter:
     PIN?") searches with the whole topic and carries, into the prompt, the words of the turn
     it follows and the titles of the (at most two) pages the topic's latest answers cited
     (`topic_named`); one that says what it asks ("What color does the XT shield become
-    after an upgrade?") searches with the topic's first question (which names the topic)
-    and its latest (`own_turns`), and carries only those titles: the other turns' words
-    pulled its answer to the rows they had asked about.
+    after an upgrade?") searches with the topic's first question (which names the topic,
+    even when the topic is longer than `max_turns`: "Where is the XT shield located?" as the
+    tenth turn on OpenXT 9.0 found the 8.0 page with the second turn, "And what about
+    TPM?"; one more page right at rank 1 in each language, 5 folds) and its latest
+    (`own_turns`), and carries only those titles: the other turns' words pulled its answer
+    to the rows they had asked about.
     With no topic to follow, a question that needs one (`core.followup.needs_topic`: "and
     in week 3?", "who?") gets a clarifying reply (`Completion.clarification`) instead of a
     guess.
@@ -512,7 +518,11 @@ class OfflineCompleter:
             check = self.new_topic(question, topic, results, search)
             if check["new_topic"]:
                 notes = {"method": "offline", "topic_start": True, **check}
-                return Completion(question, question, None, notes)
+                # another release candidate or date of the topic's page: its sibling page
+                sibling = sibling_title(question, topic) if "switched" in check else ""
+                if sibling:
+                    notes["sibling"] = sibling
+                return Completion(question, f"{question} {sibling}".strip(), None, notes)
             notes.update(check)
             # the answer a pronoun may point at: the one to the question it follows
             last = topic[-1]
@@ -532,7 +542,9 @@ class OfflineCompleter:
                 # it says what it asks: the topic's first question (which names the topic)
                 # and the latest keep it on the topic's page; the others would pull the
                 # evidence they asked for ahead of the evidence it asks for
-                carried_turns = list(dict.fromkeys([topic[0], *topic[-self.own_turns :]]))
+                # (its first question even when the topic is longer than `max_turns`)
+                first = current_topic(history)[0]
+                carried_turns = list(dict.fromkeys([first, *topic[-self.own_turns :]]))
                 # and a name it gives replaces the one of that kind they gave ("Payments,
                 # week 2" after "Robot Firmware, week 3"), or their rows would outrank its own
                 query = " ".join(
@@ -578,11 +590,14 @@ class OfflineCompleter:
         (`topic_named`) that the completed question does not name (`named`, lower case) and
         no replacement took out: a question completed from a follow-up that was itself
         thin ("How many were from the AIS team?" → "... the BAH team?") names too little
-        of its topic to find its page again."""
+        of its topic to find its page again. A replaced date or release candidate is taken
+        out of the titles too ("und am 20.8.15?" after the call of 23.7.15 asks about the
+        page titled alike with the other date, `sibling_title`)."""
         out: list[str] = []
         dropped_terms = {t.lower() for d in dropped for t in salient_terms(d)}
+        replaced = {e.kind for d in dropped for e in entities(d)} & set(SIBLING_KINDS)
         for exchange in topic_named(topic):
-            for term in salient_terms(exchange.question):
+            for term in salient_terms(without_entities(exchange.question, replaced)):
                 lower = term.lower()
                 if lower not in named and not _dropped(lower, dropped_terms):
                     out.append(term)
@@ -705,6 +720,21 @@ def switched_entities(question: str, topic: Sequence[Exchange]) -> list[str]:
         and any(b.kind == e.kind for b in earlier)
         and not any(e.matches(b) for b in earlier)
     )
+
+
+def sibling_title(question: str, topic: Sequence[Exchange]) -> str:
+    """The title of the page the topic is on (the latest its answers cited that names a
+    release candidate or date of a kind `question` names) without those: a question that
+    names another one asks about the sibling page, titled alike ("Which guest VMs were used
+    in the rc1 Test results?" after answers from "Stable-9 rc2 Test Matrix (results)" is
+    searched with "Stable-9 Test Matrix (results)"; alone it finds "S9-rc1: General
+    non-regression testing (results)" first). "" when no cited title names one."""
+    kinds = {e.kind for e in entities(question) if e.kind in SIBLING_KINDS}
+    for exchange in reversed(topic_named(topic)):
+        named = kinds & {e.kind for e in entities(exchange.question)}
+        if named:
+            return without_entities(exchange.question, named)
+    return ""
 
 
 def make_completer(settings, llm) -> Completer:

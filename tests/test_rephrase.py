@@ -200,6 +200,38 @@ def test_offline_new_topic_when_question_names_a_sibling_release_or_date():
     meeting = [start(call)]
     completion = OfflineCompleter().complete("And on August 20, 2015?", meeting)
     assert completion.notes["switched"] == ["2015-08-20"]
+    # a date written with numbers is the same date, or another one
+    completion = OfflineCompleter().complete("Und am 20.8.15?", meeting)
+    assert completion.notes["switched"] == ["2015-08-20"]
+    completion = OfflineCompleter().complete("Wer war am 23.7.15 dabei?", meeting)
+    assert "switched" not in completion.notes
+
+
+def test_a_question_on_a_sibling_release_or_date_searches_with_the_topic_page_title():
+    def cited(question: str, title: str, began: bool) -> Exchange:
+        return Exchange(question, question, "an answer [1]", began, (title,), ("1",))
+
+    matrix = [
+        cited("What was the hardware in rc2?", "Stable-9 rc2 Test Matrix (results)", True),
+        cited("Was a performance test run for these configs?", "Guest VM notes", False),
+    ]
+    question = "Which guest VMs were used in the rc1 Test results?"
+    completion = OfflineCompleter().complete(question, matrix)
+    # shown as asked; searched with the title that named rc2, without it
+    assert completion.question == question
+    assert completion.query == f"{question} Stable-9 Test Matrix (results)"
+    assert completion.notes["sibling"] == "Stable-9 Test Matrix (results)"
+    calls = [cited("Who attended the call on 23.7.15?", "Community Call - July 23 2015", True)]
+    completion = OfflineCompleter().complete("Wie viele nahmen am 20.8.15 teil?", calls)
+    assert completion.query == "Wie viele nahmen am 20.8.15 teil? Community Call -"
+    # a follow-up that changes the date: the title's date goes with the replaced one
+    completion = OfflineCompleter().complete("Und am 20.8.15?", calls)
+    assert completion.notes["substituted"] == [["23.7.15", "20.8.15"]]
+    assert "20.8.15" in completion.query and "July" not in completion.query
+    # no cited title names a date or release candidate: the question is searched alone
+    plain = [cited("Who attended the call on July 23, 2015?", "Community Calls", True)]
+    completion = OfflineCompleter().complete("And on August 20, 2015?", plain)
+    assert completion.query == "And on August 20, 2015?" and "sibling" not in completion.notes
 
 
 @pytest.mark.parametrize(
@@ -316,6 +348,14 @@ def test_a_followup_that_says_what_it_asks_searches_with_the_topics_first_and_la
         "What did Eric have on the agenda? What was the dial-in number for the community"
         " call on 23.7.15? How many were from the AIS team?"
     )
+    # a topic longer than the turns carried still searches with its first question
+    longer = [
+        *history,
+        *(ex(f"Action item for person {n}?") for n in range(OfflineCompleter().max_turns)),
+    ]
+    completion = OfflineCompleter().complete("What did Eric have on the agenda?", longer)
+    assert "community call on 23.7.15?" in completion.query
+    assert "How many people attended?" not in completion.query
     # German; a follow-up that needs the turn before searches with the whole topic
     completion = OfflineCompleter().complete("Und wer noch?", history)
     assert "How many people attended?" in completion.query

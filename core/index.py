@@ -65,8 +65,9 @@ log = logging.getLogger(__name__)
 T = TypeVar("T")
 
 # Bumped whenever the text that is embedded or tokenized for an evidence, or a page's
-# duplicate signature, changes (5: the MinHash family of core.duplicates).
-INDEX_FORMAT = 5
+# duplicate signature, changes (5: the MinHash family of core.duplicates; 6: numeric dates
+# with a two-digit year or slashes, "7/23/15", tokenized as dates, core.entities).
+INDEX_FORMAT = 6
 
 WRITE_BATCH = 256
 """Evidences per write (one Chroma upsert, one store transaction) while searches are running:

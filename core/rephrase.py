@@ -27,6 +27,7 @@ from core.count_followup import recounted
 from core.entities import entities, without_entities
 from core.followup import (
     added_places,
+    answered_name,
     bare_name,
     clarification,
     content_words,
@@ -561,6 +562,10 @@ class OfflineCompleter:
             # references are resolved it says what it asks: the earlier question's words
             # would pull the earlier answer's span ahead of its own)
             carried = self.carried(asked, [*topic_named(topic), topic[-1]], dropped)
+        elif notes.get("resolved") and _took_answered_name(question, anchor, topic, shown):
+            # "where is she based?" → "where is Karin Vogel based?": it asks about the thing
+            # the last answer named, wherever the wiki says it, not about that answer's page
+            carried = []
         else:
             # it says what it asks: only the page the topic is on comes with it
             carried = self.carried(asked, topic_named(topic), dropped)
@@ -618,6 +623,16 @@ class OfflineCompleter:
                     carried.append(term)
                     seen.add(lower)
         return carried[: self.max_terms]
+
+
+def _took_answered_name(question: str, anchor: str, topic: Sequence[Exchange], shown: str) -> bool:
+    """Whether resolving `question` put in the name the last answer gave (`answered_name`:
+    "Karin Vogel" for "Who is the VP Engineering?"), which neither it nor `anchor` says."""
+    last = topic[-1]
+    if anchor != last.completed_question.strip():
+        return False
+    named = answered_name(anchor, last.answer)
+    return bool(named) and named in shown and named not in question and named not in anchor
 
 
 def _dropped(term: str, dropped: set[str]) -> bool:

@@ -1626,6 +1626,10 @@ def best_spans(
             not denies(profile, pair[1]),
             not holds_relation(profile, pair[1].whole),
             not counted & set(terms(pair[1].whole)),
+            # a follow-up's carried topic (the page its conversation is on) decides between
+            # spans alike ("Wann begann der Call?": this call's time, not the charter's
+            # monthly calls); a question asked on its own carries none
+            -pair[1].topic,
             -pair[1].score,
             pair[0],
         )

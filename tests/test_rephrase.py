@@ -611,3 +611,22 @@ def test_a_question_that_says_what_it_asks_after_declined_turns_is_asked_on_its_
     answered = [start("Can I take a taxi at 23:00?", "Yes: Taxis are fine after 22:00 [1]")]
     follow = OfflineCompleter().complete("What about trains?", answered)
     assert "after_declined" not in follow.notes
+
+
+def test_a_pronoun_for_the_answered_name_carries_no_page():
+    # "she" is the person the last answer named: asked about wherever the wiki says it
+    history = [
+        Exchange(
+            "Who is the VP Engineering?",
+            "Who is the VP Engineering?",
+            "The VP Engineering is Karin Vogel [1].",
+            True,
+            ("On-Call Rotation and Escalation",),
+        )
+    ]
+    completion = OfflineCompleter().complete("where is she based?", history)
+    assert completion.question == "where is Karin Vogel based?"
+    assert completion.notes["carried"] == []
+    assert completion.prompt == (
+        "where is Karin Vogel based? (following up on: Who is the VP Engineering?)"
+    )

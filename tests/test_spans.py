@@ -1360,3 +1360,21 @@ def test_an_item_cut_after_a_whole_sentence_is_answered_whole_from_another_sourc
         2,
         "Some PRs can get rejected right up front. These are ones with obvious issues.",
     )
+
+
+def test_a_follow_ups_carried_topic_decides_between_spans_alike():
+    call = (
+        2,
+        "Community Call - July 23 2015 — Dial-In Information",
+        "July 23, 2015 at 1:00PM (EDT)",
+    )
+    charter = (
+        1,
+        "Governance Charter — Project Meetings",
+        "The project shall hold monthly Community Call meetings on the third Thursday of every"
+        " month at 4pm UTC.",
+    )
+    asked = "When did the call start?"
+    followup = f"{asked} (context: Community, July, 23, 2015)"
+    assert best_spans(followup, [charter, call])[0][0] == 2
+    assert best_spans(asked, [charter, call])[0][0] == 1  # asked alone: no topic to weigh

@@ -70,7 +70,6 @@ from core.missing_subject import absent_acronyms, absent_years, other_numbers, u
 from core.phrasing import (
     answering_cell,
     asked_item,
-    byline_sentence,
     counted_list,
     either_or,
     issue_list_only,
@@ -830,10 +829,6 @@ def headline(
         # a clause whose condition the question leaves open: what it says, no Yes or No
         return f"{span.answer} [{number}]"
     cited = _cited(values)
-    if span.kind == "byline" and not span.parts:
-        said = byline_sentence(profile.fact, span.answer, heading, language)
-        if said:  # a page fact said of its page
-            return _cite(said, number)
     if span.kind == "row" and span.label and not span.parts:
         said = _item_said(profile, span, language, heading)
         if said:  # a cell listing several things, one of them asked about: that one

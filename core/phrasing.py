@@ -486,26 +486,3 @@ def opened(reply: str) -> str:
         return reply
     return reply[:1].upper() + reply[1:]
 
-
-def byline_sentence(fact: str, value: str, title: str, language: str) -> str:
-    """A page fact from its byline (`core.spans.byline_facts`) said of the page: "The page
-    “How to contribute” is owned by Danielle Cummings." (the byline says who owns a page, so
-    "who created it?" is told who owns it, in the wiki's word); "" for another fact."""
-    page = (
-        (f"Die Seite „{title}“" if title else "Die Seite")
-        if language == "de"
-        else (f"The page “{title}”" if title else "The page")
-    )
-    said = {
-        "en": {
-            "owner": f"{page} is owned by {value}.",
-            "updated": f"{page} was last updated on {value}.",
-            "updated_by": f"{page} was last updated by {value}.",
-        },
-        "de": {
-            "owner": f"{page} gehört {value}.",
-            "updated": f"{page} wurde zuletzt am {value} aktualisiert.",
-            "updated_by": f"{page} wurde zuletzt von {value} aktualisiert.",
-        },
-    }
-    return said["de" if language == "de" else "en"].get(fact, "")

@@ -59,9 +59,7 @@ def test_a_sentence_answer_is_related_to_the_next_best_span():
 
 
 def test_a_byline_answers_a_question_about_the_page_and_never_another():
-    assert ask("Who owns the measurement page?") == (
-        "The page “Measurement” is owned by Ross Philipson [3]."
-    )
+    assert ask("Who owns the measurement page?") == "Ross Philipson [3]"
     text = ask("What turns green after a successful upgrade, as per Ross Philipson?")
     assert "Owned by" not in text and "Last updated" not in text
 

@@ -99,7 +99,7 @@ def test_the_answerer_reads_german_words_through_the_glossary(glossary, expected
 def test_a_german_question_about_the_page_owner():
     llm = ExtractiveLLM({"en": 0.0}, glossary=True)
     (text,) = llm.complete(build_messages("Wer ist der Eigentümer der Seite?", [PAGE]))
-    assert text.split("\n")[0] == "Die Seite „Forward Seal Test“ gehört Rich Persaud [1]."
+    assert text.split("\n")[0] == "Der Eigentümer der Seite ist Rich Persaud [1]."
 
 
 def test_unthresholded_keeps_translations_and_glossary():

@@ -1,6 +1,6 @@
 """A question about the page itself gets the page's byline (`core.page_byline`): retrieval
 finds the page's passages on its topic, and the byline, which shares no word with "who
-created this doc?", is read from the store and answers it, said of the page."""
+created this doc?", is read from the store and answers it."""
 
 from __future__ import annotations
 
@@ -74,19 +74,14 @@ def test_the_byline_answers_who_created_the_page_not_a_passage_on_creating_thing
     question = "who created the doc “How to contribute”?"
     evidences = [PAGE[1], *page_byline(question, [PAGE[1]], Store())]
     (answer,) = generate(ExtractiveLLM(), question, evidences)
-    assert answer.text.split("\n")[0] == (
-        "The page “How to contribute” is owned by Danielle Cummings [2]."
-    )
-    german = "Wer hat dieses Dokument erstellt?"
-    (answer,) = generate(ExtractiveLLM(), german, evidences)
-    assert (
-        answer.text.split("\n")[0] == "Die Seite „How to contribute“ gehört Danielle Cummings [2]."
-    )
+    assert answer.text.split("\n")[0] == "Danielle Cummings [2]"
+    (answer,) = generate(ExtractiveLLM(), "Wer hat dieses Dokument erstellt?", evidences)
+    assert answer.text.split("\n")[0] == "Danielle Cummings [2]"
 
 
 def test_when_and_by_whom_the_page_was_last_updated():
     evidences = [PAGE[1], PAGE[0]]
     (answer,) = generate(ExtractiveLLM(), "When was this page last updated?", evidences)
-    assert answer.text.startswith("The page “How to contribute” was last updated on Oct 20, 2015")
+    assert answer.text.startswith("Oct 20, 2015 [2]")
     (answer,) = generate(ExtractiveLLM(), "Who last updated this page?", evidences)
-    assert answer.text.startswith("The page “How to contribute” was last updated by Ross Philipson")
+    assert answer.text.startswith("Ross Philipson [2]")

@@ -17,10 +17,17 @@ from collections.abc import Sequence
 
 from core.questions import profile_question, terms
 
-# A question about who commented, or how many did: "commented", "comments", "kommentiert".
+# Commenting, English and German: "commented", "comments", "kommentiert", and the German
+# reflexive "sich (zu X) geäußert / äußern" ("Wie viele Personen haben sich zu diesen
+# Ergebnissen geäußert?"); "geäußert" alone is not commenting ("Wer hat Bedenken geäußert?").
+_COMMENTING = (
+    r"(?:comment(?:ed|s)?|kommentiert|kommentare?n?"
+    r"|sich\b[^?]*?\b(?:geäußert|äußerten|äußern|geaeussert))"
+)
+# A question about who commented, or how many did.
 _ASKS_COMMENTERS = re.compile(
-    r"\b(?:who|how many|wer|wie viele)\b.*\b(?:comment(?:ed|s)?|kommentiert|kommentare?n?)\b"
-    r"|\b(?:comment(?:ed|s)?|kommentiert|kommentare?n?)\b.*\b(?:who|wer)\b",
+    rf"\b(?:who|how many|wer|wie viele)\b.*\b{_COMMENTING}\b"
+    rf"|\b{_COMMENTING}\b.*\b(?:who|wer)\b",
     re.IGNORECASE | re.DOTALL,
 )
 # A comment's author as the page text gives it: a comment heading (a line of its own or the
@@ -32,13 +39,24 @@ _AUTHOR = re.compile(
 )
 
 
+def asks_commenters(question: str) -> bool:
+    """Whether a question asks who commented on a page, or how many people did."""
+    return _ASKS_COMMENTERS.search(question) is not None
+
+
+def holds_comment(header: str, text: str) -> bool:
+    """Whether a source (its `Title — heading` header and its text) holds a comment with
+    its author."""
+    return _AUTHOR.search(f"{header}\n{text}") is not None
+
+
 def commenters(question: str, sources: Sequence[tuple[int, str, str]]) -> str | None:
     """The reply naming and counting who commented on the page the question names ("2
     people commented on OpenXT 8.0 Measurement test: Rich Persaud and Eric Chanudet [6].",
     German "2 Personen haben ... kommentiert: ..."), or None when the question does not ask
     who commented or no source holds a comment. Of several pages with comments, the one
     whose title holds most of the question's terms (the first on a tie)."""
-    if not _ASKS_COMMENTERS.search(question):
+    if not asks_commenters(question):
         return None
     profile = profile_question(question)
     pages: dict[str, dict[str, list[int]]] = {}

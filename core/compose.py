@@ -61,6 +61,9 @@ _ITEM = re.compile(r"^\s*(?:[-*•]|\d+[.)])\s+(?:\[[ x]\]\s+)?")
 # A stem is taken for another when one starts with the other and both are this long
 # ("attend" / "attende"): the Snowball stems of a noun and its verb differ in the ending.
 PREFIX_MATCH = 5
+# A term is taken for its plural with an "s" ("rpc" / "rpcs"): the stemmer leaves an
+# acronym's plural ("RPCs", "VMs") as it is. At least this long (set by design: "vm").
+MIN_ACRONYM = 2
 # Rows that a table part holding only some of a table's rows must show before its rows are
 # filtered or compared (set by design: fewer says little about the table).
 MIN_ROWS = 3
@@ -279,7 +282,34 @@ def read_tables(sources: Sequence[tuple[int, str, str]]) -> list[Table]:
         numbers = sorted(table.rows)
         gapless = numbers == list(range(1, len(numbers) + 1))
         table.complete = gapless and numbers[-1] in closing.get(key, set())
+        _name_by_first_row(table)
     return list(found.values())
+
+
+# A column the page gave no name: a table whose header row is an ordinary first row.
+_UNNAMED_COLUMN = re.compile(r"^Column \d+$")
+# The most words of a first row's cell that names its column ("RPC Name", "Inputs").
+_COLUMN_NAME_WORDS = 4
+
+
+def _name_by_first_row(table: Table) -> None:
+    """A table whose columns have no names ("Column 1", "Column 2", ...: the page's table
+    had no header row, so its first row holds the names, "RPC Name, Inputs, ...") has its
+    columns named by its first row's cells, and that row is no longer one of its rows; a
+    table whose first row is not all short, distinct, non-empty names is left as it is."""
+    first = table.rows.get(1)
+    if first is None or not all(_UNNAMED_COLUMN.match(name) for name, _ in first.pairs):
+        return
+    names = dict(first.pairs)
+    values = list(names.values())
+    if len(set(values)) < len(values) or not all(
+        0 < len(v.split()) <= _COLUMN_NAME_WORDS and not _empty(v) for v in values
+    ):
+        return
+    del table.rows[1]
+    for number, row in table.rows.items():
+        pairs = tuple((names.get(name, name), value) for name, value in row.pairs)
+        table.rows[number] = Row(row.number, pairs, row.source)
 
 
 def read_lists(sources: Sequence[tuple[int, str, str]]) -> list[ItemList]:
@@ -382,7 +412,9 @@ class Asked:
         for stem in stems - found:
             for term in self.terms - found:
                 short, long = sorted((stem, term), key=len)
-                if len(short) >= PREFIX_MATCH and long.startswith(short):
+                if (len(short) >= PREFIX_MATCH and long.startswith(short)) or (
+                    long == f"{short}s" and len(short) >= MIN_ACRONYM
+                ):
                     found.add(term)
         return found
 

@@ -19,7 +19,10 @@ from collections.abc import Sequence
 from typing import Protocol
 
 from core.compose import compares_counts
+from core.list_counts import counted_noun
 from core.pages import Evidence
+from core.questions import question_language
+from core.spans import counts_items
 
 # Retrieved rows of one table before its other rows are read (set by design: one row may
 # be a table that only shares a word with the question).
@@ -43,6 +46,12 @@ class PageEvidences(Protocol):
     def get(self, ids: Sequence[str]) -> list[Evidence]: ...
 
 
+def counts_rows(question: str) -> bool:
+    """Whether a question counts things that a table's rows may be ("How many RPCs are
+    available in total?"): it counts items and names what it counts."""
+    return counts_items(question, "") and bool(counted_noun(question, question_language(question)))
+
+
 def _tables_found(evidences: Sequence[Evidence]) -> list[tuple[str, int]]:
     """(page id, table number) of the tables with at least `MIN_FOUND_ROWS` retrieved rows,
     in the order of their best ranked row, at most `MAX_TABLES`."""
@@ -60,7 +69,7 @@ def table_parts(
     """The table evidences to add to `evidences` for `question`: the parts of each table
     found (`_tables_found`) that are not among them already; none when the question does
     not compare counts of rows."""
-    if not compares_counts(question):
+    if not compares_counts(question) and not counts_rows(question):
         return []
     given = {evidence.id for evidence in evidences}
     added: list[Evidence] = []

@@ -129,3 +129,52 @@ def test_a_long_table_is_not_read_whole():
     store.evidences = [store.evidences[0], *many, *store.evidences[2:]]
     found = [e for e in store.evidences if e.kind == "row"][1:5:3]
     assert table_parts("Were more Latitudes or EliteDesks tested?", found, store) == []
+
+
+RPCS = (("RPC Name", "Inputs"), ("add_rule", "string name"), ("remove_rule", "string name"))
+RPCS += (("clear_rules", "-"), ("get_rules", "-"))
+
+
+def _unnamed_row(number: int) -> str:
+    name, inputs = RPCS[number - 1]
+    return f"Row {number} in Table 1: Column 1 is {name}, and Column 2 is {inputs}"
+
+
+class UnnamedStore(Store):
+    """A page whose table has no header row: the index names its columns "Column 1", ...,
+    and its first row holds the names."""
+
+    def __init__(self):
+        header = "Table 1: Column 1, Column 2"
+        whole = "\n".join([header, *(_unnamed_row(n) for n in range(1, len(RPCS) + 1))])
+        self.evidences = [
+            _evidence(0, "passage", "XCPMD supports a DBus interface."),
+            _evidence(1, "table", whole),
+            *(_evidence(1 + n, "row", _unnamed_row(n)) for n in range(1, len(RPCS) + 1)),
+        ]
+        self.reads = 0
+
+
+def test_a_count_reads_the_whole_table_and_its_first_row_names_the_columns():
+    store = UnnamedStore()
+    found = store.rows(3, 4)  # two of the table's rows: a count would be a lower bound
+    question = "how many rpcs are available in total?"
+    added = table_parts(question, found, store)
+    assert [e.kind for e in added] == ["table"]
+    # "rpcs" is the plural of the first row's "RPC Name"; that row is no RPC
+    assert _answer(question, [*found, *added]) == (
+        "4 rpcs: add_rule, remove_rule, clear_rules and get_rules [1][2][3]"
+    )
+    german = "Wie viele RPCs sind insgesamt verfügbar?"
+    assert _answer(german, [*found, *table_parts(german, found, store)]) == (
+        "4 RPCs: add_rule, remove_rule, clear_rules und get_rules [1][2][3]"
+    )
+
+
+def test_a_table_whose_first_row_is_no_header_keeps_its_rows():
+    store = UnnamedStore()
+    rows = [e for e in store.evidences if e.kind == "row"]
+    first = rows[0].text.replace("Column 2 is Inputs", "Column 2 is -")
+    rows[0] = _evidence(2, "row", first)
+    # an empty cell names no column: the first row is a row, and no column names RPCs
+    assert _answer("how many rpcs are available in total?", rows) is None

@@ -39,6 +39,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from core.answer import CITATION, generate, source_header, source_text, split_answer
+from core.counted_list import counted_list
 from core.evaluation.benchmark import Question, question_fields
 from core.evaluation.folds import assign_folds, cross_validate
 from core.evaluation.metrics import content_tokens, mean
@@ -46,6 +47,7 @@ from core.extractive import ExtractiveLLM, language_threshold
 from core.lexical import detect_language
 from core.llm import LLM
 from core.page_byline import page_byline
+from core.page_comments import page_comments
 from core.pages import Evidence
 from core.questions import question_type
 from core.retrieve import Retriever
@@ -168,14 +170,18 @@ def retrieve_all(
     retriever: Retriever, items: Sequence[Question], k: int = 10
 ) -> list[list[Evidence]]:
     """The top `k` evidences of every question, best first, and for a question comparing
-    counts of rows the rest of their tables (`core.whole_tables`) and for a question about
-    a page the page's byline (`core.page_byline`), as the assistant gives them."""
+    counts of rows the rest of their tables (`core.whole_tables`), for a question about
+    a page the page's byline (`core.page_byline`), for a count the page's list of the
+    counted things (`core.counted_list`) and for who commented the page's comments
+    (`core.page_comments`), as the assistant gives them."""
     found = [[r.evidence for r in retriever.search(q.text, k=k).results] for q in items]
     return [
         [
             *evidences,
             *table_parts(q.text, evidences, retriever.index),
             *page_byline(q.text, evidences, retriever.index),
+            *counted_list(q.text, evidences, retriever.index),
+            *page_comments(q.text, evidences, retriever.index),
         ]
         for q, evidences in zip(items, found, strict=True)
     ]

@@ -1,0 +1,97 @@
+"""A "how many" question gets the list it counts from the page ranked first
+(`core.counted_list`): retrieval finds a call page by its carried words and returns its
+dial-in passage, and the attendee list, which shares no word with "How many people
+attended?", is read from the store and counted."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from core.answer import generate
+from core.counted_list import counted_list, list_items
+from core.extractive import ExtractiveLLM
+from core.pages import Evidence
+
+TITLE = "Community Call - July 23 2015"
+ATTENDEES = "Phil White - AIS\nKyle Temkin - AIS\nEarl Wong - BAH"
+MILESTONES = "- Alpha in March\n- Beta in May\n- Release in July"
+
+
+def _evidence(position: int, heading: str, text: str, page: str = "p1") -> Evidence:
+    return Evidence(
+        id=f"{page}#{position:04d}",
+        page_id=page,
+        space="S",
+        url=f"https://wiki.example/{page}",
+        title=TITLE if page == "p1" else "Roadmap",
+        heading=heading,
+        kind="passage",
+        position=position,
+        text=text,
+    )
+
+
+DIAL_IN = _evidence(
+    1, "Dial-In Information", "July 23, 2015 at 1:00PM (EDT)\nDial-in number: 857-216-2410"
+)
+AGENDA = _evidence(2, "Agenda", "Introductions\nEric: Update on Linux 3.18 upgrade.")
+LIST = _evidence(3, "Attendees", ATTENDEES)
+PAGE = [DIAL_IN, AGENDA, LIST]
+ROADMAP = [_evidence(0, "Milestones", MILESTONES, "p2")]
+
+
+class Store:
+    """The page evidences of two pages, as `core.index.EvidenceIndex` gives them."""
+
+    def __init__(self) -> None:
+        self.by_id = {e.id: e for e in [*PAGE, *ROADMAP]}
+        self.reads = 0
+
+    def page_evidence_ids(self, page_id: str) -> list[str]:
+        self.reads += 1
+        return sorted(i for i, e in self.by_id.items() if e.page_id == page_id)
+
+    def get(self, ids: Sequence[str]) -> list[Evidence]:
+        return [self.by_id[i] for i in ids]
+
+
+def test_the_list_of_people_on_the_first_page_is_added_for_a_count_of_people():
+    question = "How many people attended? (context: Community, Call, July, 23, 2015)"
+    assert counted_list(question, [DIAL_IN, AGENDA], Store()) == [LIST]
+    assert counted_list("Wie viele Personen nahmen teil?", [DIAL_IN], Store()) == [LIST]
+
+
+def test_a_list_whose_heading_names_the_counted_things_is_added():
+    assert counted_list("How many milestones are planned?", [], Store()) == []
+    store = Store()
+    first = _evidence(9, "Overview", "The roadmap has three phases.", "p2")
+    store.by_id[first.id] = first
+    assert counted_list("How many milestones are planned?", [first], store) == ROADMAP
+
+
+def test_nothing_is_added_for_other_questions_or_when_the_list_is_given():
+    store = Store()
+    assert counted_list("What was the dial-in number?", [DIAL_IN], store) == []
+    assert counted_list("Wenn ja, wie viele?", [DIAL_IN], store) == []  # counts nothing named
+    assert store.reads == 0
+    assert counted_list("How many people attended?", [LIST, DIAL_IN], store) == []
+    # a list of other things is not what a count of people counts
+    assert counted_list("How many people attended?", ROADMAP, store) == []
+
+
+def test_list_items_drop_markers_and_blank_lines():
+    assert list_items("1. Boot\n\n2) Install\n- Reboot\n* Done") == [
+        "Boot",
+        "Install",
+        "Reboot",
+        "Done",
+    ]
+
+
+def test_the_added_list_is_counted_by_the_offline_answerer():
+    question = "How many people attended? (context: Community, Call, July, 23, 2015)"
+    (answer,) = generate(ExtractiveLLM(), question, [DIAL_IN, AGENDA])
+    assert "people" not in answer.text  # the retrieved evidences alone count nobody
+    evidences = [DIAL_IN, AGENDA, *counted_list(question, [DIAL_IN, AGENDA], Store())]
+    (answer,) = generate(ExtractiveLLM(), question, evidences)
+    assert answer.text.split("\n")[0] == ("3 people: Phil White, Kyle Temkin and Earl Wong [3]")

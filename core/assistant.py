@@ -34,14 +34,12 @@ from core.attribution import Explanation, attribute, prompt_evidences
 from core.combine import CheckedLLM
 from core.confidence import answer_confidence
 from core.conversation import ConversationKey, ConversationStore, TurnRecord
-from core.counted_list import counted_list
 from core.declined_topic import declined_answer, follows_declined_topic
 from core.index import EvidenceIndex
 from core.lexical import detect_language
 from core.llm import LLM
 from core.metrics import observe_feedback, observe_turn
-from core.page_byline import page_byline
-from core.page_comments import page_comments
+from core.page_parts import page_parts
 from core.rephrase import Completer, Exchange
 from core.retrieve import Retriever, ScoredEvidence
 from core.scope import QueryScope
@@ -51,7 +49,6 @@ from core.smalltalk import SmallTalk, help_text, small_talk
 from core.spelling import Correction
 from core.suggest import follow_ups
 from core.topic_search import within_topic
-from core.whole_tables import table_parts
 
 __all__ = ["Assistant", "ConversationKey", "Turn", "make_llm"]
 
@@ -363,17 +360,8 @@ class Assistant:
         results, check = self._self_check(prompt_question, found)
         if check is not None:
             mark = lap("self_check", mark)
-        # A question comparing counts of rows is given the rest of the rows' tables; one
-        # about the page itself, the page's byline; one counting things, the page's list of
-        # them; one asking who commented, the page's comments.
-        given = [r.evidence for r in results]
-        index = self.retriever.index
-        parts = [
-            *table_parts(prompt_question, given, index),
-            *page_byline(prompt_question, given, index),
-            *counted_list(prompt_question, given, index),
-            *page_comments(prompt_question, given, index),
-        ]
+        # What the question needs of the page that retrieval left out (`core.page_parts`).
+        parts = page_parts(prompt_question, [r.evidence for r in results], self.retriever.index)
         results = [
             *results,
             *(ScoredEvidence(e, 0.0, len(results) + n) for n, e in enumerate(parts, 1)),

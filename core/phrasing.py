@@ -485,4 +485,3 @@ def opened(reply: str) -> str:
     if len(words) < 4 or 2 * len(lower) <= len(words) or code or named:
         return reply
     return reply[:1].upper() + reply[1:]
-

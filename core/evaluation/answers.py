@@ -39,20 +39,17 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from core.answer import CITATION, generate, source_header, source_text, split_answer
-from core.counted_list import counted_list
 from core.evaluation.benchmark import Question, question_fields
 from core.evaluation.folds import assign_folds, cross_validate
 from core.evaluation.metrics import content_tokens, mean
 from core.extractive import ExtractiveLLM, language_threshold
 from core.lexical import detect_language
 from core.llm import LLM
-from core.page_byline import page_byline
-from core.page_comments import page_comments
+from core.page_parts import page_parts
 from core.pages import Evidence
 from core.questions import question_type
 from core.retrieve import Retriever
 from core.spans import SpanWeights, is_metadata
-from core.whole_tables import table_parts
 
 OUT_OF_SCOPE_SOURCE = "out-of-scope"
 # The issue's targets: at most 5% declines on answerable questions; recall of declines on
@@ -169,20 +166,11 @@ def run_answers(
 def retrieve_all(
     retriever: Retriever, items: Sequence[Question], k: int = 10
 ) -> list[list[Evidence]]:
-    """The top `k` evidences of every question, best first, and for a question comparing
-    counts of rows the rest of their tables (`core.whole_tables`), for a question about
-    a page the page's byline (`core.page_byline`), for a count the page's list of the
-    counted things (`core.counted_list`) and for who commented the page's comments
-    (`core.page_comments`), as the assistant gives them."""
+    """The top `k` evidences of every question, best first, and the parts of their pages
+    each needs (`core.page_parts`), as the assistant gives them."""
     found = [[r.evidence for r in retriever.search(q.text, k=k).results] for q in items]
     return [
-        [
-            *evidences,
-            *table_parts(q.text, evidences, retriever.index),
-            *page_byline(q.text, evidences, retriever.index),
-            *counted_list(q.text, evidences, retriever.index),
-            *page_comments(q.text, evidences, retriever.index),
-        ]
+        [*evidences, *page_parts(q.text, evidences, retriever.index)]
         for q, evidences in zip(items, found, strict=True)
     ]
 

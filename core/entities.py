@@ -116,22 +116,15 @@ def entity_spans(text: str) -> list[tuple[Entity, tuple[int, int]]]:
     taken: list[tuple[int, int]] = []
     # Each date pattern has a year: most texts have none and skip the slow word patterns.
     date_patterns = _DATE_PATTERNS if _ANY_YEAR.search(text) else ()
-    for pattern, roles in date_patterns:
+    for pattern, roles in (*date_patterns, *_SHORT_DATES):
         for match in pattern.finditer(text):
             if any(start < match.end() and match.start() < end for start, end in taken):
                 continue
             date = _date(dict(zip(roles, match.groups(), strict=True)))
             if date:
                 found.append((Entity("date", date), match.span()))
-                taken.append(match.span())
-    for pattern, roles in _SHORT_DATES:
-        for match in pattern.finditer(text):
-            if any(start < match.end() and match.start() < end for start, end in taken):
-                continue
-            date = _date(dict(zip(roles, match.groups(), strict=True)))
-            if date:
-                found.append((Entity("date", date), match.span()))
-                if "/" in match.group():
+                # a dotted two-digit-year date may be a version too ("kernel 4.4.15")
+                if roles[-1] != "yy" or "/" in match.group():
                     taken.append(match.span())
     for match in _YEAR_ALONE.finditer(text):
         if not any(start <= match.start() < end for start, end in taken):

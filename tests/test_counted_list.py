@@ -5,12 +5,11 @@ attended?", is read from the store and counted."""
 
 from __future__ import annotations
 
-from collections.abc import Sequence
-
 from core.answer import generate
 from core.counted_list import counted_list, list_items
 from core.extractive import ExtractiveLLM
 from core.pages import Evidence
+from tests.fakes.page_store import PageStore, page_evidence
 
 TITLE = "Community Call - July 23 2015"
 ATTENDEES = "Phil White - AIS\nKyle Temkin - AIS\nEarl Wong - BAH"
@@ -18,17 +17,8 @@ MILESTONES = "- Alpha in March\n- Beta in May\n- Release in July"
 
 
 def _evidence(position: int, heading: str, text: str, page: str = "p1") -> Evidence:
-    return Evidence(
-        id=f"{page}#{position:04d}",
-        page_id=page,
-        space="S",
-        url=f"https://wiki.example/{page}",
-        title=TITLE if page == "p1" else "Roadmap",
-        heading=heading,
-        kind="passage",
-        position=position,
-        text=text,
-    )
+    title = TITLE if page == "p1" else "Roadmap"
+    return page_evidence(position, text, page, title, heading)
 
 
 DIAL_IN = _evidence(
@@ -40,37 +30,27 @@ PAGE = [DIAL_IN, AGENDA, LIST]
 ROADMAP = [_evidence(0, "Milestones", MILESTONES, "p2")]
 
 
-class Store:
-    """The page evidences of two pages, as `core.index.EvidenceIndex` gives them."""
-
-    def __init__(self) -> None:
-        self.by_id = {e.id: e for e in [*PAGE, *ROADMAP]}
-        self.reads = 0
-
-    def page_evidence_ids(self, page_id: str) -> list[str]:
-        self.reads += 1
-        return sorted(i for i, e in self.by_id.items() if e.page_id == page_id)
-
-    def get(self, ids: Sequence[str]) -> list[Evidence]:
-        return [self.by_id[i] for i in ids]
+def _store() -> PageStore:
+    """The page evidences of the two pages."""
+    return PageStore(*PAGE, *ROADMAP)
 
 
 def test_the_list_of_people_on_the_first_page_is_added_for_a_count_of_people():
     question = "How many people attended? (context: Community, Call, July, 23, 2015)"
-    assert counted_list(question, [DIAL_IN, AGENDA], Store()) == [LIST]
-    assert counted_list("Wie viele Personen nahmen teil?", [DIAL_IN], Store()) == [LIST]
+    assert counted_list(question, [DIAL_IN, AGENDA], _store()) == [LIST]
+    assert counted_list("Wie viele Personen nahmen teil?", [DIAL_IN], _store()) == [LIST]
 
 
 def test_a_list_whose_heading_names_the_counted_things_is_added():
-    assert counted_list("How many milestones are planned?", [], Store()) == []
-    store = Store()
+    assert counted_list("How many milestones are planned?", [], _store()) == []
+    store = _store()
     first = _evidence(9, "Overview", "The roadmap has three phases.", "p2")
     store.by_id[first.id] = first
     assert counted_list("How many milestones are planned?", [first], store) == ROADMAP
 
 
 def test_nothing_is_added_for_other_questions_or_when_the_list_is_given():
-    store = Store()
+    store = _store()
     assert counted_list("What was the dial-in number?", [DIAL_IN], store) == []
     assert counted_list("Wenn ja, wie viele?", [DIAL_IN], store) == []  # counts nothing named
     assert store.reads == 0
@@ -92,6 +72,6 @@ def test_the_added_list_is_counted_by_the_offline_answerer():
     question = "How many people attended? (context: Community, Call, July, 23, 2015)"
     (answer,) = generate(ExtractiveLLM(), question, [DIAL_IN, AGENDA])
     assert "people" not in answer.text  # the retrieved evidences alone count nobody
-    evidences = [DIAL_IN, AGENDA, *counted_list(question, [DIAL_IN, AGENDA], Store())]
+    evidences = [DIAL_IN, AGENDA, *counted_list(question, [DIAL_IN, AGENDA], _store())]
     (answer,) = generate(ExtractiveLLM(), question, evidences)
     assert answer.text.split("\n")[0] == ("3 people: Phil White, Kyle Temkin and Earl Wong [3]")

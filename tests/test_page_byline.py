@@ -4,12 +4,11 @@ created this doc?", is read from the store and answers it."""
 
 from __future__ import annotations
 
-from collections.abc import Sequence
-
 from core.answer import generate
 from core.extractive import ExtractiveLLM
 from core.page_byline import page_byline
 from core.pages import Evidence
+from tests.fakes.page_store import PageStore, page_evidence
 
 TITLE = "How to contribute"
 BYLINE = "Owned by Danielle Cummings Last updated: Oct 20, 2015 by Ross Philipson"
@@ -22,48 +21,28 @@ TICKETS = (
 
 
 def _evidence(position: int, text: str, page: str = "p1", title: str = TITLE) -> Evidence:
-    return Evidence(
-        id=f"{page}#{position:04d}",
-        page_id=page,
-        space="S",
-        url=f"https://wiki.example/{page}",
-        title=title,
-        heading="" if position == 0 else "Workflow",
-        kind="passage",
-        position=position,
-        text=text,
-    )
+    return page_evidence(position, text, page, title, "" if position == 0 else "Workflow")
 
 
 PAGE = [_evidence(0, BYLINE), _evidence(1, TICKETS)]
 OTHER = [_evidence(0, "Owned by Eric Chanudet", "p2", "Other page"), _evidence(1, "x", "p2")]
 
 
-class Store:
-    """The page evidences of two pages, as `core.index.EvidenceIndex` gives them."""
-
-    def __init__(self) -> None:
-        self.by_id = {e.id: e for e in [*PAGE, *OTHER]}
-        self.reads = 0
-
-    def page_evidence_ids(self, page_id: str) -> list[str]:
-        self.reads += 1
-        return sorted(i for i, e in self.by_id.items() if e.page_id == page_id)
-
-    def get(self, ids: Sequence[str]) -> list[Evidence]:
-        return [self.by_id[i] for i in ids]
+def _store() -> PageStore:
+    """The page evidences of the two pages."""
+    return PageStore(*PAGE, *OTHER)
 
 
 def test_the_byline_of_the_first_page_is_added_for_a_question_about_the_page():
     retrieved = [PAGE[1], OTHER[1]]
-    assert page_byline("who created the doc “How to contribute”?", retrieved, Store()) == [PAGE[0]]
-    assert page_byline("Wann wurde die Seite zuletzt aktualisiert?", retrieved, Store()) == [
+    assert page_byline("who created the doc “How to contribute”?", retrieved, _store()) == [PAGE[0]]
+    assert page_byline("Wann wurde die Seite zuletzt aktualisiert?", retrieved, _store()) == [
         PAGE[0]
     ]
 
 
 def test_no_byline_for_another_question_or_when_it_is_given():
-    store = Store()
+    store = _store()
     assert page_byline("Who may create new tickets?", [PAGE[1]], store) == []
     assert store.reads == 0  # not a question about the page: nothing read
     assert page_byline("Who owns this page?", [PAGE[1], PAGE[0]], store) == []
@@ -72,7 +51,7 @@ def test_no_byline_for_another_question_or_when_it_is_given():
 
 def test_the_byline_answers_who_created_the_page_not_a_passage_on_creating_things():
     question = "who created the doc “How to contribute”?"
-    evidences = [PAGE[1], *page_byline(question, [PAGE[1]], Store())]
+    evidences = [PAGE[1], *page_byline(question, [PAGE[1]], _store())]
     (answer,) = generate(ExtractiveLLM(), question, evidences)
     assert answer.text.split("\n")[0] == "Danielle Cummings [2]"
     (answer,) = generate(ExtractiveLLM(), "Wer hat dieses Dokument erstellt?", evidences)

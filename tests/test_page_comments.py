@@ -4,8 +4,6 @@ and the comments, read from the store, are counted and named, English and German
 
 from __future__ import annotations
 
-from collections.abc import Sequence
-
 import pytest
 
 from core.answer import generate
@@ -13,6 +11,7 @@ from core.commenters import asks_commenters
 from core.extractive import ExtractiveLLM
 from core.page_comments import MAX_COMMENT_EVIDENCES, page_comments
 from core.pages import Evidence
+from tests.fakes.page_store import PageStore, page_evidence
 
 TITLE = "OpenXT 8.0 Measurement test"
 ROW = (
@@ -26,17 +25,8 @@ COMMENTS = (
 
 
 def _evidence(position: int, text: str, page: str = "p1", heading: str = "Test table") -> Evidence:
-    return Evidence(
-        id=f"{page}#{position:04d}",
-        page_id=page,
-        space="S",
-        url=f"https://wiki.example/{page}",
-        title=TITLE if page == "p1" else "Other page",
-        heading=heading,
-        kind="passage",
-        position=position,
-        text=text,
-    )
+    title = TITLE if page == "p1" else "Other page"
+    return page_evidence(position, text, page, title, heading)
 
 
 RESULTS = _evidence(1, ROW)
@@ -44,19 +34,9 @@ COMMENTED = _evidence(2, COMMENTS)
 OTHER = _evidence(0, "Author: Ana Lima Date: 2020-01-02T10:00Z Comment: Fine.", "p2")
 
 
-class Store:
-    """The page evidences of two pages, as `core.index.EvidenceIndex` gives them."""
-
-    def __init__(self, *extra: Evidence) -> None:
-        self.by_id = {e.id: e for e in [RESULTS, COMMENTED, OTHER, *extra]}
-        self.reads = 0
-
-    def page_evidence_ids(self, page_id: str) -> list[str]:
-        self.reads += 1
-        return sorted(i for i, e in self.by_id.items() if e.page_id == page_id)
-
-    def get(self, ids: Sequence[str]) -> list[Evidence]:
-        return [self.by_id[i] for i in ids]
+def _store(*extra: Evidence) -> PageStore:
+    """The page evidences of the two pages, with `extra` ones."""
+    return PageStore(RESULTS, COMMENTED, OTHER, *extra)
 
 
 @pytest.mark.parametrize(
@@ -76,11 +56,11 @@ def test_questions_that_ask_who_commented(question, asks):
 
 def test_the_comments_of_the_first_page_are_added():
     question = "How many people commented on these results? Who?"
-    assert page_comments(question, [RESULTS, OTHER], Store()) == [COMMENTED]
+    assert page_comments(question, [RESULTS, OTHER], _store()) == [COMMENTED]
 
 
 def test_nothing_is_added_for_other_questions_or_when_a_comment_is_given():
-    store = Store()
+    store = _store()
     assert page_comments("Which Latitude model led to a black screen?", [RESULTS], store) == []
     assert store.reads == 0
     assert page_comments("Who commented?", [RESULTS, COMMENTED], store) == []
@@ -91,7 +71,7 @@ def test_nothing_is_added_for_other_questions_or_when_a_comment_is_given():
 
 def test_at_most_a_few_comment_evidences_are_added():
     more = [_evidence(3 + n, COMMENTS, heading=f"Comments {n}") for n in range(5)]
-    added = page_comments("Who commented?", [RESULTS], Store(*more))
+    added = page_comments("Who commented?", [RESULTS], _store(*more))
     assert len(added) == MAX_COMMENT_EVIDENCES and added[0] == COMMENTED
 
 
@@ -99,7 +79,7 @@ def test_the_added_comments_answer_in_english_and_german():
     english = "How many people commented on these results? Who?"
     (answer,) = generate(ExtractiveLLM(), english, [RESULTS])
     assert "Rich Persaud" not in answer.text
-    evidences = [RESULTS, *page_comments(english, [RESULTS], Store())]
+    evidences = [RESULTS, *page_comments(english, [RESULTS], _store())]
     (answer,) = generate(ExtractiveLLM(), english, evidences)
     assert answer.text == (
         "2 people commented on OpenXT 8.0 Measurement test: Rich Persaud and Eric Chanudet [2]."

@@ -555,6 +555,15 @@ _ASKS_UPDATE = re.compile(
 )
 
 
+# "owns" / "gehört" with a thing as its object ("Who owns tern-os?", "Wem gehört tern-os?"),
+# unlike the noun "owner" ("who's the owner?" of a page), asks about the page only when it
+# names one.
+_OWNS_THING = re.compile(r"\b(owns|gehört)\b", re.I)
+_PAGE_NOUN = re.compile(
+    r"\b(page|document|doc|article|wiki|confluence|seite|dokument|artikel)\b", re.I
+)
+
+
 _BY_WHOM = re.compile(r"\b(by whom|who|wer|von wem)\b", re.I)
 
 
@@ -570,5 +579,7 @@ def page_fact(text: str) -> str:
             return "updated_by"
         return ""
     if _ASKS_OWNER.search(asked) and qtype == "who":
+        if _OWNS_THING.search(asked) and not _PAGE_NOUN.search(asked):
+            return ""  # "Who owns tern-os?": the owner of a thing the wiki names, not a page
         return "owner"
     return ""

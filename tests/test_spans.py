@@ -231,6 +231,11 @@ def test_byline_facts(line, facts):
         ("Who presented the Argo design?", ""),
         ("When was the BIOS updated to 1.14.0?", "updated"),
         ("What was updated in the BIOS?", ""),
+        # the owner of a thing the wiki names, not of a page; the noun "owner" is the page's
+        ("Who owns tern-os?", ""),
+        ("Wem gehört tern-os?", ""),
+        ("who's the owner?", "owner"),
+        ("Who owns this page?", "owner"),
     ],
 )
 def test_page_fact(question, fact):

@@ -257,7 +257,7 @@ def _german_mentions(
             continue
         for size in range(len(lower) - _COMPOUND_FRONT, _COMPOUND_FRONT - 1, -1):
             front = lower[:size]
-            if " " not in front and front in lexicon and lower[size:] not in STOPWORDS:
+            if front in lexicon and lower[size:] not in STOPWORDS:
                 end = word.start() + size
                 found.append(
                     Mention(

@@ -695,21 +695,10 @@ def _keeps_words(question: str, completed: str) -> bool:
 
 
 def _kept(word: str, kept: set[str]) -> bool:
-    """Whether a word is among `kept`, is a part of a hyphenated one ("bah" in "bah-team"),
-    or opens one of them as the front of a German compound ("mahlzeiten" in
-    "mahlzeitenlimit")."""
-    return (
-        word in kept
-        or any(word in k.split("-") for k in kept)  # "bah" in "bah-team"
-        or (
-            len(word) >= _COMPOUND_WORD
-            and any(k.startswith(word) and len(k) > len(word) for k in kept)
-        )
-    )
-
-
-# The shortest word kept as a compound's front (`_kept`).
-_COMPOUND_WORD = 5
+    """Whether a word is among `kept` or is a part of a hyphenated one ("bah" in
+    "bah-team"). (A German compound's replaced front is said as "Limit für Mahlzeiten",
+    `core.followup.substitute`, so the word stands alone.)"""
+    return word in kept or any(word in k.split("-") for k in kept)
 
 
 def _without_possessive(word: str) -> str:

@@ -6,7 +6,8 @@ evidences: the header line and the rows, cut where a part is full) are added to 
 evidences the answer is given, after the retrieved ones; `core.compose.read_tables` then
 knows the table whole.
 
-Only questions that compare counts of rows ask for this (`core.compose.compares_counts`),
+Only questions that compare counts of rows (`core.compose.compares_counts`) or count
+things a table's rows may be ("How many RPCs are available?", `counts_rows`) ask for this,
 and only the tables of which retrieval found at least `MIN_FOUND_ROWS` rows, at most
 `MAX_TABLES` of them, best ranked first, each of at most `MAX_PARTS` parts: a few short
 evidences more, read from the store.
@@ -67,8 +68,8 @@ def table_parts(
     question: str, evidences: Sequence[Evidence], store: PageEvidences
 ) -> list[Evidence]:
     """The table evidences to add to `evidences` for `question`: the parts of each table
-    found (`_tables_found`) that are not among them already; none when the question does
-    not compare counts of rows."""
+    found (`_tables_found`) that are not among them already; none when the question neither
+    compares counts of rows nor counts things (`counts_rows`)."""
     if not compares_counts(question) and not counts_rows(question):
         return []
     given = {evidence.id for evidence in evidences}

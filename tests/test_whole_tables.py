@@ -8,8 +8,9 @@ from collections.abc import Sequence
 
 from core.answer import source_header, source_text
 from core.compose import compose
-from core.pages import Evidence
+from core.pages import Evidence, EvidenceKind
 from core.whole_tables import table_parts
+from tests.fakes.page_store import PageStore, page_evidence
 
 TITLE = "Laptop Hardware Testing"
 MODELS = (
@@ -27,20 +28,11 @@ def _row(number: int, table: int = 1) -> str:
     return f"Row {number} in Table {table}: Vendor is {vendor}, Model is {model}, and INST is Y"
 
 
-def _evidence(position: int, kind: str, text: str, page: str = "p1") -> Evidence:
-    return Evidence(
-        id=f"{page}#{position:04d}",
-        page_id=page,
-        space="S",
-        url=f"https://wiki.example/{page}",
-        title=TITLE,
-        kind=kind,
-        position=position,
-        text=text,
-    )
+def _evidence(position: int, kind: EvidenceKind, text: str) -> Evidence:
+    return page_evidence(position, text, title=TITLE, kind=kind)
 
 
-class Store:
+class Store(PageStore):
     """A page's evidences: the passage, the table in one part, then one evidence a row."""
 
     def __init__(self):
@@ -51,14 +43,7 @@ class Store:
             _evidence(1, "table", whole),
             *(_evidence(1 + n, "row", _row(n)) for n in range(1, len(MODELS) + 1)),
         ]
-        self.reads = 0
-
-    def page_evidence_ids(self, page_id: str) -> list[str]:
-        self.reads += 1
-        return [e.id for e in self.evidences if e.page_id == page_id]
-
-    def get(self, ids: Sequence[str]) -> list[Evidence]:
-        return [e for e in self.evidences if e.id in ids]
+        super().__init__(*self.evidences)
 
     def rows(self, *numbers: int) -> list[Evidence]:
         return [self.evidences[1 + n] for n in numbers]
@@ -126,8 +111,9 @@ def test_a_long_table_is_not_read_whole():
     many = [
         _evidence(20 + n, "table", part.text.replace("INST is Y", f"INST is {n}")) for n in range(4)
     ]
-    store.evidences = [store.evidences[0], *many, *store.evidences[2:]]
-    found = [e for e in store.evidences if e.kind == "row"][1:5:3]
+    evidences = [store.evidences[0], *many, *store.evidences[2:]]
+    found = [e for e in evidences if e.kind == "row"][1:5:3]
+    store = PageStore(*evidences)
     assert table_parts("Were more Latitudes or EliteDesks tested?", found, store) == []
 
 
@@ -152,7 +138,7 @@ class UnnamedStore(Store):
             _evidence(1, "table", whole),
             *(_evidence(1 + n, "row", _unnamed_row(n)) for n in range(1, len(RPCS) + 1)),
         ]
-        self.reads = 0
+        PageStore.__init__(self, *self.evidences)
 
 
 def test_a_count_reads_the_whole_table_and_its_first_row_names_the_columns():

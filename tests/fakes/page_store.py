@@ -6,13 +6,18 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from core.pages import Evidence
+from core.pages import Evidence, EvidenceKind
 
 
 def page_evidence(
-    position: int, text: str, page: str = "p1", title: str = "Page", heading: str = ""
+    position: int,
+    text: str,
+    page: str = "p1",
+    title: str = "Page",
+    heading: str = "",
+    kind: EvidenceKind = "passage",
 ) -> Evidence:
-    """A passage evidence at `position` on `page`."""
+    """An evidence (a passage unless `kind` says otherwise) at `position` on `page`."""
     return Evidence(
         id=f"{page}#{position:04d}",
         page_id=page,
@@ -20,7 +25,7 @@ def page_evidence(
         url=f"https://wiki.example/{page}",
         title=title,
         heading=heading,
-        kind="passage",
+        kind=kind,
         position=position,
         text=text,
     )

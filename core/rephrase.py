@@ -579,8 +579,11 @@ class OfflineCompleter:
         # follow-up's query carries the topic's questions: its own words search once more
         # within the topic's pages (`core.topic_search`)
         focus = None if subs or recount is not None else Focus(asked, topic_pages(topic))
-        if recount is not None and not carried:
-            suffix = ""  # the recounted question says all it asks
+        if (subs or recount is not None) and not carried:
+            # the changed question says all it asks; the one it follows would bring back
+            # the name it replaced ("and in Bristol?" after Hamburg: a sentence naming both
+            # cities would outscore Bristol's own row)
+            suffix = ""
         if not subs and recount is None and self.stands_after_declines(question, topic):
             # nothing to follow: it is asked on its own, its search still near the topic
             shown, asked, suffix = question, question, ""

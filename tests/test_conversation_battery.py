@@ -117,6 +117,13 @@ CONVERSATIONS = {
         T("and in Munich?", "What's the hotel limit in Munich?", ("€180",)),
         T("and for meals?", "What's the meals limit in Munich?", ("€28",)),
     ],
+    # the changed question is answered alone: the question it follows would bring Hamburg
+    # back, and the travel item naming both cities ("Berlin–Hamburg or Bristol–London")
+    # would outscore Bristol's row
+    "city-named-with-the-replaced-one": [
+        T("What is the meal allowance in Hamburg?", facts=("€28",)),
+        T("and in Bristol?", "What is the meal allowance in Bristol?", ("£35",)),
+    ],
     "on-call-allowance": [
         T("How much is the on-call allowance for a primary in the UK?", page=ROTATION),
         T(

@@ -334,6 +334,9 @@ def test_offline_changes_one_thing_only_when_the_follow_up_says_little_else(ques
     if changed:
         assert completion.question.endswith("for the Payments team in week 3?")
         assert completion.query.endswith("week 3") and "week 2" not in completion.query
+        # the changed question is what the answerer reads: the one it follows would bring
+        # back "week 2", and a span naming both weeks would outscore week 3's own row
+        assert completion.prompt_question == completion.question
 
 
 def test_a_followup_that_says_what_it_asks_searches_with_the_topics_first_and_last_turns():

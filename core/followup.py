@@ -310,11 +310,11 @@ def substitutions(
     for new in news:
         if any(o.key == new.key for o in olds):
             continue
-        for position, old in enumerate(olds):
-            if position not in used and old.kinds & new.kinds:
-                out.append(_whole_phrases(previous, followup, old, new))
-                used.add(position)
-                break
+        alike = [p for p, old in enumerate(olds) if p not in used and old.kinds & new.kinds]
+        if alike:
+            position = min(alike, key=lambda p: _unlike(previous, olds[p], followup, new))
+            out.append(_whole_phrases(previous, followup, olds[position], new))
+            used.add(position)
     taken = [(s.old.start, s.old.end) for s in out]
     done = [(s.new.start, s.new.end) for s in out]
     added: list[Mention] = []
@@ -379,6 +379,23 @@ def _wiki_names(question: str, wiki_text: str) -> list[Mention]:
                 end = start + len(word.group(0))
                 out.append(Mention(word.group(0), start, end, normalize(word.group(0)), name.kinds))
     return out
+
+
+def _unlike(previous: str, old: Mention, followup: str, new: Mention) -> tuple[int, int]:
+    """How little an earlier mention of the follow-up's kind stands where the follow-up's
+    does, for choosing which of several to replace: "and in Berlin?" after "Is Good Friday
+    a holiday in Bristol?" replaces "Bristol" (after the same preposition, a name for a
+    name), not "holiday" (the header of the column Berlin and Bristol head too)."""
+    before_old = _word_before(previous, old.start)
+    before_new = _word_before(followup, new.start)
+    same_place = before_new in _PREPOSITIONS and before_old == before_new
+    return (not same_place, old.text[:1].isupper() != new.text[:1].isupper())
+
+
+def _word_before(text: str, start: int) -> str:
+    """The word right before `start`, lower-cased ("" at the start)."""
+    words = re.findall(r"[^\W\d_]+", text[:start])
+    return words[-1].lower() if words else ""
 
 
 def _same_shape(one: str, other: str) -> bool:

@@ -172,6 +172,13 @@ def test_mentions_prefer_the_longest_and_merge_kinds():
             "What about Whit Monday in Bristol?",
             "Is Whit Monday a company day off in Bristol?",
         ),
+        # of two mentions of the new one's kind ("holiday" heads the column Berlin and
+        # Bristol head too), the one after the same preposition is replaced
+        (
+            "Is Whit Monday a holiday in Bristol?",
+            "and in Berlin?",
+            "Is Whit Monday a holiday in Berlin?",
+        ),
     ],
 )
 def test_substitution_changes_one_thing(previous, followup, completed):

@@ -756,7 +756,8 @@ _ASKS_WHICH = re.compile(r"^\W*(?:and\s+|und\s+)?(?:which|welche[rsmn]?)\s+\w", 
 _ASKS_WHO = re.compile(r"^\W*(?:and\s+|und\s+)?(?:who|wer)\b", re.IGNORECASE)
 _NAME_RUN = r"[A-ZÄÖÜ][\w\-]*(?:\s+[A-ZÄÖÜ][\w\-]*){0,3}"
 _LEADING_NAME = re.compile(rf"^({_NAME_RUN})(?=\s*(?:\(|\[|,|;|\.?$))")
-_STATED_NAME = re.compile(rf"\b(?:is|are|ist|sind)\s+({_NAME_RUN})\s*\.?$")
+# (a parenthesis after the name says where or what it is: "Maren Lindqvist (Berlin)")
+_STATED_NAME = re.compile(rf"\b(?:is|are|ist|sind)\s+({_NAME_RUN})\s*(?:\([^()]*\))?\s*\.?$")
 # Pronouns for a person, English (German "sie" is also "they" and "you": left alone).
 PERSONAL = frozenset("he she him her his".split())
 # Plural pronouns, which stand for a named group ("the Payments team") or an answered name.

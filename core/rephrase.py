@@ -561,7 +561,13 @@ class OfflineCompleter:
             # it needs the question it follows, not the whole topic's words (once its
             # references are resolved it says what it asks: the earlier question's words
             # would pull the earlier answer's span ahead of its own)
-            carried = self.carried(asked, [*topic_named(topic), topic[-1]], dropped)
+            followed = [topic[-1]]
+            if anchor != topic[-1].completed_question.strip():
+                # the turn before was itself thin ("which Slack channel do they use?", shown
+                # following up on the question about Robot Firmware): the question it
+                # followed names the subject, and its terms go first
+                followed.append(Exchange(anchor, anchor))
+            carried = self.carried(asked, [*topic_named(topic), *followed], dropped)
         elif notes.get("resolved") and _took_answered_name(question, anchor, topic, shown):
             # "where is she based?" → "where is Karin Vogel based?": it asks about the thing
             # the last answer named, wherever the wiki says it, not about that answer's page

@@ -89,6 +89,26 @@ CONVERSATIONS = {
         NEW,
         T("Welches Team ist für tern-os zuständig?", facts=("Robot Firmware",)),
         T("wer leitet es?", "wer leitet Robot Firmware?", ("Lena Hoffmann",)),
+        NEW,
+        # the name answered with where it works in parentheses
+        T("Who is the CEO?", facts=("Maren Lindqvist",)),
+        T("where does she work?", "where does Maren Lindqvist work?", ("Berlin",)),
+    ],
+    # a thin follow-up after a thin one still asks about the team the topic named
+    "thin-after-thin": [
+        T("How many people does Robot Firmware have?", facts=("9",)),
+        T(
+            "which Slack channel do they use?",
+            "which Slack channel do they use? — following up on “How many people does Robot"
+            " Firmware have?”",
+            ("#team-firmware",),
+        ),
+        T(
+            "and their Jira component?",
+            "and their Jira component? — following up on “How many people does Robot"
+            " Firmware have?”",
+            ("tern-os",),
+        ),
     ],
     "firmware-rotation": [
         T("Who is the primary on-call for Robot Firmware in week 1?", page=ROTATION),

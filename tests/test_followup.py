@@ -289,6 +289,13 @@ def test_resolve_references(followup, previous, resolved):
             "The VP Engineering is Karin Vogel [2].",
             "where is Karin Vogel based?",
         ),
+        # a parenthesis after the name answered says where or what it is
+        (
+            "where does she work?",
+            "Who is the CEO?",
+            "The CEO is Maren Lindqvist (Berlin) [1].",
+            "where does Maren Lindqvist work?",
+        ),
         (
             "what is his phone number?",
             "Who is the release manager?",

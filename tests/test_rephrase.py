@@ -92,6 +92,19 @@ def test_offline_caps_history_and_carries_the_question_followed():
     assert completion.notes["carried"] == ["Question", "topic9"]
 
 
+def test_a_thin_follow_up_after_a_thin_one_carries_the_subject_they_follow():
+    first = "How many people does Robot Firmware have?"
+    second = "which Slack channel do they use?"
+    history = [
+        start(first, "The People for Robot Firmware is 9 [1]."),
+        ex(second, following_up(second, first, "en"), "#team-firmware [1]"),
+    ]
+    completion = OfflineCompleter().complete("and their Jira component?", history)
+    # the turn before names no team: the question it followed does, and goes first
+    assert completion.notes["carried"][:3] == ["people", "Robot", "Firmware"]
+    assert "Slack" in completion.notes["carried"]
+
+
 def test_a_followup_that_says_what_it_asks_carries_only_the_topics_page():
     # the older turns' words would pull the answer to the rows they asked about
     history = [

@@ -380,6 +380,12 @@ _SEVERAL = frozenset(
 )
 
 
+# A lower-case English word ending in a single "s" (a third-person verb when an article
+# follows it: "owns the", "runs a"), and the articles that tell.
+_VERB_S = re.compile(r"[a-z]{2,}[^s\W]s")
+_ARTICLES = frozenset("the a an this that these those our its".split())
+
+
 def question_focus(text: str) -> tuple[tuple[str, ...], bool]:
     """The words of the noun phrase a which/what question asks for ("Which Dell Latitude
     model resulted in ..." → Dell, Latitude, model), at most `FOCUS_WORDS`, ended by a
@@ -392,8 +398,15 @@ def question_focus(text: str) -> tuple[tuple[str, ...], bool]:
     words: list[str] = []
     marked = False
     following = ""
-    for raw in match.group("phrase").split():
+    raws = match.group("phrase").split()
+    verb_at = 0
+    for position, raw in enumerate(raws):
         word = raw.strip(".:!\"'")
+        after = raws[position + 1].lower() if position + 1 < len(raws) else ""
+        if words and not verb_at and _VERB_S.fullmatch(word) and after in _ARTICLES:
+            # "Which team owns the billing component?": a verb, not a plural noun's end (it
+            # stays in the phrase: its words are no condition on the rows)
+            verb_at = len(words)
         if word.lower().endswith(("(s)", "(n)")):
             word = word[:-3]
             marked = marked or word.lower() not in STOPWORDS
@@ -415,8 +428,9 @@ def question_focus(text: str) -> tuple[tuple[str, ...], bool]:
         words.pop()
     if not words:
         return (), False
-    head = words[-1].lower()
-    acronym = words[-1].isupper()  # "BIOS", "OS": an s that makes no plural
+    noun = words[verb_at - 1] if verb_at else words[-1]
+    head = noun.lower()
+    acronym = noun.isupper()  # "BIOS", "OS": an s that makes no plural
     plural = (
         marked
         or (match.group("aux") or "").lower() in _PLURAL_VERBS

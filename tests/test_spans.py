@@ -282,6 +282,9 @@ def test_page_fact(question, fact):
         ("Which BIOS versions were used?", ("BIOS", "versions"), True),
         ("What does BATS stand for?", (), False),
         ("Who presented the Argo design?", (), False),
+        # a verb in -s before an article is no plural noun: one team is asked for
+        ("Which team owns the billing Jira component?", ("team", "owns"), False),
+        ("Which teams own the billing component?", ("teams",), True),
     ],
 )
 def test_question_focus(question, words, plural):

@@ -848,6 +848,8 @@ def _row_answer(profile: QuestionProfile, unit: Unit, words: int) -> str:
         verdict = _asked_verdict(profile, chosen[0][1]) if chosen else None
         if verdict is None and _denying_cell(profile, unit):
             return "No"
+        if verdict is None and chosen and _predicate_elsewhere(profile, unit, chosen[0]):
+            return "No"
         return verdict or ("No" if _contradicts(profile, unit) else "Yes")
     if not chosen:
         return clip_clause(unit.text, words)
@@ -898,12 +900,39 @@ def _yesno_label(
     name, value = chosen[0] if chosen else denied
     if cell_verdict(value) is None and denied:
         name, value = denied
-    return _cell(name, value), _row_key(profile, unit, name)
+    key = _row_key(profile, unit, name)
+    noun = _asked_to_be(profile)
+    if noun:  # "Public holiday" in Berlin's cell says what is asked, not which row
+        key = ", ".join(k for k in key.split(", ") if not set(terms(k)) & noun)
+    return _cell(name, value), key
 
 
 # The asked terms a cell must hold to deny what a yes/no question asks (set by design: one
 # shared word, "test", says little).
 DENYING_TERMS = 2
+
+
+# "Is Whit Monday a holiday in Bristol?": the noun a yes/no question asks its subject to be.
+_ASKED_TO_BE = re.compile(
+    r"^\W*(?:is|are|was|were|ist|sind|war|waren)\b[^?]*?\b(?:a|an|ein|eine)\s+([^\W\d_]+)",
+    re.IGNORECASE,
+)
+
+
+def _asked_to_be(profile: QuestionProfile) -> set[str]:
+    """The terms of the noun a yes/no question asks its subject to be (`_ASKED_TO_BE`)."""
+    match = _ASKED_TO_BE.search(profile.text) if profile.qtype == "yesno" else None
+    return set(terms(match.group(1))) if match else set()
+
+
+def _predicate_elsewhere(profile: QuestionProfile, unit: Unit, cell: tuple[str, str]) -> bool:
+    """Whether the noun a yes/no question asks its subject to be ("a holiday") is missing
+    from the asked cell and said by another cell of the row: "Bristol: Normal day" beside
+    "Berlin: Public holiday" answers "Is Whit Monday a holiday in Bristol?" with No."""
+    noun = _asked_to_be(profile)
+    if not noun or noun & set(terms(cell[1])):
+        return False
+    return any(noun & set(terms(value)) for name, value in unit.pairs if (name, value) != cell)
 
 
 def _denying_cell(profile: QuestionProfile, unit: Unit) -> tuple[str, str] | None:

@@ -517,6 +517,28 @@ def test_a_yes_no_question_on_a_row_without_a_verdict_cell_says_yes():
     assert answer("Was the QA report published?", CHECKLIST) == "Yes"
 
 
+HOLIDAY_ROW = (
+    "Row 14 in Table 2: Date is Mon 17 May 2027, Holiday is Whit Monday (Pfingstmontag), "
+    "Berlin is Public holiday, and Bristol is Normal day"
+)
+
+
+@pytest.mark.parametrize(
+    "question, expected",
+    [
+        # the asked cell lacks what the question asks it to be, its neighbour says it: No
+        ("Is Whit Monday a holiday in Bristol?", "No"),
+        ("Is Whit Monday a holiday in Berlin?", "Yes"),
+    ],
+)
+def test_a_yes_no_whose_asked_cell_lacks_the_noun_another_cell_says(question, expected):
+    (number, span), *_ = best_spans(
+        question, [(1, "Offices and Public Holidays — Public holidays", HOLIDAY_ROW)]
+    )
+    assert span.answer == expected
+    assert "Public holiday" not in span.row_key  # it says what is asked, not which row
+
+
 @pytest.mark.parametrize("question", ["What is TBOOT?", "Was bedeutet TBOOT?", "Was ist TBOOT?"])
 def test_a_definition_comes_before_a_better_ranked_sentence_naming_the_thing(question):
     notes = "It is the reference program from Intel for driving TXT."

@@ -682,7 +682,7 @@ def _amount_column(asked: Asked, table: Table, conditions: set[str]) -> str:
     for name in table.columns:
         named = len(asked.found(name) & conditions)
         values = [dict(r.pairs).get(name, "") for r in table.ordered]
-        amounts = [amount(v) is not None for v in values if not _empty(v)]
+        amounts = [amount(v) is not None or _unlimited(v) for v in values if not _empty(v)]
         if named and sum(amounts) >= 2 and sum(amounts) > len(amounts) - sum(amounts):
             best.append((named, name))
     best.sort(reverse=True)
@@ -973,6 +973,14 @@ def _named_rows(asked: Asked, table: Table) -> list[Row]:
     return [row for count, row in out if count == top]
 
 
+# A cell saying there is no limit: the largest of any amounts ("Unlimited (fair use)").
+_UNLIMITED = re.compile(r"^\W*(?:unlimited|unbegrenzt|unbeschränkt|no limit|kein limit)\b", re.I)
+
+
+def _unlimited(value: str) -> bool:
+    return bool(_UNLIMITED.match(value))
+
+
 def extreme_row(profile: QuestionProfile, asked: Asked, tables: Sequence[Table]) -> Composed | None:
     """ "Which city has the highest hotel limit?": the row with the largest (or smallest)
     amount in the column the question names among the rows that meet the question's
@@ -993,7 +1001,8 @@ def extreme_row(profile: QuestionProfile, asked: Asked, tables: Sequence[Table])
         label = _label_column(asked, table, noun)
         conditions -= asked.found(column)
         by_currency: dict[str, list[tuple[float, Row]]] = {}
-        in_words: list[Row] = []  # "Unlimited", "Not rate-limited": compared with none
+        in_words: list[Row] = []  # "Not rate-limited": compared with none
+        unlimited: list[Row] = []  # "Unlimited (fair use)": above every amount
         for row in table.ordered:
             value = dict(row.pairs).get(column, "")
             cell = amount(value)
@@ -1001,10 +1010,17 @@ def extreme_row(profile: QuestionProfile, asked: Asked, tables: Sequence[Table])
                 continue
             if cell is not None:
                 by_currency.setdefault(cell.currency, []).append((cell.value, row))
+            elif _unlimited(value):
+                unlimited.append(row)
             elif not _empty(value):
                 in_words.append(row)
-        if sum(len(v) for v in by_currency.values()) < 2:
+        if sum(len(v) for v in by_currency.values()) + len(unlimited) < 2:
             continue
+        if wants_max and unlimited:  # no amount is above "Unlimited"
+            names = _joined([_label(row, label) for row in unlimited], language)
+            said = dict(unlimited[0].pairs)[column]
+            text = extreme_sentence(names, len(unlimited) > 1, column, said, True, language)
+            return _composed(text + table.seen(language), [row.source for row in unlimited])
         picked = []
         for values in by_currency.values():
             value = (max if wants_max else min)(v for v, _ in values)

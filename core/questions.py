@@ -384,6 +384,11 @@ _SEVERAL = frozenset(
 # follows it: "owns the", "runs a"), and the articles that tell.
 _VERB_S = re.compile(r"[a-z]{2,}[^s\W]s")
 _ARTICLES = frozenset("the a an this that these those our its".split())
+# Verbs a which-question asks with in the third person ("Which team owns tern-os?").
+_VERBS_S = frozenset(
+    "owns uses runs handles manages leads covers needs sends holds contains includes supports"
+    " provides allows requires maintains hosts stores builds ships approves".split()
+)
 
 
 def question_focus(text: str) -> tuple[tuple[str, ...], bool]:
@@ -403,10 +408,18 @@ def question_focus(text: str) -> tuple[tuple[str, ...], bool]:
     for position, raw in enumerate(raws):
         word = raw.strip(".:!\"'")
         after = raws[position + 1].lower() if position + 1 < len(raws) else ""
-        if words and not verb_at and _VERB_S.fullmatch(word) and after in _ARTICLES:
-            # "Which team owns the billing component?": a verb, not a plural noun's end (it
-            # stays in the phrase: its words are no condition on the rows)
+        if (
+            words
+            and not verb_at
+            and _VERB_S.fullmatch(word)
+            and (after in _ARTICLES or word in _VERBS_S)
+        ):
+            # "Which team owns the billing component?": a verb, not a plural noun's end; it
+            # ends the phrase (what follows it says which rows) and stays in it (its words
+            # are no condition on the rows)
             verb_at = len(words)
+            words.append(word)
+            break
         if word.lower().endswith(("(s)", "(n)")):
             word = word[:-3]
             marked = marked or word.lower() not in STOPWORDS

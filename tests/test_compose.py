@@ -767,10 +767,24 @@ def test_extremes_over_a_column_with_a_row_in_words(question, expected):
 def test_a_column_mostly_in_words_is_not_compared():
     table = (
         plan_table()
-        .replace("Burst is 20", "Burst is Unlimited")
-        .replace("Burst is 100", "Burst is Unlimited")
+        .replace("Burst is 20", "Burst is On request")
+        .replace("Burst is 100", "Burst is On request")
     )
     assert compose("Which plan has the highest burst?", [(1, PLANS, table)]) is None
+
+
+@pytest.mark.parametrize(
+    ("question", "expected"),
+    [
+        ("Which plan has the highest burst?", "Enterprise has the highest Burst (Unlimited)"),
+        ("Which plan has the lowest burst?", "Starter has the lowest Burst (20)"),
+        ("Welcher Plan hat den höchsten Burst?", "Den höchsten Wert bei Burst hat Enterprise"),
+    ],
+)
+def test_unlimited_is_above_every_amount(question, expected):
+    table = plan_table().replace("Burst is 500", "Burst is Unlimited")
+    composed = compose(question, [(1, PLANS, table)])
+    assert composed is not None and composed.text.startswith(expected)
 
 
 def test_rows_of_a_table_found_in_part_counted_as_a_lower_bound():

@@ -284,6 +284,7 @@ def test_page_fact(question, fact):
         ("Who presented the Argo design?", (), False),
         # a verb in -s before an article is no plural noun: one team is asked for
         ("Which team owns the billing Jira component?", ("team", "owns"), False),
+        ("Which team owns tern-os?", ("team", "owns"), False),  # what follows says which
         ("Which teams own the billing component?", ("teams",), True),
     ],
 )

@@ -402,10 +402,21 @@ def units(text: str) -> tuple[Unit, ...]:
             lists += 1
         items.clear()
 
+    # The terms of the numbered section heading the lines below it are under.
+    section: frozenset[str] = frozenset()
     for raw in text.split("\n"):
         line = " ".join(raw.split())
         if not line or _TABLE_HEAD.match(line):
             continue
+        heading = section_heading(line)
+        if heading:
+            close_list()
+            intro = frozenset()
+            section = frozenset(terms(heading))
+            # its number is no term: a heading that restates the question says nothing
+            out.append(Unit("sentence", line, section, len(line.split())))
+            continue
+        start = len(out)
         if is_metadata(line):
             facts = byline_facts(line)
             if facts:
@@ -417,8 +428,8 @@ def units(text: str) -> tuple[Unit, ...]:
             if item:
                 items.append(item)
                 unit = _unit("item", item, group=lists)
-                out.append(replace(unit, antecedent=intro - unit.stems))
-                if item.endswith(":"):
+                out.append(replace(unit, antecedent=(intro | section) - unit.stems))
+                if opens_list(item):
                     intro = unit.stems
             continue
         close_list()
@@ -431,10 +442,46 @@ def units(text: str) -> tuple[Unit, ...]:
             out.extend(_answered(line, out[-1] if out else None))
         else:
             out.extend(_sentences(line))
-            if line.endswith(":"):
+            if opens_list(line):
                 intro = out[-1].stems if out else frozenset()
+        if section:
+            out[start:] = [
+                replace(u, antecedent=u.antecedent | (section - u.stems)) for u in out[start:]
+            ]
     close_list()
     return tuple(out)
+
+
+# A line that announces a list after it: a closing colon, or words that a list finishes
+# ("The project includes a bunch of tools, like", "such as", "including", "wie z. B.").
+_OPENS_LIST = re.compile(
+    r"(?::|,?\s\b(?:like|such as|including|for example|e\.\s?g\.|as follows|wie"
+    r"|z\.\s?B\.|beispielsweise|darunter|u\.\s?a\.))\s*$",
+    re.IGNORECASE,
+)
+
+
+def opens_list(line: str) -> bool:
+    """Whether a line announces the list after it (`_OPENS_LIST`)."""
+    return bool(_OPENS_LIST.search(line))
+
+
+# A numbered section heading on a line of its own ("4.2) Successful installation of the
+# tools.", "2.3.1 Scope"): its number has two levels or more, which a list item's has not.
+_SECTION_HEADING = re.compile(r"^\d+(?:\.\d+)+[.)]?\s+(\S.*?)[.:]?$")
+SECTION_WORDS = 12
+
+
+def section_heading(line: str) -> str:
+    """The title of a numbered section heading line, or "" for another line. A heading
+    names what the lines under it are about: a question that restates it ("How do I add a
+    USB device ...?" over "4.7) Add a USB device and test it.") is answered by the lines
+    under it, which read it as their heading (their `antecedent`), not by the heading."""
+    found = _SECTION_HEADING.match(line)
+    if not found or len(found.group(1).split()) > SECTION_WORDS:
+        return ""
+    title = found.group(1)
+    return "" if len(SENTENCE_END.split(title)) > 1 else title
 
 
 # A sentence that opens by referring back to the one before it: "This variable ...", "It
@@ -587,11 +634,12 @@ def _weight(profile: QuestionProfile, stems) -> float:
 def _new(candidate: str, profile: QuestionProfile) -> bool:
     """Whether a candidate answer says something the question does not already say: a word
     the question lacks, and a content word whose stem it lacks ("The release manager" says
-    nothing new to "Wer ist der Backup des Release Managers?")."""
+    nothing new to "Wer ist der Backup des Release Managers?"), nor in translation ("team
+    members" to "Wer sind die Mitglieder des Teams?": `QuestionProfile.aliases`)."""
     if not {w.lower() for w in TOKEN.findall(candidate)} - profile.words:
         return False
     content = set(terms(candidate))
-    return not content or bool(content - set(profile.terms))
+    return not content or bool(content - set(profile.terms) - profile.aliases.keys())
 
 
 def typed_values(qtype: str, text: str, profile: QuestionProfile) -> list[str]:
@@ -613,7 +661,7 @@ def typed_values(qtype: str, text: str, profile: QuestionProfile) -> list[str]:
             found = [(start, value) for start, value in found if _AMOUNT.search(value)]
             found += [(m.start(), m.group(0)) for m in _MONEY.finditer(text)]
     elif qtype == "who":
-        found = [(m.start(), m.group(0)) for m in _NAME.finditer(text)]
+        found = [(m.start(), m.group(0)) for m in _NAME.finditer(text) if not _quoted(text, m)]
         found += [(m.start(), m.group(0)) for m in _PEOPLE.finditer(text)]
         if _ASKS_CONTACT.search(profile.text):
             found += [(m.start(), m.group(0)) for m in _CONTACT.finditer(text)]
@@ -642,6 +690,16 @@ def typed_values(qtype: str, text: str, profile: QuestionProfile) -> list[str]:
         if value not in out:
             out.append(value)
     return out
+
+
+_QUOTES = "\"'“”„‘’«»"
+
+
+def _quoted(text: str, found: re.Match) -> bool:
+    """Whether a name stands in quotes: a label of the user interface or a title ('Click
+    "Space Tools"'), not a person."""
+    before, after = text[found.start() - 1 : found.start()], text[found.end() : found.end() + 1]
+    return bool(before) and before in _QUOTES and bool(after) and after in _QUOTES
 
 
 def _trim(value: str) -> str:
@@ -1001,7 +1059,7 @@ def _announced_items(
         following = found[position + 1 : position + 2]
         if following and following[0].kind == "sentence":
             return clip_clause(following[0].text, words)
-    if unit.kind not in ("sentence", "item") or not unit.text.endswith(":"):
+    if unit.kind not in ("sentence", "item") or not opens_list(unit.text):
         return ""
     following = found[position + 1 :]
     if unit.kind == "item":  # "- The basic approaches are:" and the items under it
@@ -1337,12 +1395,19 @@ def scored_units(
             continue
         if _asks(unit) or (unit.kind in ("sentence", "item") and _aside(profile, unit.text)):
             continue
+        if _bare_intro(profile, found, position):
+            continue
         if unit.kind == "row" and numbered_otherwise(profile, unit):
             continue
         if unit.kind == "row":
             unit = asked_block(profile, unit)
         held = unit.stems | unit.antecedent if unit.answers else unit.stems
-        if not (held & wanted or (titled and unit.kind == "list") or definition):
+        if not (
+            held & wanted
+            or (titled and unit.kind == "list")
+            or definition
+            or _titled_value(profile, titled, unit)
+        ):
             continue
         # A stated count is of what the passage opens naming
         # ("Headcount ...: 58 people" under "Who owns what at Northwind Robotics.").
@@ -1352,6 +1417,33 @@ def scored_units(
             score += DEFINITION_BONUS
         out.append(Scored(score, covered, unit, position))
     return out
+
+
+def _bare_intro(profile: QuestionProfile, found: Sequence[Unit], position: int) -> bool:
+    """Whether a unit announces a list in words (`opens_list`, not a colon) that its
+    evidence does not hold: the evidence ends with it ("The project includes a bunch of
+    tools, like"), so it answers nothing but a yes or no. (A closing colon announces what
+    the reply reads from the page after it: `core.compose`.)"""
+    unit = found[position]
+    return (
+        profile.qtype != "yesno"
+        and unit.kind in ("sentence", "item")
+        and position == len(found) - 1
+        and not unit.text.endswith(":")
+        and opens_list(unit.text)
+    )
+
+
+def _titled_value(profile: QuestionProfile, titled: bool, unit: Unit) -> bool:
+    """Whether a table row shares no term with a who, when or version question but its
+    heading does and its cells hold values of the asked kind: the names in a table under
+    "The team" answer "Who are the members of the team?"."""
+    return (
+        titled
+        and unit.kind == "row"
+        and profile.qtype in ("who", "when", "version")
+        and bool(typed_values(profile.qtype, unit.text, profile))
+    )
 
 
 # A sentence that is an aside as a whole, "(... stage in the above diagram)", and a wiki
@@ -1445,7 +1537,7 @@ def _announces(profile: QuestionProfile, unit: Unit) -> bool:
     """Whether a unit that only echoes the question announces its answer: it ends with ":"
     and holds every asked term ("Exit criteria for staging:" for "What are the exit
     criteria for staging?"; not "Action items:" for "Action items for Rich?")."""
-    if not unit.text.endswith(":"):
+    if not opens_list(unit.text):
         return False
     held = profile.asked_in(unit.stems)
     compounds = {t for t in profile.terms if "-" in t and set(t.split("-")) <= held | {t}}

@@ -22,7 +22,7 @@ lint: $(STAMP)
 	$(BIN)/ruff format --check .
 
 test: lint
-	$(BIN)/pytest -q
+	$(BIN)/pytest -q --durations=25
 
 # Regenerate the README's settings table from core/settings.py (tests/test_docs.py checks it).
 docs: $(STAMP)

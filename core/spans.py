@@ -32,6 +32,7 @@ from functools import lru_cache
 from itertools import takewhile
 from typing import NamedTuple
 
+from core.glossary import glossary_words
 from core.list_counts import counted_noun, counts_list
 from core.questions import (
     CONTEXT,
@@ -1548,12 +1549,24 @@ def _announces(profile: QuestionProfile, unit: Unit) -> bool:
 _NUMBERED = re.compile(r"\b([^\W\d_]{2,})[\s-]?(\d{1,3})\b", re.UNICODE)
 
 
+_CARRIED_NUMBERED = re.compile(r"\b([^\W\d_]{2,}),\s(\d{1,3})\b", re.UNICODE)
+
+
 def numbered_otherwise(profile: QuestionProfile, unit: Unit) -> bool:
     """Whether a table row names another number of a numbered thing the question names
     ("Week 1" in its cells for "... in week 3?"): such a row is about another week, however
     many of the question's other words it holds. The words are compared by stem, a German
     question's through its translations ("Woche 2" names the rows' "Week 2")."""
-    asked = {_word_stem(w): n for w, n in _NUMBERED.findall(CONTEXT.sub(" ", profile.text))}
+    # a follow-up's carried topic lists "Woche, 2" for the "Woche 2" its question named
+    carried = " ".join(m.group(1) for m in CONTEXT.finditer(profile.text))
+    asked = {}
+    for word, number in _CARRIED_NUMBERED.findall(carried):
+        # the carried words go untranslated: "Woche" names the rows' "Week" by the glossary
+        for form in (word, *glossary_words(word)[:1]):
+            asked[_word_stem(form)] = number
+    asked.update(
+        {_word_stem(w): n for w, n in _NUMBERED.findall(CONTEXT.sub(" ", profile.text))}
+    )
     if not asked:
         return False
     for _, value in unit.pairs:

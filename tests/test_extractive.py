@@ -993,6 +993,48 @@ def test_a_compound_head_is_known_by_the_glossarys_first_word_for_it():
     assert with_contracts.unknown_words(question) == []
 
 
+def test_an_unknown_german_word_lends_no_support_through_its_translation():
+    """A German word the wiki has no word for ("Supportverträge": its translation lands on
+    its front, "support") does not count as found where that translation is: the sentence
+    about commercial support holds OpenXT and "kommerzielle" of the question, under
+    `UNKNOWN_SUPPORT`, and is declined as the English twin ("support contracts") is. The
+    wiki that has contracts answers the same question from the same sentence."""
+    translations = {"supportverträge": ["support"], "kommerzielle": ["commercial"]}
+    vocabulary = {"openxt", "support", "commercial", "derivatives", "operational", "sells"}
+    question = "Wer verkauft kommerzielle Supportverträge für OpenXT?"
+    said = "Rich Persaud gives operational support on commercial derivatives of OpenXT."
+    support = [ev(1, said, "OpenXT")]
+
+    def llm(words):
+        return ExtractiveLLM(
+            {"de": 0.0},
+            translate=lambda question: translations,
+            vocabulary=lambda: words,
+            glossary=True,
+        )
+
+    assert llm(vocabulary).unknown_words(question) == ["supportverträge"]
+    assert ask(question, llm(vocabulary), support) == OUT_OF_SCOPE
+    assert ask(question, llm(vocabulary | {"contracts"}), support) != OUT_OF_SCOPE
+    # a glossary word under 3 letters is in no vocabulary: "Großbritannien" (uk) is no
+    # unknown word whose translation to drop
+    britain = "Wie viele Urlaubstage habe ich in Großbritannien?"
+    assert llm({"leave", "days", "united", "kingdom"}).unknown_words(britain) == []
+
+
+def test_a_pruefung_is_an_exam():
+    """ "Prüfung" names an exam (or test), "Überprüfung" a check: a wiki with checks but no
+    exams lacks the certification exam ("Zertifizierungsprüfung"), and still has the
+    check of an installation."""
+    vocabulary = {"certification", "check", "checks", "installation", "company", "pay"}
+    llm = ExtractiveLLM({"de": 0.0}, vocabulary=lambda: vocabulary, glossary=True)
+    exam = "Bezahlt die Firma eine Zertifizierungsprüfung?"
+    assert llm.unknown_words(exam) == ["zertifizierungsprüfung"]
+    assert llm.unknown_words("Welche Überprüfung braucht die Installation?") == []
+    with_exams = ExtractiveLLM(vocabulary=lambda: vocabulary | {"exam"}, glossary=True)
+    assert with_exams.unknown_words(exam) == []
+
+
 def test_overtime_is_a_word_of_its_own_not_hours():
     """ "Überstunden" is overtime, not the hours its parts spell: a wiki with hours but no
     overtime lacks it; so is "Freizeit" (time off) not a time."""

@@ -247,6 +247,29 @@ def test_a_german_question_names_a_product_glued_from_english_words():
     assert ask(question, named, [chromebook]) != OUT_OF_SCOPE
 
 
+def test_a_german_question_names_an_english_name_by_its_words():
+    """Capitalized words in a row with an English word among them are an English name taken
+    over into the German question ("Mount Everest"): its words are read as the English
+    question's, and the one the wiki lacks declines it; German nouns beside such a name and
+    an acronym ("HID Deskriptoren") make no name."""
+    wiki = WIKI | {"mount", "mounted", "community", "call", "business", "class", "descriptors"}
+    wiki |= {"december", "attended"}
+    question = "Wie hoch ist der Mount Everest?"
+    assert unknown_names(question, wiki) == ["everest"]
+    assert unknown_names("How high is Mount Everest?", wiki) == ["everest"]
+    assert unknown_names(question, wiki | {"everest"}) == []
+    assert unknown_names("Wer hat am Community Call im Dezember teilgenommen?", wiki) == []
+    assert unknown_names("Darf ich über sechs Stunden Business Class buchen?", wiki) == []
+    assert unknown_names("Wie werden HID Deskriptoren geparst?", wiki) == []
+    llm = ExtractiveLLM({"de": 0.0}, vocabulary=lambda: wiki, glossary=True)
+    mounted = make_evidence(1, "The disk is mounted in two different places.", "Disks")
+    assert ask(question, llm, [mounted]) == OUT_OF_SCOPE
+    # the German question about a name the wiki has is answered
+    calls = make_evidence(1, "Rich Persaud attended the Community Call in December.", "Calls")
+    asked = "Wer hat am Community Call im Dezember teilgenommen?"
+    assert ask(asked, llm, [calls]) != OUT_OF_SCOPE
+
+
 @pytest.mark.parametrize(
     ("word", "expected"),
     [

@@ -1564,9 +1564,7 @@ def numbered_otherwise(profile: QuestionProfile, unit: Unit) -> bool:
         # the carried words go untranslated: "Woche" names the rows' "Week" by the glossary
         for form in (word, *glossary_words(word)[:1]):
             asked[_word_stem(form)] = number
-    asked.update(
-        {_word_stem(w): n for w, n in _NUMBERED.findall(CONTEXT.sub(" ", profile.text))}
-    )
+    asked.update({_word_stem(w): n for w, n in _NUMBERED.findall(CONTEXT.sub(" ", profile.text))})
     if not asked:
         return False
     for _, value in unit.pairs:

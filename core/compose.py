@@ -1453,9 +1453,11 @@ def _always_said(
     ]
     title = table.header.split(" — ")[-1].rstrip(": ")
     label = _telling_column(asked, rows, column, names)
-    cited: dict[str, list[Row]] = {}
+    cited: dict[str, list[Row]] = {}  # one value, however its rows write it ("8G", "8 GB")
     for row in rows:
-        cited.setdefault(dict(row.pairs)[column], []).append(row)
+        value = dict(row.pairs)[column]
+        spelled = next((v for v in cited if _same_value(v, value)), value)
+        cited.setdefault(spelled, []).append(row)
     values = _joined(
         [
             f"{value}{_labels(found, label, language)} {_cites(sorted({r.source for r in found}))}"

@@ -882,10 +882,18 @@ def headline(
 
 
 def _verdict_cells(span: Span) -> bool:
-    """Whether a row span has a deciding cell: its label, or a pass/fail-like cell (`_flag`:
-    "INST: Y")."""
+    """Whether a row span has a deciding cell: its label, or a short cell with a
+    pass/fail-like word (`_flag`: "INST: Y", "Tools: installation OK")."""
     cells = row_cells(span.whole or span.unit)
-    return bool(span.label) or any(_flag(value) is not None for _, value in cells)
+    return bool(span.label) or any(
+        len(value.split()) <= VERDICT_CELL_WORDS
+        and any(_flag(w) is not None for w in value.split())
+        for _, value in cells
+    )
+
+
+# The most words of a cell whose pass/fail-like word decides a row ("installation OK").
+VERDICT_CELL_WORDS = 4
 
 
 def _row_verdict(profile, span: Span, number: int, language: str, heading: str) -> str:

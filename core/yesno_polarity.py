@@ -26,8 +26,8 @@ _BOUNDARY = re.compile(r"[.;:,()]|\b(?:and|but|which|who|that|und|aber|die|der)\
 _NAME_WORD = re.compile(r"^[A-ZÄÖÜ][a-zäöüß'-]+$")
 # Words that open a question's rest without being its verb ("also", "ever").
 _ADVERBS = frozenset(("also", "ever", "really", "actually", "auch", "jemals", "wirklich"))
-# "only", "nur": what follows is all there is.
-_ONLY = re.compile(r"\b(?:only|nur|ausschließlich|exclusively)\b", re.I)
+# "only", "nur": what follows is all there is ("read-only" is no such word).
+_ONLY = re.compile(r"(?<![\w-])(?:only|nur|ausschließlich|exclusively)\b(?!-)", re.I)
 
 
 def other_agent(profile: QuestionProfile, clause: str) -> str:

@@ -65,11 +65,13 @@ def decides(question: str, clause: str, translations: Translations = (), before:
     )
 
 
-# Where a question's predicate ends and its qualifiers begin: a comma, or a preposition
-# that sets the scope ("in the context of", "as per", "during", "for", "laut", "während").
+# Where a question's predicate ends and its qualifiers begin: a comma, a preposition that
+# sets the scope ("in the context of", "as per", "during", "for", "laut", "während"), or a
+# time ("this winter", "next year").
 _QUALIFIER = re.compile(
     r",|\s(?:in|for|during|with|as per|according to|on|at|im|in der|für|während|bei|laut"
-    r"|gemäß)\s",
+    r"|gemäß)\s|\s(?:this|next|last)\s+(?:winter|summer|spring|autumn|fall|year|quarter"
+    r"|month|week)\b",
     re.I,
 )
 

@@ -163,3 +163,9 @@ def test_a_row_without_a_deciding_cell_that_holds_little_of_the_question_decides
     installed = _row("Yes", "OS: Debian jessie x64 from PXE; Tools: installation OK")
     asked = "Was the installation of Debian jessie x64 successful?"
     assert render(asked, [(1, installed)], 0).startswith("Yes:")
+
+
+def test_a_time_after_the_predicate_is_a_qualifier():
+    question = "Are there any dates when we can't release to production this winter?"
+    clause = "Release blackout: no production releases from 18 December to 6 January."
+    assert decides(question, clause)

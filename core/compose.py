@@ -1455,13 +1455,13 @@ def _always_said(
     label = _telling_column(asked, rows, column, names)
     cited: dict[str, list[Row]] = {}  # one value, however its rows write it ("8G", "8 GB")
     for row in rows:
-        value = dict(row.pairs)[column]
-        spelled = next((v for v in cited if _same_value(v, value)), value)
+        cell = dict(row.pairs)[column]
+        spelled = next((v for v in cited if _same_value(v, cell)), cell)
         cited.setdefault(spelled, []).append(row)
     values = _joined(
         [
-            f"{value}{_labels(found, label, language)} {_cites(sorted({r.source for r in found}))}"
-            for value, found in cited.items()
+            f"{cell}{_labels(found, label, language)} {_cites(sorted({r.source for r in found}))}"
+            for cell, found in cited.items()
         ],
         language,
     )

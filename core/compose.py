@@ -530,6 +530,7 @@ def compose(
             compare_rows(profile, asked, tables)
             or any_verdict(profile, asked, tables)
             or all_verdict(profile, asked, tables)
+            or always_value(profile, asked, tables)
             or other_values(profile, asked, tables)
         )
     counted = _COUNTS.search(profile.text) if profile.qtype == "count" else None
@@ -1117,9 +1118,12 @@ def _held_rows(asked: Asked, table: Table, column: str) -> tuple[set[str], list[
     """(the question's row-naming terms (`_names`), each row of the table with how many of
     them it holds)."""
     names = _names(asked, table, column)
-    return names, [
-        (len(asked.found(" ".join(v for _, v in row.pairs)) & names), row) for row in table.ordered
-    ]
+    return names, [(len(asked.found(_row_text(row)) & names), row) for row in table.ordered]
+
+
+def _row_text(row: Row) -> str:
+    """A row's values, joined."""
+    return " ".join(v for _, v in row.pairs)
 
 
 def column_values(
@@ -1370,6 +1374,144 @@ def all_verdict(profile: QuestionProfile, asked: Asked, tables: Sequence[Table])
     # The rows asked about are those read: they, not the whole table found, are cited.
     read = Table(table.header, table.number, {r.number: r for r in rows}, table.complete)
     return Composed(f"{text}{read.seen(language)}.", tuple(sorted({r.source for r in rows})))
+
+
+# "Was the memory always 8G ...?", "War der Speicher immer 8G?": a yes/no whether one column
+# holds the asked value in every row asked about.
+_ALWAYS = re.compile(r"\b(always|every time|in all|immer|stets|jedes mal|in allen)\b", re.I)
+# Units a value is written with or without ("8G", "8 GB"): compared without them.
+_VALUE_UNIT = re.compile(r"(?<=\d)\s*([kmgt])i?b?\b", re.I)
+
+
+def _same_value(cell: str, value: str) -> bool:
+    """Whether a cell says the asked value however it is spaced or its unit abbreviated:
+    "8 GB", "8GB" and "8G" are one value, "16G" another."""
+
+    def plain(text: str) -> str:
+        return re.sub(r"\s+", "", _VALUE_UNIT.sub(r"\1", text.strip().lower()))
+
+    return plain(cell) == plain(value)
+
+
+# A value with a digit as a question writes it ("8G", "8 GB", "2.0").
+_QUANTITY = re.compile(r"\b\d+(?:[.,]\d+)*(?:\s*[kmgt]i?b?\b)?", re.I)
+
+
+def _asked_value(profile: QuestionProfile, table: Table, column: str) -> str:
+    """The question's value (`_QUANTITY`) that some row holds under `column` ("8G" of
+    Memory, or "8 GB" against a cell "8G"); "" when none or several are."""
+    cells = [dict(row.pairs).get(column, "") for row in table.ordered]
+    found = {
+        match.group(0)
+        for match in _QUANTITY.finditer(CONTEXT.sub(" ", profile.text))
+        if any(_same_value(cell, match.group(0)) for cell in cells)
+    }
+    return found.pop() if len(found) == 1 else ""
+
+
+def always_value(
+    profile: QuestionProfile, asked: Asked, tables: Sequence[Table]
+) -> Composed | None:
+    """ "Was the memory always 8G in Dell Haswell configurations?": over the rows of the
+    table that hold most of the question's names (`_names`: Dell, Haswell), the cells of
+    the column the question names (Memory) against the value it asks about (8G, a value
+    with a digit that some row holds): Yes when every filled cell is that value, else No
+    with the values the rows hold, each cited. One row cannot say "always": a Yes read
+    from it would be a guess, and a row dump no answer. None when no column is named, the
+    question names no rows, fewer than two rows hold its names, or every row found holds
+    the value but the table was not found whole (`core.whole_tables` reads it whole)."""
+    text = CONTEXT.sub(" ", profile.text)
+    if not _ALWAYS.search(text):
+        return None
+
+    def valued(table: Table) -> str:  # the column the question names with a value of it
+        named = [c for c in table.columns if asked.found(c) and _asked_value(profile, table, c)]
+        return named[0] if named else ""
+
+    chosen = _asked_table(asked, tables, valued)
+    if chosen is None:
+        return None
+    table, column, _ = chosen
+    value = _asked_value(profile, table, column)
+    names = _names(asked, table, column) - asked.found(value)
+    held = [(len(asked.found(_row_text(row)) & names), row) for row in table.ordered]
+    most = max(count for count, _ in held)
+    if not names or not most:
+        return None
+    rows = [
+        row for count, row in held if count == most and not _empty(dict(row.pairs).get(column, ""))
+    ]
+    same = all(_same_value(dict(row.pairs)[column], value) for row in rows)
+    if len(rows) < 2 or (same and not table.complete):
+        return None  # a Yes needs every row: over rows found, only a No is sure
+    return _always_said(profile, asked, table, column, value, rows, names)
+
+
+def _always_said(
+    profile: QuestionProfile,
+    asked: Asked,
+    table: Table,
+    column: str,
+    value: str,
+    rows: Sequence[Row],
+    names: set[str],
+) -> Composed:
+    """Yes or No whether every row's `column` cell is `value`, said of the rows' `names`,
+    with the cells, cited."""
+    same = all(_same_value(dict(row.pairs)[column], value) for row in rows)
+    language = _language(profile)
+    yes, no = ("Ja", "Nein") if language == "de" else ("Yes", "No")
+    about = [
+        other
+        for row in rows[:1]
+        for name, other in row.pairs
+        if name != column and asked.found(other) & names and len(other.split()) <= KEY_WORDS
+    ]
+    title = table.header.split(" — ")[-1].rstrip(": ")
+    label = _telling_column(asked, rows, column, names)
+    cited: dict[str, list[Row]] = {}  # one value, however its rows write it ("8G", "8 GB")
+    for row in rows:
+        cell = dict(row.pairs)[column]
+        spelled = next((v for v in cited if _same_value(v, cell)), cell)
+        cited.setdefault(spelled, []).append(row)
+    values = _joined(
+        [
+            f"{cell}{_labels(found, label, language)} {_cites(sorted({r.source for r in found}))}"
+            for cell, found in cited.items()
+        ],
+        language,
+    )
+    count = len(rows)
+    found = "" if table.complete else (" gefundenen" if language == "de" else " found")
+    if language == "de":
+        scope = f"in den {count}{found} Zeilen für {_joined(about, language)} in {title}"
+        text = f"{yes if same else no}: {scope} ist {column} {'immer ' if same else ''}{values}"
+    else:
+        scope = f"in the {count} rows{found} for {_joined(about, language)} in {title}"
+        text = f"{yes if same else no}: {scope}, {column} is {'always ' if same else ''}{values}"
+    return Composed(f"{text}{table.seen(language)}.", tuple(sorted({r.source for r in rows})))
+
+
+def _telling_column(asked: Asked, rows: Sequence[Row], column: str, names: set[str]) -> str:
+    """The first column other than `column` whose short values tell `rows` apart, each
+    saying more than the question's `names` and more than a letter or two (Model: "E7440",
+    "Optiplex XE2", not T: "D", "L"); "" when none does."""
+    for name, _ in rows[0].pairs:
+        values = [dict(row.pairs).get(name, "") for row in rows]
+        if name == column or any(_empty(v) or len(v.split()) > KEY_WORDS for v in values):
+            continue
+        named = any(set(terms(v)) <= asked.found(v) & names for v in values)
+        short = all(len(v.strip()) <= 2 for v in values)
+        if len(set(values)) == len(values) and not named and not short:
+            return name
+    return ""
+
+
+def _labels(rows: Sequence[Row], column: str, language: str) -> str:
+    """ " (E7440 and E6540)": the rows' cells of `column`, or "" without one."""
+    if not column:
+        return ""
+    return f" ({_joined([dict(row.pairs)[column] for row in rows], language)})"
 
 
 # "Were more versions of A tested, or B?", "Wurden mehr A oder B getestet?": which of two

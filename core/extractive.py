@@ -62,7 +62,7 @@ from core.cell_sentences import (
 from core.commenters import commenters
 from core.compose import about_section, compose, listed_under
 from core.counted_answer import counts_asked
-from core.deciding_clause import decides, undecided
+from core.deciding_clause import asks_every, decides, undecided
 from core.full_names import with_full_name
 from core.glossary import glossary_words, head_words
 from core.lexical import GERMAN_STOPWORDS
@@ -845,19 +845,18 @@ def headline(
     if profile.qtype == "yesno" and span.answer in ("Yes", "No"):
         clause = deciding_sentence(profile, span.whole or span.unit)
         if span.kind == "row":
-            named = _abbreviated_cell(profile, span, language, heading)
-            if named:  # the column the question spells out ("audio" for AUD) decides
-                yes, said = named
-                return _cite(verdict(yes, lowered(said), language), number)
-            said = _deciding_cell(span, language, heading)
-            if said:
-                return _cite(verdict(span.answer == "Yes", lowered(said), language), number)
-            clause = f"{span.label} ({span.row_key})" if span.row_key else span.label
-            said = "" if clause else row_line(profile, span.unit, language, span.answer == "Yes")
-            if said:
-                return _cite(said, number)
-            clause = clause or clip_words(span.unit.replace("; ", ", "), 16)
-        elif not decides(question, clause, translations):
+            line = _row_verdict(profile, span, number, language, heading)
+            if span.answer == "Yes" and (
+                asks_every(asked)
+                or (not _verdict_cells(span) and not decides(question, span.unit, translations))
+            ):
+                # one row cannot show that every row says yes, and a row with no deciding
+                # cell that holds too little of the question decides nothing: what it says
+                return undecided(unverdicted(line), language)
+            return line
+        whole = span.whole or span.unit
+        before = f"{heading} {whole[: max(whole.find(clause), 0)]}"  # what "It" names
+        if not decides(question, clause, translations, before):
             # a clause that says nothing of what is asked: what the wiki says, no Yes or No
             return f"{undecided(clip_words(clause, 30), language)} [{number}]"
         return f"{verdict(span.answer == 'Yes', clip_words(clause, 30), language)} [{number}]"
@@ -916,6 +915,39 @@ def headline(
         # what the value is ("It must be done within your first 14 days, ...").
         return opened(f"{span.unit} [{number}]")
     return opened(cited)
+
+
+def _verdict_cells(span: Span) -> bool:
+    """Whether a row span has a deciding cell: its label, or a short cell with a
+    pass/fail-like word (`_flag`: "INST: Y", "Tools: installation OK")."""
+    cells = row_cells(span.whole or span.unit)
+    return bool(span.label) or any(
+        len(value.split()) <= VERDICT_CELL_WORDS
+        and any(_flag(w) is not None for w in value.split())
+        for _, value in cells
+    )
+
+
+# The most words of a cell whose pass/fail-like word decides a row ("installation OK").
+VERDICT_CELL_WORDS = 4
+
+
+def _row_verdict(profile, span: Span, number: int, language: str, heading: str) -> str:
+    """Yes or No for a yes/no answered by a row, with the cell that decides it said of its
+    row (`_abbreviated_cell`, `_deciding_cell`), else with the row's cells, cited."""
+    named = _abbreviated_cell(profile, span, language, heading)
+    if named:  # the column the question spells out ("audio" for AUD) decides
+        yes, said = named
+        return _cite(verdict(yes, lowered(said), language), number)
+    said = _deciding_cell(span, language, heading)
+    if said:
+        return _cite(verdict(span.answer == "Yes", lowered(said), language), number)
+    clause = f"{span.label} ({span.row_key})" if span.row_key else span.label
+    said = "" if clause else row_line(profile, span.unit, language, span.answer == "Yes")
+    if said:
+        return _cite(said, number)
+    clause = clause or clip_words(span.unit.replace("; ", ", "), 16)
+    return f"{verdict(span.answer == 'Yes', clip_words(clause, 30), language)} [{number}]"
 
 
 def _cite(sentence: str, number: int) -> str:

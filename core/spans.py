@@ -47,6 +47,7 @@ from core.questions import (
     terms,
 )
 from core.relations import asked_relation, states_relation
+from core.yesno_polarity import excluded, other_agent
 
 _DEFINITION = re.compile(
     r"^\W*(.{1,40}?) (?:is|are|ist|sind) (?:an?|the|one|ein|eine|der|die|das)\b", re.IGNORECASE
@@ -1202,6 +1203,8 @@ def _unit_answer(
         said = _unit("sentence", clause) if clause != unit.text else unit
         if unchecked_condition(profile, clause):
             return clip_clause(clause, words)  # what the page says, with no Yes or No
+        if other_agent(profile, clause) or excluded(profile, clause):
+            return "No"  # someone else did it, or a closed list leaves it out
         return "No" if _NEGATION.search(clause) or _contradicts(profile, said) else "Yes"
     return clip_clause(without_echo(profile, unit.text), words)
 

@@ -6,8 +6,9 @@ evidences: the header line and the rows, cut where a part is full) are added to 
 evidences the answer is given, after the retrieved ones; `core.compose.read_tables` then
 knows the table whole.
 
-Only questions that compare counts of rows (`core.compose.compares_counts`) or count
-things a table's rows may be ("How many RPCs are available?", `counts_rows`) ask for this,
+Only questions that compare counts of rows (`core.compose.compares_counts`), count
+things a table's rows may be ("How many RPCs are available?", `counts_rows`) or ask a
+yes/no about every row ("Was the memory always 8G?", `over_rows`) ask for this,
 and only the tables of which retrieval found at least `MIN_FOUND_ROWS` rows, at most
 `MAX_TABLES` of them, best ranked first, each of at most `MAX_PARTS` parts: a few short
 evidences more, read from the store.
@@ -20,9 +21,10 @@ from collections.abc import Sequence
 from typing import Protocol
 
 from core.compose import compares_counts
+from core.deciding_clause import asks_every
 from core.list_counts import counted_noun
 from core.pages import Evidence
-from core.questions import question_language
+from core.questions import profile_question, question_language
 from core.spans import counts_items
 
 # Retrieved rows of one table before its other rows are read (set by design: one row may
@@ -31,6 +33,9 @@ MIN_FOUND_ROWS = 2
 # The most parts a table read whole may have (set by design: a table of a few hundred words;
 # a longer one would crowd the prompt, and its rows are rarely counted by their names).
 MAX_PARTS = 3
+# The most parts of a table read whole for a yes/no about every row (set by design: a Yes
+# needs each row, so a longer table is read than for a count; one of about 40 rows).
+MAX_EVERY_PARTS = 6
 # Tables read whole for one question (set by design: the asked kinds' table is among the
 # first retrieval finds; more would lengthen the prompt of every such question).
 MAX_TABLES = 2
@@ -53,6 +58,13 @@ def counts_rows(question: str) -> bool:
     return counts_items(question, "") and bool(counted_noun(question, question_language(question)))
 
 
+def over_rows(question: str) -> bool:
+    """Whether a yes/no question asks about every row ("Was the memory always 8G in Dell
+    configurations?", `core.deciding_clause.asks_every`): a Yes needs each row asked about,
+    a No one of them."""
+    return asks_every(question) and profile_question(question).qtype == "yesno"
+
+
 def _tables_found(evidences: Sequence[Evidence]) -> list[tuple[str, int]]:
     """(page id, table number) of the tables with at least `MIN_FOUND_ROWS` retrieved rows,
     in the order of their best ranked row, at most `MAX_TABLES`."""
@@ -70,7 +82,7 @@ def table_parts(
     """The table evidences to add to `evidences` for `question`: the parts of each table
     found (`_tables_found`) that are not among them already; none when the question neither
     compares counts of rows nor counts things (`counts_rows`)."""
-    if not compares_counts(question) and not counts_rows(question):
+    if not compares_counts(question) and not counts_rows(question) and not over_rows(question):
         return []
     given = {evidence.id for evidence in evidences}
     added: list[Evidence] = []
@@ -83,7 +95,7 @@ def table_parts(
             for evidence in pages[page_id]
             if evidence.kind == "table" and _number(evidence.text) == table
         ]
-        if len(parts) <= MAX_PARTS:
+        if len(parts) <= (MAX_EVERY_PARTS if over_rows(question) else MAX_PARTS):
             added.extend(part for part in parts if part.id not in given)
     return added
 

@@ -1099,3 +1099,59 @@ def test_rows_whose_labels_repeat_are_not_counted_as_things():
         "Row 3 in Table 1: Test is Launch C, and Boot is UEFI"
     )
     assert answer("How many boots were used?", [(1, "Launch tests", table)]) is None
+
+
+MEMORY = "TBOOT Tests — Test Results"
+MEMORY_ROWS = [
+    ("Dell", "E6430", "Ivy Bridge", "8G"),
+    ("Dell", "Optiplex XE2", "Haswell", "16G"),
+    ("Dell", "E7440", "Haswell", "8 GB"),
+    ("Lenovo", "T440", "Haswell", "4G"),
+    ("Dell", "E6540", "Haswell", "8G"),
+]
+
+
+def memory_table(rows=MEMORY_ROWS) -> str:
+    lines = ["Table 1: Vendor, Model, CPU Arch., Memory"]
+    for number, (vendor, model, arch, memory) in enumerate(rows, start=1):
+        lines.append(
+            f"Row {number} in Table 1: Vendor is {vendor}, Model is {model},"
+            f" CPU Arch. is {arch}, and Memory is {memory}"
+        )
+    return "\n".join(lines)
+
+
+@pytest.mark.parametrize(
+    ("question", "expected"),
+    [
+        (
+            "Was the memory always 8G in Dell Haswell configurations?",
+            "No: in the 3 rows for Dell and Haswell in Test Results, Memory is 16G (Optiplex XE2)"
+            " [1] and 8 GB (E7440 and E6540) [1].",
+        ),
+        (
+            "Was the memory always 8 GB in Dell configurations?",
+            "No: in the 4 rows for Dell",
+        ),
+        (
+            "War der Speicher in Dell Haswell Konfigurationen immer 8G?",
+            "Nein: in den 3 Zeilen für Dell und Haswell in Test Results ist Memory 16G",
+        ),
+    ],
+)
+def test_a_value_asked_for_every_row_is_checked_on_each(question, expected):
+    german = (("speicher", ("memory",)), ("konfigurationen", ("configurations",)))
+    text = answer(question, [(1, MEMORY, memory_table())], german)
+    assert text is not None and text.startswith(expected)
+
+
+def test_every_row_with_the_asked_value_says_yes_only_over_the_whole_table():
+    rows = [MEMORY_ROWS[2], MEMORY_ROWS[4]]
+    question = "Was the memory always 8G in Dell Haswell configurations?"
+    assert answer(question, [(1, MEMORY, memory_table(rows))]) == (
+        "Yes: in the 2 rows for Dell and Haswell in Test Results, Memory is always"
+        " 8 GB (E7440 and E6540) [1]."
+    )
+    # two rows of a longer table, both 8G: the rows not found may say otherwise
+    found = "\n".join(memory_table().split("\n")[i] for i in (0, 3, 5))
+    assert answer(question, [(1, MEMORY, found)]) is None

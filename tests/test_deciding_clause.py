@@ -109,3 +109,63 @@ def test_a_later_clause_that_decides_supports_the_verdict(question, yes):
 def test_undecided_follows_the_question_language():
     assert undecided("X.", "en").startswith("The wiki does not say yes or no")
     assert undecided("X.", "de").startswith("Das Wiki sagt dazu weder ja noch nein")
+
+
+def test_half_the_terms_decide_only_with_what_is_asked_of_the_subject():
+    question = "Are variable names allowed to have hyphens, as per the policy?"
+    assert not decides(question, "Each variable is defined on one line with its name.")
+    assert decides(question, "Hyphens are allowed in variable names.")
+    # the predicate ends before the qualifier ("in the context of ..."): "isolated"
+    asked = "Is input to user VMs isolated from other VMs in the context of platform properties?"
+    assert decides(asked, "Input to user VMs is isolated from others VMs.")
+
+
+def test_a_clause_opening_with_a_pronoun_is_about_its_heading():
+    question = "Is it mandatory to provide an HID descriptor?"
+    clause = "It is mandatory, as there's no pre-defined data format in HID."
+    assert not decides(question, clause)
+    assert decides(question, clause, before="The HID descriptor")
+    spans = [(1, _span("Yes", clause))]
+    headers = {1: "HID basics — The HID descriptor"}
+    assert render(question, spans, 0, headers) == f"Yes: {clause} [1]"
+
+
+def _row(answer: str, unit: str, label: str = "") -> Span:
+    return Span(answer=answer, unit=unit, score=1.0, support=0.9, kind="row", label=label)
+
+
+@pytest.mark.parametrize(
+    ("question", "expected"),
+    [
+        (
+            "Were all four CPU generations tested with Dell?",
+            "The wiki does not say yes or no to this; it says: The Download for Version 7.0.0 is",
+        ),
+        (
+            "Wurden alle vier CPU-Generationen mit Dell getestet?",
+            "Das Wiki sagt dazu weder ja noch nein; dort steht: Download für Version 7.0.0 ist",
+        ),
+    ],
+)
+def test_one_row_does_not_say_yes_for_every_row(question, expected):
+    link = "Download: http://builds.example/7/"
+    row = _row("Yes", f"Version: 7.0.0; {link}", link)
+    assert render(question, [(1, row)], 0).startswith(expected)
+
+
+def test_a_row_without_a_deciding_cell_that_holds_little_of_the_question_decides_nothing():
+    question = "Are variable names allowed to have hyphens?"
+    row = _row("Yes", "RPC: remove_var; Arguments: string name; Description: Deletes a variable")
+    assert render(question, [(1, row)], 0).startswith("The wiki does not say yes or no")
+    # a pass/fail-like cell decides, also as a word of a short cell
+    tested = _row("Yes", "Machine: Dell E7450; INST: Y; ML: Y")
+    assert render("Did Dell E7450 work?", [(1, tested)], 0).startswith("Yes:")
+    installed = _row("Yes", "OS: Debian jessie x64 from PXE; Tools: installation OK")
+    asked = "Was the installation of Debian jessie x64 successful?"
+    assert render(asked, [(1, installed)], 0).startswith("Yes:")
+
+
+def test_a_time_after_the_predicate_is_a_qualifier():
+    question = "Are there any dates when we can't release to production this winter?"
+    clause = "Release blackout: no production releases from 18 December to 6 January."
+    assert decides(question, clause)

@@ -1411,3 +1411,34 @@ def test_a_follow_ups_carried_topic_decides_between_spans_alike():
     followup = f"{asked} (context: Community, July, 23, 2015)"
     assert best_spans(followup, [charter, call])[0][0] == 2
     assert best_spans(asked, [charter, call])[0][0] == 1  # asked alone: no topic to weigh
+
+
+@pytest.mark.parametrize(
+    ("question", "text", "expected"),
+    [
+        # the clause names someone else as the one who did what is asked
+        (
+            "Did Christopher Clark also propose these ideas?",
+            "Daniel Smith proposed this idea, which has been supported by Christopher Clark.",
+            "No",
+        ),
+        (
+            "Did Daniel Smith propose these ideas?",
+            "Daniel Smith proposed this idea, which has been supported by Christopher Clark.",
+            "Yes",
+        ),
+        # a closed list ("only") that leaves out what is asked
+        (
+            "Are variable names allowed to have hyphens?",
+            "Variable names may contain only letters, numbers and underscores.",
+            "No",
+        ),
+        (
+            "Are variable names allowed to have underscores?",
+            "Variable names may contain only letters, numbers and underscores.",
+            "Yes",
+        ),
+    ],
+)
+def test_a_yes_no_clause_that_says_no_without_a_negation(question, text, expected):
+    assert answer(question, text) == expected

@@ -164,3 +164,13 @@ def test_a_table_whose_first_row_is_no_header_keeps_its_rows():
     rows[0] = _evidence(2, "row", first)
     # an empty cell names no column: the first row is a row, and no column names RPCs
     assert _answer("how many rpcs are available in total?", rows) is None
+
+
+def test_a_yes_no_about_every_row_reads_the_whole_table():
+    store = Store()
+    found = store.rows(3, 5)  # two Dell Latitudes: both say Y
+    question = "Was INST always Y for the Dell models?"
+    added = table_parts(question, found, store)
+    assert [e.kind for e in added] == ["table"]
+    # one yes/no about one row reads nothing more
+    assert table_parts("Was INST Y for the Dell Latitude 7480?", found, store) == []

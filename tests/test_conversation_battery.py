@@ -185,6 +185,8 @@ CONVERSATIONS = {
         T("What's the hotel limit in Amsterdam?", facts=("190",)),
         T("Wie viele Urlaubstage gibt es in Deutschland?", facts=("28",), new_topic=True),
         T("und in Großbritannien?", "Wie viele Urlaubstage gibt es in Großbritannien?", ("25",)),
+        # German words of leave the wiki says in English ("carried over", "unused")
+        T("Kann ich Resturlaub übertragen?", facts=("5", "31 March")),
     ],
     "own-subject-en": [
         T("Who is the primary on-call for Fleet Platform in week 1?", facts=("Jonas Becker",)),

@@ -46,7 +46,7 @@ from core.followup import (
 )
 from core.lexical import ENGLISH_STOPWORDS, GERMAN_STOPWORDS, detect_language, tokenize
 from core.list_counts import counted_noun
-from core.new_subject import unseen_subject
+from core.new_subject import aside, unseen_subject
 from core.topic_search import Focus
 
 log = logging.getLogger(__name__)
@@ -468,6 +468,12 @@ class OfflineCompleter:
                     question, question, None, {**notes, "clarification": True}, clarification=reply
                 )
             return Completion(question, question, None, notes)
+        asked_aside = aside(question)
+        if asked_aside:
+            # "By the way, what is TBOOT?": it leaves the thread; searched and answered
+            # without its opening, which says nothing of what it asks
+            notes = {"method": "offline", "topic_start": True, "aside": True}
+            return Completion(question, asked_aside, None, notes, prompt=asked_aside)
         results = list(search(question)) if search is not None else []
         anchor = self.anchor(topic)
         refs = references(question)

@@ -43,6 +43,10 @@ from tests.fakes.evidence import make_evidence
         ("Schnittstelle", "port"),
         ("serielle", "serial"),
         ("Entwurf", "draft"),
+        # a port by its German name, alone and in a compound; unique things
+        ("Anschluss", "port"),
+        ("Standardanschluss", "port"),
+        ("einzigartige", "unique"),
     ],
 )
 def test_inflected_forms_find_their_entry(word, expected):

@@ -177,6 +177,29 @@ def test_offline_new_topic_when_question_names_another_page():
     assert search.calls == ["What were the preconditions in Forward Seal Test Procedures?"]
 
 
+@pytest.mark.parametrize(
+    ("question", "asked"),
+    [
+        ("By the way, what is TBOOT?", "What is TBOOT?"),
+        ("Übrigens, was ist TBOOT eigentlich?", "Was ist TBOOT eigentlich?"),
+    ],
+)
+def test_an_aside_starts_a_new_topic_searched_without_its_opening(question, asked):
+    history = [start("Which CPUs were used in the TXT Testing TBOOT 1.8.3?"), ex("And HP?")]
+    search = search_returning("TXT Testing TBOOT 1.8.3")  # the topic's page, alone
+    completion = OfflineCompleter().complete(question, history, search)
+    assert completion.question == question  # shown as typed
+    assert completion.query == completion.prompt_question == asked
+    assert completion.notes["topic_start"] is True and completion.notes["aside"] is True
+
+
+def test_an_aside_that_points_back_follows_the_topic():
+    history = [start("Who wrote the TBOOT notes?")]
+    completion = OfflineCompleter().complete("By the way, when did he write them?", history)
+    assert completion.notes["topic_start"] is False
+    assert "Who wrote the TBOOT notes?" in completion.query
+
+
 def test_offline_same_topic_when_title_words_were_already_named():
     history = [start("What does BATS stand for?")]
     search = search_returning("Bats: Bash Automated Testing System")

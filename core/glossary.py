@@ -333,7 +333,6 @@ verbesserung, verbesserungen, verbessert = improvement improvements improved
 gemeinsam, gemeinsame = common shared together
 schwierig, kompliziert = tricky difficult complicated hard
 einzeln, einzelne, einzig = single individual
-einzigartig, einzigartige, eindeutig = unique distinct
 taste, tasten = key keys
 leistung = performance
 zweig, zweige = branch branches

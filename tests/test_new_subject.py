@@ -127,7 +127,7 @@ def test_the_kind_word_after_a_name_the_topic_says_is_no_new_subject(question, l
     [
         ("By the way, what is TBOOT?", "What is TBOOT?"),
         ("btw: who owns the wiki?", "Who owns the wiki?"),
-        ("Another question: what is the hotel limit in Amsterdam?", "What is the hotel limit in Amsterdam?"),
+        ("Another question: what is the meal limit?", "What is the meal limit?"),
         ("Übrigens, was ist TBOOT eigentlich?", "Was ist TBOOT eigentlich?"),
         ("Apropos, wer leitet das Payments-Team?", "Wer leitet das Payments-Team?"),
         # no aside: it points back, it is elliptical, or the words are no opening

@@ -14,6 +14,9 @@ a German word, one of the English words the glossary gives for it (`core.glossar
 German word is a new subject when the found page says one of its English words that the
 topic does not: "Urlaubstage" (leave days) after a travel-policy thread whose meal
 allowance is "per day" names leave, which only the found page says.
+
+A question that opens by announcing an aside ("By the way, ...", "Übrigens, ...") names a
+new subject by its asker's word (`aside`).
 """
 
 from __future__ import annotations

@@ -291,6 +291,8 @@ class OfflineCompleter:
     TPM?"; one more page right at rank 1 in each language, 5 folds) and its latest
     (`own_turns`), and carries only those titles: the other turns' words pulled its answer
     to the rows they had asked about.
+    An aside ("By the way, what is TBOOT?", `core.new_subject.aside`) starts a new topic,
+    searched with the first question of the topic it leaves (`aside_query`).
     With no topic to follow, a question that needs one (`core.followup.needs_topic`: "and
     in week 3?", "who?") gets a clarifying reply (`Completion.clarification`) instead of a
     guess.

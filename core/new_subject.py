@@ -14,13 +14,17 @@ a German word, one of the English words the glossary gives for it (`core.glossar
 German word is a new subject when the found page says one of its English words that the
 topic does not: "Urlaubstage" (leave days) after a travel-policy thread whose meal
 allowance is "per day" names leave, which only the found page says.
+
+A question that opens by announcing an aside ("By the way, ...", "Übrigens, ...") names a
+new subject by its asker's word (`aside`).
 """
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterable
 
-from core.followup import content_words, words_of
+from core.followup import content_words, needs_topic, references, words_of
 from core.glossary import glossary_words
 from core.lexical import tokenize
 from core.questions import QUESTION_WORDS
@@ -107,3 +111,31 @@ def _after_said_names(question: str, topic_stems: set[str], german: bool) -> set
         if name[:1].isupper() and word[:1].islower() and _said(_forms(name, german), topic_stems):
             out.add(word)
     return out
+
+
+# Openings that announce a question aside from the conversation's thread ("By the way, what
+# is TBOOT?", "Übrigens, ...", "Apropos: ..."), EN and DE; "also" is left out: it adds to
+# the thread as often ("Also, who approved it?"), and in German it means "so".
+_ASIDE = re.compile(
+    r"^\W*(?:by the way|btw|on another note|on a different note|unrelated(?: question)?"
+    r"|(?:a |one )?(?:different|another|other) (?:question|topic)|changing the (?:subject|topic)"
+    r"|übrigens|nebenbei(?: bemerkt| gefragt)?|apropos|(?:eine )?andere frage"
+    r"|(?:ein )?anderes thema|themenwechsel)\b\W*",
+    re.IGNORECASE,
+)
+
+
+def aside(question: str) -> str:
+    """The question without its opening that announces an aside ("By the way, what is
+    TBOOT?" → "what is TBOOT?"), when it has one and says what it asks (nothing pointed
+    back at, no ellipsis); "" otherwise. An aside starts a new topic: its asker says it
+    leaves the thread, whose pages, carried along, would pull it back (replayed dev
+    conversations: "By the way, what is TBOOT?" after seven questions on a TBOOT test
+    page found the test page, and the questions after it followed the test page too)."""
+    found = _ASIDE.match(question)
+    if not found:
+        return ""
+    rest = question[found.end() :].strip()
+    if not rest or needs_topic(rest) or references(rest):
+        return ""
+    return rest[:1].upper() + rest[1:]

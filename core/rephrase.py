@@ -46,7 +46,7 @@ from core.followup import (
 )
 from core.lexical import ENGLISH_STOPWORDS, GERMAN_STOPWORDS, detect_language, tokenize
 from core.list_counts import counted_noun
-from core.new_subject import unseen_subject
+from core.new_subject import aside, unseen_subject
 from core.topic_search import Focus
 
 log = logging.getLogger(__name__)
@@ -291,6 +291,8 @@ class OfflineCompleter:
     TPM?"; one more page right at rank 1 in each language, 5 folds) and its latest
     (`own_turns`), and carries only those titles: the other turns' words pulled its answer
     to the rows they had asked about.
+    An aside ("By the way, what is TBOOT?", `core.new_subject.aside`) starts a new topic,
+    searched with the first question of the topic it leaves (`aside_query`).
     With no topic to follow, a question that needs one (`core.followup.needs_topic`: "and
     in week 3?", "who?") gets a clarifying reply (`Completion.clarification`) instead of a
     guess.
@@ -468,6 +470,15 @@ class OfflineCompleter:
                     question, question, None, {**notes, "clarification": True}, clarification=reply
                 )
             return Completion(question, question, None, notes)
+        asked_aside = aside(question)
+        if asked_aside:
+            # "By the way, what is TBOOT?": it leaves the thread (the turns after it follow
+            # it), searched and answered without its opening, which says nothing of what it
+            # asks; its search keeps the topic's first question, which names what the
+            # conversation is about (`aside_query`)
+            notes = {"method": "offline", "topic_start": True, "aside": True}
+            query = aside_query(asked_aside, current_topic(history)[0])
+            return Completion(question, query, None, notes, prompt=asked_aside)
         results = list(search(question)) if search is not None else []
         anchor = self.anchor(topic)
         refs = references(question)
@@ -632,6 +643,20 @@ class OfflineCompleter:
                     carried.append(term)
                     seen.add(lower)
         return carried[: self.max_terms]
+
+
+def aside_query(asked: str, first: Exchange) -> str:
+    """The search of an aside (`core.new_subject.aside`, without its opening): it and the
+    first question of the topic it leaves, unless that turn was declined. The thread's
+    later turns asked about the rows they asked about, which the aside does not; the first
+    question names what the conversation is about, which an aside may still be ("By the
+    way, what capabilities were measured for version 7.x?" after questions on a measured
+    launch page: alone it finds the 7.x builds page). Conversational P@1 (5 folds), from
+    0.914 EN / 0.881 DE: an aside searched alone 0.919 / 0.890, with the first question
+    0.924 / 0.890."""
+    if is_out_of_scope(first.answer):
+        return asked
+    return f"{asked} {aside(first.question) or first.question.strip()}"
 
 
 def _took_answered_name(question: str, anchor: str, topic: Sequence[Exchange], shown: str) -> bool:

@@ -43,6 +43,11 @@ from tests.fakes.evidence import make_evidence
         ("Schnittstelle", "port"),
         ("serielle", "serial"),
         ("Entwurf", "draft"),
+        # a port by its German name, alone and in a compound; planning, validation
+        ("Anschluss", "port"),
+        ("Standardanschluss", "port"),
+        ("Planungstreffen", "planning"),
+        ("Validierungsteam", "validation"),
     ],
 )
 def test_inflected_forms_find_their_entry(word, expected):

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from core.new_subject import codes, unseen_subject
+from core.new_subject import aside, codes, unseen_subject
 
 ROTATION = [
     "On-Call Rotation and Escalation",
@@ -120,3 +120,22 @@ def test_the_kind_word_after_a_name_the_topic_says_is_no_new_subject(question, l
     assert unseen_subject(question, language, meeting, "Process — GitHub Teams and Roles") == []
     other = "How many were from the Xen team?"
     assert unseen_subject(other, "en", meeting, "Process — GitHub Teams and Roles") == ["team"]
+
+
+@pytest.mark.parametrize(
+    ("question", "expected"),
+    [
+        ("By the way, what is TBOOT?", "What is TBOOT?"),
+        ("btw: who owns the wiki?", "Who owns the wiki?"),
+        ("Another question: what is the meal limit?", "What is the meal limit?"),
+        ("Übrigens, was ist TBOOT eigentlich?", "Was ist TBOOT eigentlich?"),
+        ("Apropos, wer leitet das Payments-Team?", "Wer leitet das Payments-Team?"),
+        # no aside: it points back, it is elliptical, or the words are no opening
+        ("By the way, who approved it?", ""),
+        ("btw, and in week 3?", ""),
+        ("What is the way to go?", ""),
+        ("Also, what is the meal limit?", ""),
+    ],
+)
+def test_an_aside_is_the_question_without_its_opening(question, expected):
+    assert aside(question) == expected

@@ -190,6 +190,41 @@ def test_offline_new_topic_when_question_names_another_page():
     assert search.calls == ["What were the preconditions in Forward Seal Test Procedures?"]
 
 
+@pytest.mark.parametrize(
+    ("question", "asked"),
+    [
+        ("By the way, what is TBOOT?", "What is TBOOT?"),
+        ("Übrigens, was ist TBOOT eigentlich?", "Was ist TBOOT eigentlich?"),
+    ],
+)
+def test_an_aside_starts_a_new_topic_searched_with_the_topics_first_question(question, asked):
+    first = "Which CPUs were used in the TXT Testing TBOOT 1.8.3?"
+    history = [start(first), ex("And which memory did the HP have?")]
+    search = search_returning("TXT Testing TBOOT 1.8.3")  # the topic's page, alone
+    completion = OfflineCompleter().complete(question, history, search)
+    assert completion.question == question  # shown as typed
+    assert completion.prompt_question == asked
+    assert completion.query == f"{asked} {first}"  # not the thread's later turns
+    assert completion.notes["topic_start"] is True and completion.notes["aside"] is True
+    # the turn after it follows the aside, not the thread it left
+    aside_turn = Exchange(question, question, "TBOOT is ...", topic_start=True)
+    after = OfflineCompleter().complete("Who wrote it?", [*history, aside_turn])
+    assert first not in after.query and question in after.query
+
+
+def test_an_aside_after_a_declined_question_is_searched_alone():
+    history = [start("What is the canteen menu today?", OUT_OF_SCOPE)]
+    completion = OfflineCompleter().complete("By the way, what is TBOOT?", history)
+    assert completion.query == "What is TBOOT?"
+
+
+def test_an_aside_that_points_back_follows_the_topic():
+    history = [start("Who wrote the TBOOT notes?")]
+    completion = OfflineCompleter().complete("By the way, when did he write them?", history)
+    assert completion.notes["topic_start"] is False
+    assert "Who wrote the TBOOT notes?" in completion.query
+
+
 def test_offline_same_topic_when_title_words_were_already_named():
     history = [start("What does BATS stand for?")]
     search = search_returning("Bats: Bash Automated Testing System")

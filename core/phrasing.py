@@ -68,7 +68,16 @@ def statement(question: str, value: str, language: str, column: str = "") -> str
         return ""
     verb = match.group("verb").lower()
     if language != "de" and _WHERE.match(question):
-        value = value if value.lower().startswith(("in ", "at ", "on ")) else f"at {value}"
+        # "Where is the Payments team based?": the participle goes with the verb ("is
+        # based in Bristol"), not with the subject ("The Payments team based is at ...")
+        words = subject.split()
+        participle = words[-1] if len(words) > 1 and words[-1].lower().endswith("ed") else ""
+        if participle:
+            subject, verb = " ".join(words[:-1]), f"{verb} {participle}"
+        preposition = "in" if participle else "at"
+        value = (
+            value if value.lower().startswith(("in ", "at ", "on ")) else f"{preposition} {value}"
+        )
     elif language != "de" and _WHEN.match(question) and _ON_DATE.match(value):
         value = f"on {value}"
     return f"{subject[0].upper()}{subject[1:]} {verb} {value.rstrip('.')}."

@@ -731,6 +731,14 @@ def _gives_reason(value: str) -> bool:
     return cell_verdict(value) == "No" and len(value.split()) > 1
 
 
+# A column that holds places, which answer a where question about a row's subject.
+_PLACE_COLUMN = re.compile(
+    r"\b(?:office|location|city|site|country|region|address|room|building|floor|standort"
+    r"|ort|stadt|büro|land|adresse|raum|gebäude)s?\b",
+    re.IGNORECASE,
+)
+
+
 def _row_cells(profile: QuestionProfile, unit: Unit) -> list[tuple[str, str]]:
     """The cells of a row that answer the question, best first (at most three): the
     columns whose names carry asked terms the row's values do not (the row's values say
@@ -756,6 +764,8 @@ def _row_cells(profile: QuestionProfile, unit: Unit) -> list[tuple[str, str]]:
             continue
         hits = column_hits[position] - shared
         typed = profile.qtype in TYPED_VALUES and bool(typed_values(profile.qtype, value, profile))
+        # "where are they based?": the cell of a column of places (Office: Bristol)
+        typed = typed or (profile.qtype == "where" and bool(_PLACE_COLUMN.search(name)))
         if profile.qtype in TYPED_VALUES and not typed and _names_asked(profile, value):
             # The cell names the asked thing and its column only a plain word of the
             # question ("Team: Site Reliability (SRE)" for "How big is the SRE team?"): it

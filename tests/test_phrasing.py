@@ -52,6 +52,13 @@ from core.spans import typed_values
             "en",
             "The XT shield is at the bottom right [1].",
         ),
+        # a participle goes with the verb, its place after "in"
+        (
+            "Where is the Payments team based?",
+            "Bristol [1]",
+            "en",
+            "The Payments team is based in Bristol [1].",
+        ),
         (
             "Wer ist der Secondary für Payments in Woche 2?",
             "Sophie Brandt [1]",

@@ -518,6 +518,21 @@ def test_a_yes_no_question_on_a_row_without_a_verdict_cell_says_yes():
     assert answer("Was the QA report published?", CHECKLIST) == "Yes"
 
 
+TEAM_ROW = (
+    "Row 2 in Table 1: Team is Payments, Lead is Chloe Whitfield, Office is Bristol, Slack"
+    " channel is #team-payments, and Jira component is billing"
+)
+
+
+@pytest.mark.parametrize(
+    "question",
+    ["Where is the Payments team based?", "where are they based? (context: leads, Payments)"],
+)
+def test_a_where_question_on_a_row_is_answered_by_its_place_column(question):
+    (_, span), *_ = best_spans(question, [(1, "Team Directory — Teams", TEAM_ROW)])
+    assert span.answer == "Office: Bristol"
+
+
 HOLIDAY_ROW = (
     "Row 14 in Table 2: Date is Mon 17 May 2027, Holiday is Whit Monday (Pfingstmontag), "
     "Berlin is Public holiday, and Bristol is Normal day"

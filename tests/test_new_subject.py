@@ -30,6 +30,19 @@ def test_a_subject_the_topic_never_says_and_the_found_page_names(question, langu
 
 
 @pytest.mark.parametrize(
+    ("question", "language", "expected"),
+    [
+        # "zu Hause" is home (glossary), as the English twin says it
+        ("Darf ich freitags von zu Hause arbeiten?", "de", ["Hause"]),
+        ("Can I work from home on Fridays?", "en", ["home"]),
+    ],
+)
+def test_home_is_a_subject_the_upgrade_topic_never_says(question, language, expected):
+    upgrades = ["OTA upgrades in OpenXT", "How do OTA upgrades work in OpenXT?"]
+    assert unseen_subject(question, language, upgrades, "Christopher Clark's Home") == expected
+
+
+@pytest.mark.parametrize(
     ("question", "language"),
     [
         # words the topic says, "secondaries" by its stem

@@ -322,7 +322,12 @@ METADATA_WORDS = 20
 
 # A Confluence byline: "Owned by A Last updated: May 06, 2016 by B" (ConfQuestions, Cloud's
 # page header), "Created by A, last modified by B on Jun 27, 2017" (Data Center).
-_OWNED = re.compile(r"\b(?:owned|created) by (.+?)(?=,|\s+last (?:updated|modified)\b|$)", re.I)
+# (the name ends at a comma, a sentence end that no initial makes: "Created by Daniel P.
+# Smith. This work is licensed ...", or the update)
+_OWNED = re.compile(
+    r"\b(?:owned|created) by (.+?)(?=,|(?<!\b[A-Z])\.\s|\s+last (?:updated|modified)\b|$)",
+    re.I,
+)
 _UPDATED_ON = re.compile(
     r"\blast (?:updated|modified):?\s+(?:on\s+)?(.+?)\s+by\s+(.+?)\s*$"
     r"|\blast (?:updated|modified) by (.+?) on (.+?)\s*$"

@@ -213,6 +213,11 @@ def test_how_often_is_answered_with_a_frequency():
             {"owner": "Alice Smith", "updated": "Jun 27, 2017"},
         ),
         ("Copyright 2016 by AIS, Inc.", {}),
+        # the name ends at a sentence end, not at an initial's period
+        (
+            "Created by Daniel P. Smith. This work is licensed under the Creative Commons",
+            {"owner": "Daniel P. Smith"},
+        ),
     ],
 )
 def test_byline_facts(line, facts):

@@ -398,7 +398,6 @@ flug, flüge = flight flights
 zug, bahn = train rail
 büro, büros, standort = office offices location
 hause, zuhause, daheim = home
-homeoffice = home office remote
 öffnungszeiten = opening hours
 geöffnet, offen = open opened
 geschlossen = closed

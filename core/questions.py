@@ -384,6 +384,8 @@ _SEVERAL = frozenset(
 # follows it: "owns the", "runs a"), and the articles that tell.
 _VERB_S = re.compile(r"[a-z]{2,}[^s\W]s")
 _ARTICLES = frozenset("the a an this that these those our its".split())
+# Modal verbs, which end a which-phrase ("Which OXT JIRA issues may be encountered ...?").
+_MODALS = frozenset("may might can could should must will would shall".split())
 # Verbs a which-question asks with in the third person ("Which team owns tern-os?").
 _VERBS_S = frozenset(
     "owns uses runs handles manages leads covers needs sends holds contains includes supports"
@@ -431,6 +433,7 @@ def question_focus(text: str) -> tuple[tuple[str, ...], bool]:
             continue  # "Welches BIOS und welche Build-Versionen": the which of the second
         if (
             lower in STOPWORDS
+            or lower in _MODALS
             or (lower.endswith("ed") and len(lower) > 4 and not word[:1].isupper())
             or len(words) >= FOCUS_WORDS
         ):

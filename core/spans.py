@@ -1790,6 +1790,7 @@ def best_spans(
             gather_rows(profile, number, span, scored)
             or gather_items(profile, number, span, scored)
             or paired_item(profile, number, span, scored)
+            or sibling_codes(profile, found, headers)
         )
         if parts:
             found[0] = (number, replace(span, parts=parts))
@@ -2118,6 +2119,34 @@ def _has_digit(term: str) -> bool:
 
 # Two names a question joins ("Qemu and LibXL", "Qemu und LibXL").
 _NAME_PAIR = re.compile(r"\b([A-ZÄÖÜ][\w.\-]*)\s+(?:and|und|&)\s+([A-ZÄÖÜ][\w.\-]*)")
+
+
+# An issue key or a code as a whole answer ("OXT-806", "CVE-2016-2270").
+_CODE_ANSWER = re.compile(r"^[A-Z][A-Z0-9]{1,9}-\d{1,6}$")
+
+
+def sibling_codes(
+    profile: QuestionProfile,
+    found: Sequence[tuple[int, Span]],
+    headers: Mapping[int, str],
+) -> tuple[tuple[int, str], ...]:
+    """For a plural which-question ("Which OXT JIRA issues may be encountered during a
+    Fedora 24 - 25 installation?") whose best span is an issue key alone under a section of
+    a page, the other keys alone that spans of sibling sections of that page give with as
+    much support ("OXT-808" under the next step): each section names one, the question asks
+    for all. () otherwise."""
+    number, span = found[0]
+    if not profile.plural or profile.qtype != "what" or not _CODE_ANSWER.match(span.answer):
+        return ()
+    page = headers.get(number, "").split(" — ")[0]
+    out = []
+    for other, candidate in found[1:]:
+        if candidate.support < span.support - 1e-9:
+            break
+        same_page = headers.get(other, "").split(" — ")[0] == page
+        if same_page and _CODE_ANSWER.match(candidate.answer) and candidate.answer != span.answer:
+            out.append((other, candidate.answer))
+    return tuple(dict.fromkeys(out))[:GATHERED]
 
 
 def paired_item(

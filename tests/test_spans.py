@@ -290,6 +290,8 @@ def test_page_fact(question, fact):
         # a verb in -s before an article is no plural noun: one team is asked for
         ("Which team owns the billing Jira component?", ("team", "owns"), False),
         ("Which team owns tern-os?", ("team", "owns"), False),  # what follows says which
+        # a modal verb ends the phrase
+        ("Which OXT JIRA issues may be encountered?", ("OXT", "JIRA", "issues"), True),
         ("Which teams own the billing component?", ("teams",), True),
     ],
 )
@@ -521,6 +523,21 @@ def test_a_why_question_on_a_row_is_answered_by_the_reason():
 
 def test_a_yes_no_question_on_a_row_without_a_verdict_cell_says_yes():
     assert answer("Was the QA report published?", CHECKLIST) == "Yes"
+
+
+def test_a_plural_which_gets_the_issue_keys_of_sibling_sections():
+    question = "Which OXT JIRA issues may be encountered during a Fedora guest installation?"
+    page = "How to Install Guest VMs — Linux > Fedora"
+    sources = [
+        (1, f"{page} > Blacklist bochs_drm driver on installation", "OXT-806"),
+        (2, f"{page} > Turn off ACPI during installation", "OXT-808\nTurn ACPI off."),
+        (3, "Test Matrix — Notes", "OXT-901"),
+    ]
+    (_, span), *_ = best_spans(question, sources)
+    assert span.answer == "OXT-806" and span.parts == ((2, "OXT-808"),)
+    # one issue asked for: one answered
+    (_, span), *_ = best_spans(question.replace("issues may", "issue may"), sources)
+    assert span.parts == ()
 
 
 TEAM_ROW = (

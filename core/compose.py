@@ -901,7 +901,8 @@ def filter_rows(profile: QuestionProfile, asked: Asked, tables: Sequence[Table])
         label = _label_column(asked, table, noun)
         if len(rows) == len(table.rows) and not column:
             continue  # no condition tells rows apart
-        names = [_with_amount(row, label, column) for row in rows]
+        # (two rows of one machine, with two cards: the machine is named once)
+        names = list(dict.fromkeys(_with_amount(row, label, column) for row in rows))
         language = _language(profile)
         text = _joined(names, language) if names else ("keine" if language == "de" else "none")
         if other_currency:

@@ -2077,6 +2077,8 @@ def gather_rows(
             value = _row_value(unit, columns)
             if not value or value in values or _weight(profile, met) < needed - 1e-9:
                 continue
+            if value.split(", ")[0] in {v.split(", ")[0] for v in values}:
+                continue  # "Ubuntu 3.11 Kernel, PCI passthrough fails": one named already
             if not named <= profile.asked_in(frozenset(terms(value))):
                 continue
             values.add(value)

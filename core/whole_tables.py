@@ -65,6 +65,14 @@ def over_rows(question: str) -> bool:
     return asks_every(question) and profile_question(question).qtype == "yesno"
 
 
+def asks_several_rows(question: str) -> bool:
+    """Whether a question asks for the values of several rows ("What were the processors
+    used with Dell Haswell?": a plural which or what): the rows that hold them are often
+    not all among the retrieved ones, and a value from one of them is part of the list."""
+    profile = profile_question(question)
+    return profile.plural and profile.qtype in ("what", "version")
+
+
 def _tables_found(evidences: Sequence[Evidence]) -> list[tuple[str, int]]:
     """(page id, table number) of the tables with at least `MIN_FOUND_ROWS` retrieved rows,
     in the order of their best ranked row, at most `MAX_TABLES`."""
@@ -82,7 +90,12 @@ def table_parts(
     """The table evidences to add to `evidences` for `question`: the parts of each table
     found (`_tables_found`) that are not among them already; none when the question neither
     compares counts of rows nor counts things (`counts_rows`)."""
-    if not compares_counts(question) and not counts_rows(question) and not over_rows(question):
+    if not (
+        compares_counts(question)
+        or counts_rows(question)
+        or over_rows(question)
+        or asks_several_rows(question)
+    ):
         return []
     given = {evidence.id for evidence in evidences}
     added: list[Evidence] = []
@@ -95,7 +108,8 @@ def table_parts(
             for evidence in pages[page_id]
             if evidence.kind == "table" and _number(evidence.text) == table
         ]
-        if len(parts) <= (MAX_EVERY_PARTS if over_rows(question) else MAX_PARTS):
+        every = over_rows(question) or asks_several_rows(question)
+        if len(parts) <= (MAX_EVERY_PARTS if every else MAX_PARTS):
             added.extend(part for part in parts if part.id not in given)
     return added
 

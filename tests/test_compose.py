@@ -171,6 +171,15 @@ def test_rows_filtered_and_counted_by_pass_and_fail_cells(question, expected):
     assert answer(question, [(1, MACHINES, MACHINE_TABLE)], GERMAN).startswith(expected)
 
 
+def test_a_machine_in_two_rows_that_meet_the_filter_is_named_once():
+    table = MACHINE_TABLE + (
+        "\nRow 5 in Table 1: Machine is Dell Optiplex 7060, BIOS is 1.5.0, Legacy is Fail,"
+        " and EFI is Pass"
+    )
+    question = "Which machines failed the legacy test?"
+    assert answer(question, [(1, MACHINES, table)], GERMAN).startswith("Dell Optiplex 7060 [1]")
+
+
 @pytest.mark.parametrize(
     ("question", "expected"),
     [

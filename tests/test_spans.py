@@ -540,6 +540,21 @@ def test_a_plural_which_gets_the_issue_keys_of_sibling_sections():
     assert span.parts == ()
 
 
+def test_gathered_rows_do_not_repeat_a_value_named_already():
+    table = (
+        "Table 1: Card, Xen Version, Notes\n"
+        "Row 1 in Table 1: Card is Nvidia K2, Xen Version is 4.4.0, and Notes is Ubuntu 3.11"
+        " Kernel\n"
+        "Row 2 in Table 1: Card is AMD W600, Xen Version is 4.4.0, and Notes is Ubuntu 3.13"
+        " Kernel\n"
+        "Row 3 in Table 1: Card is AMD V5900, Xen Version is 4.3.3, and Notes is Ubuntu 3.11"
+        " Kernel, PCI passthrough fails"
+    )
+    question = "Which Ubuntu versions were used in these GPU tests?"
+    (_, span), *_ = best_spans(question, [(1, "Upstream Xen GPU Testing — Results", table)])
+    assert span.answer == "Ubuntu 3.11 Kernel" and span.parts == ((1, "Ubuntu 3.13 Kernel"),)
+
+
 TEAM_ROW = (
     "Row 2 in Table 1: Team is Payments, Lead is Chloe Whitfield, Office is Bristol, Slack"
     " channel is #team-payments, and Jira component is billing"

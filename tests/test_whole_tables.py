@@ -174,3 +174,13 @@ def test_a_yes_no_about_every_row_reads_the_whole_table():
     assert [e.kind for e in added] == ["table"]
     # one yes/no about one row reads nothing more
     assert table_parts("Was INST Y for the Dell Latitude 7480?", found, store) == []
+
+
+def test_a_question_for_several_rows_reads_the_whole_table():
+    # "Which Dell models ...?": the Dell rows retrieval left out hold the rest of the list
+    store = Store()
+    found = store.rows(3, 2)
+    added = table_parts("Which Dell models were tested?", found, store)
+    assert [e.kind for e in added] == ["table"]
+    # one model asked for: the rows found answer
+    assert table_parts("Which Dell model was tested first?", found, store) == []

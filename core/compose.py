@@ -81,6 +81,15 @@ _PEOPLE = frozenset(
 )
 # Words that say a name is a group's ("from the AIS team"): the name selects, not the word.
 _GROUPS = frozenset(terms("team teams group company firm firma gruppe unternehmen", STOPWORDS))
+# Words that say where on the page the counted rows or items are ("in the Type 0x2 REL
+# category", "im Abschnitt Teilnehmer"): the name they go with selects the table or list
+# by its heading; the word itself is rarely in the heading and is no condition on rows.
+_PAGE_PARTS = frozenset(
+    terms(
+        "category categories section chapter heading subsection kategorie abschnitt kapitel",
+        STOPWORDS,
+    )
+)
 # Words of the wording that asks for a composition, not conditions on rows or items.
 _WORDING = frozenset(
     terms(
@@ -575,7 +584,7 @@ def _content(profile: QuestionProfile, asked: Asked, noun: str) -> set[str]:
     the number and currency of a threshold."""
     numbers = {m.group("number") for m in _THRESHOLD.finditer(profile.text)}
     skip = asked.found(noun) | _WORDING | numbers | _source_terms(profile, asked)
-    skip |= {t for t in asked.terms if _currency(t)} | _GROUPS | asked.unseen
+    skip |= {t for t in asked.terms if _currency(t)} | _GROUPS | _PAGE_PARTS | asked.unseen
     # a compound whose parts are terms too ("AIS-Team": ais, team) is asked by its parts
     skip |= {t for t in asked.terms if "-" in t and set(terms(t.replace("-", " "))) <= asked.terms}
     return set(asked.terms) - skip

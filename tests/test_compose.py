@@ -1155,3 +1155,30 @@ def test_every_row_with_the_asked_value_says_yes_only_over_the_whole_table():
     # two rows of a longer table, both 8G: the rows not found may say otherwise
     found = "\n".join(memory_table().split("\n")[i] for i in (0, 3, 5))
     assert answer(question, [(1, MEMORY, found)]) is None
+
+
+EVENTS = "Input Protocol — Events > Type 0x2 REL: Relative"
+
+
+def event_table(names: tuple[str, ...], table: int) -> str:
+    lines = [f"Table {table}: Code, Name"]
+    for number, name in enumerate(names, start=1):
+        lines.append(f"Row {number} in Table {table}: Code is 0x{number}, and Name is {name}")
+    return "\n".join(lines)
+
+
+@pytest.mark.parametrize(
+    ("question", "expected"),
+    [
+        ("How many events are in the Type 0x2 REL category?", "3 events: REL_X, REL_Y"),
+        ("Wie viele Events gibt es in der Kategorie Type 0x2 REL?", "3 Events: REL_X, REL_Y"),
+    ],
+)
+def test_rows_under_the_heading_of_the_category_a_question_names_are_counted(question, expected):
+    # "category" names where the rows are (the heading), not a condition every row must hold
+    sources = [
+        (1, "Input Protocol — Events > Type 0x1 KEY: Keys", event_table(("KEY_A", "KEY_B"), 1)),
+        (2, EVENTS, event_table(("REL_X", "REL_Y", "REL_WHEEL"), 2)),
+    ]
+    composed = compose(question, sources, GERMAN if question.startswith("Wie") else ())
+    assert composed is not None and composed.text.startswith(expected), composed

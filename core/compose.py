@@ -28,6 +28,7 @@ from core.cell_sentences import cells_sentence, extreme_sentence
 from core.grounding import negated
 from core.limits import MAX_EVIDENCE_WORDS
 from core.list_counts import counted_noun, lists_parts
+from core.page_sections import LEVELS, counts_sections, top_sections
 from core.questions import (
     CONTEXT,
     ENTITY_WEIGHT,
@@ -41,6 +42,7 @@ from core.questions import (
     question_language,
     terms,
 )
+from core.sentence_names import named_in_sentence
 from core.spans import (
     _EMPTY_CELL,
     _NAME,
@@ -501,10 +503,12 @@ def _language(profile: QuestionProfile) -> str:
 
 
 def _joined(values: Sequence[str], language: str) -> str:
-    """`a, b and c` (German `und`)."""
+    """`a, b and c` (German `und`); `a; b and c` when a value holds a comma itself
+    ("Repository Maintainer, Source Code Committer" is one section)."""
     if len(values) < 2:
         return "".join(values)
-    return f"{', '.join(values[:-1])} {'und' if language == 'de' else 'and'} {values[-1]}"
+    comma = "; " if any("," in v for v in values) else ", "
+    return f"{comma.join(values[:-1])} {'und' if language == 'de' else 'and'} {values[-1]}"
 
 
 def _cites(numbers: Iterable[int]) -> str:
@@ -547,8 +551,11 @@ def compose(
         noun = counted_noun(profile.text, profile.language)
         if _stated_count(asked, [text for _, _, text in sources], noun):
             return None  # the evidence states the number: a span reads it
-        return count_rows(profile, asked, tables, noun) or count_items(
-            profile, asked, read_lists(sources), noun
+        return (
+            count_rows(profile, asked, tables, noun)
+            or count_items(profile, asked, read_lists(sources), noun)
+            or count_sections(profile, sources, noun)
+            or count_named(profile, asked, sources, noun)
         )
     if _MOST.search(profile.text):
         return extreme_row(profile, asked, tables)
@@ -849,6 +856,42 @@ def count_items(
         text = f"{len(chosen)} {_counted(noun, len(chosen))}: {_joined(shown, _language(profile))}"
         return _composed(text, [found.source])
     return None
+
+
+def count_sections(
+    profile: QuestionProfile, sources: Sequence[tuple[int, str, str]], noun: str
+) -> Composed | None:
+    """ "How many (major) headings / sections ...?" over the page of the first source: its
+    sections (`core.page_sections.top_sections`), counted and named, each cited by its
+    first source."""
+    if not sources or not counts_sections(profile.text):
+        return None
+    title = sources[0][1].partition(" — ")[0]
+    headed = [(n, h.partition(" — ")[2]) for n, h, _ in sources if h.partition(" — ")[0] == title]
+    sections = top_sections([heading for _, heading in headed])
+    if not sections:
+        return None
+    cited = [next(n for n, h in headed if h == s or h.startswith(s + LEVELS)) for s in sections]
+    names = [s.split(LEVELS)[-1] for s in sections]
+    text = f"{len(names)} {noun}: {_joined(names, _language(profile))}"
+    return _composed(text, cited)
+
+
+def count_named(
+    profile: QuestionProfile, asked: Asked, sources: Sequence[tuple[int, str, str]], noun: str
+) -> Composed | None:
+    """ "How many people X ...?" over the one sentence that names them
+    (`core.sentence_names`): "4 people: A, B, C and D [n]"."""
+    relation = _content(profile, asked, noun) - _PEOPLE
+    found = named_in_sentence(profile, asked.found, relation, sources)
+    if found is None:
+        return None
+    number, names = found
+    noun = noun if set(terms(noun, STOPWORDS)) & _PEOPLE else "people"
+    if _language(profile) == "de" and noun == "people":
+        noun = "Personen"
+    text = f"{len(names)} {_counted(noun, len(names))}: {_joined(names, _language(profile))}"
+    return _composed(text, [number])
 
 
 # The most words of an item's label ("Abstract Section: The RFC should provide ...").

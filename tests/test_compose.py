@@ -1182,3 +1182,22 @@ def test_rows_under_the_heading_of_the_category_a_question_names_are_counted(que
     ]
     composed = compose(question, sources, GERMAN if question.startswith("Wie") else ())
     assert composed is not None and composed.text.startswith(expected), composed
+
+
+PROPOSAL = "Virtio on Argo — Background"
+SUPPORTERS = (
+    "The design was reviewed in March. Dana Kim proposed this idea, which has been supported"
+    " in discussions by Omar Haddad and Lena Vogt of Acme, and Priya Rao of Initech."
+)
+
+
+def test_people_named_in_the_sentence_that_says_the_asked_relation_are_counted():
+    question = "How many people supported Dana Kim in this idea? Who were they?"
+    composed = compose(question, [(1, PROPOSAL, SUPPORTERS)])
+    assert composed is not None
+    assert composed.text.startswith("3 people: Omar Haddad, Lena Vogt and Priya Rao [1]")
+
+
+def test_names_in_a_sentence_that_does_not_say_the_asked_relation_are_not_counted():
+    question = "How many people attended the review? Who were they?"
+    assert compose(question, [(1, PROPOSAL, SUPPORTERS)]) is None

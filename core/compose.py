@@ -28,7 +28,7 @@ from core.cell_sentences import cells_sentence, extreme_sentence
 from core.grounding import negated
 from core.limits import MAX_EVIDENCE_WORDS
 from core.list_counts import counted_noun, lists_parts
-from core.page_sections import LEVELS, counts_sections, top_sections
+from core.page_sections import LEVELS, sections_noun, top_sections
 from core.questions import (
     CONTEXT,
     ENTITY_WEIGHT,
@@ -554,7 +554,7 @@ def compose(
         return (
             count_rows(profile, asked, tables, noun)
             or count_items(profile, asked, read_lists(sources), noun)
-            or count_sections(profile, sources, noun)
+            or count_sections(profile, sources)
             or count_named(profile, asked, sources, noun)
         )
     if _MOST.search(profile.text):
@@ -859,12 +859,13 @@ def count_items(
 
 
 def count_sections(
-    profile: QuestionProfile, sources: Sequence[tuple[int, str, str]], noun: str
+    profile: QuestionProfile, sources: Sequence[tuple[int, str, str]]
 ) -> Composed | None:
     """ "How many (major) headings / sections ...?" over the page of the first source: its
     sections (`core.page_sections.top_sections`), counted and named, each cited by its
     first source."""
-    if not sources or not counts_sections(profile.text):
+    noun = sections_noun(profile.text)
+    if not sources or not noun:
         return None
     title = sources[0][1].partition(" — ")[0]
     headed = [(n, h.partition(" — ")[2]) for n, h, _ in sources if h.partition(" — ")[0] == title]

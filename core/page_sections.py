@@ -23,20 +23,30 @@ from core.spans import counts_items
 if TYPE_CHECKING:  # core.whole_tables imports core.compose, which imports this module
     from core.whole_tables import PageEvidences
 
-# The head of a counted noun that counts a page's sections.
+# A word of a counted noun that counts a page's sections, a German compound by its last
+# part ("Hauptthemenüberschriften").
 _SECTION_NOUN = re.compile(
-    r"^(?:(?:sub)?headings?|sections?|chapters?|überschriften|überschrift|abschnitte?|kapitel)$",
+    r"^(?:(?:sub)?headings?|sections?|chapters?|\w*(?:überschriften|überschrift|abschnitte?|kapitel))$",
     re.IGNORECASE,
 )
 # How a heading path's levels are joined (`core.answer.source_header`).
 LEVELS = " > "
 
 
+def sections_noun(question: str) -> str:
+    """The noun by which `question` counts a page's sections, up to its section word
+    ("major topical headings", "Hauptthemenüberschriften"); "" when it counts other things."""
+    words = counted_noun(question, question_language(question)).split()
+    for at, word in enumerate(words):
+        if _SECTION_NOUN.match(word):
+            return " ".join(words[: at + 1])
+    return ""
+
+
 def counts_sections(question: str) -> bool:
     """Whether `question` counts a page's sections ("How many major topical headings ...?",
     "Wie viele Abschnitte hat ...?")."""
-    words = counted_noun(question, question_language(question)).split()
-    return bool(words) and bool(_SECTION_NOUN.match(words[-1]))
+    return bool(sections_noun(question))
 
 
 def top_sections(headings: Sequence[str]) -> list[str]:

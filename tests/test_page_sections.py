@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from core.answer import generate
 from core.extractive import ExtractiveLLM
-from core.page_sections import counts_sections, section_parts, top_sections
+from core.page_sections import counts_sections, section_parts, sections_noun, top_sections
 from core.pages import Evidence
 from tests.fakes.page_store import PageStore, page_evidence
 
@@ -41,8 +41,11 @@ def test_sections_are_the_headings_of_the_top_level_that_has_several():
 def test_only_a_count_of_sections_counts_sections():
     assert counts_sections("So how many major topical headings did the draft have?")
     assert counts_sections("Wie viele Abschnitte hat die Seite?")
+    assert counts_sections("Wie viele Hauptüberschriften hat der Entwurf?")
     assert not counts_sections("How many release managers are appointed?")
     assert not counts_sections("What are the sections of the draft?")
+    # a German compound by its last part, the verb after the noun left out
+    assert sections_noun("Wie viele Hauptüberschriften gab es im Entwurf?") == "Hauptüberschriften"
 
 
 def test_the_first_passage_of_each_section_missing_is_added():

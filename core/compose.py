@@ -25,6 +25,7 @@ from collections.abc import Callable, Iterable, Sequence, Set
 from dataclasses import dataclass, field
 
 from core.cell_sentences import cells_sentence, extreme_sentence
+from core.column_legend import legends
 from core.grounding import negated
 from core.limits import MAX_EVIDENCE_WORDS
 from core.list_counts import counted_noun, lists_parts
@@ -554,6 +555,7 @@ def compose(
         return (
             count_rows(profile, asked, tables, noun)
             or count_items(profile, asked, read_lists(sources), noun)
+            or count_values(profile, asked, tables, noun, [text for _, _, text in sources])
             or count_sections(profile, sources)
             or count_named(profile, asked, sources, noun)
         )
@@ -855,6 +857,44 @@ def count_items(
         shown = _item_labels(chosen)
         text = f"{len(chosen)} {_counted(noun, len(chosen))}: {_joined(shown, _language(profile))}"
         return _composed(text, [found.source])
+    return None
+
+
+def count_values(
+    profile: QuestionProfile,
+    asked: Asked,
+    tables: Sequence[Table],
+    noun: str,
+    texts: Sequence[str],
+) -> Composed | None:
+    """ "How many X ...?" over a whole table with a column of X, named so or by the legend
+    that spells out its short name ("GEN - Intel CPU architecture generation: ...",
+    `core.column_legend`): the distinct values of that column in the rows that meet the
+    question's conditions, counted and named ("4 Intel CPU architecture generations: SNB,
+    IVB, HSW and SKL"). At least two: one value is read by a span."""
+    wanted = _noun_terms(asked, noun)
+    if not wanted:
+        return None
+    for table in tables:
+        if not table.complete:
+            continue
+        described = legends(texts, table.columns)
+        for column in table.columns:
+            if not wanted <= asked.found(f"{column} {described.get(column, '')}"):
+                continue
+            selected = _selected(profile, asked, table, noun)
+            if selected is None:
+                break
+            first: dict[str, int] = {}
+            for row in selected[0]:
+                value = dict(row.pairs).get(column, "").strip()
+                if value and not _empty(value):
+                    first.setdefault(value, row.source)
+            if len(first) < 2:
+                break
+            values = list(first)
+            text = f"{len(values)} {noun}: {_joined(values, _language(profile))}"
+            return _composed(text, list(dict.fromkeys(first.values())))
     return None
 
 

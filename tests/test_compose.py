@@ -1201,3 +1201,39 @@ def test_people_named_in_the_sentence_that_says_the_asked_relation_are_counted()
 def test_names_in_a_sentence_that_does_not_say_the_asked_relation_are_not_counted():
     question = "How many people attended the review? Who were they?"
     assert compose(question, [(1, PROPOSAL, SUPPORTERS)]) is None
+
+
+MATRIX = "Hardware Testing — Results"
+LEGEND = "GEN - CPU architecture generation: SNB (Sandy Bridge), IVB (Ivy Bridge), SKL (Skylake)"
+
+
+def matrix_table(rows: tuple[tuple[str, str, str], ...]) -> str:
+    lines = ["Table 1: Vendor, Model, GEN"]
+    for number, (vendor, model, gen) in enumerate(rows, start=1):
+        lines.append(
+            f"Row {number} in Table 1: Vendor is {vendor}, Model is {model}, and GEN is {gen}"
+        )
+    return "\n".join(lines)
+
+
+MATRIX_ROWS = (
+    ("Dell", "Optiplex 7040", "SKL"),
+    ("Dell", "Optiplex 9020", "IVB"),
+    ("HP", "Elitebook 840", "SKL"),
+    ("Lenovo", "T440", "SNB"),
+)
+
+
+def test_distinct_values_of_the_column_a_legend_names_are_counted():
+    sources = [(1, MATRIX, matrix_table(MATRIX_ROWS)), (2, MATRIX, LEGEND)]
+    composed = compose("How many CPU architecture generations were tested?", sources)
+    assert composed is not None
+    assert composed.text.startswith("3 CPU architecture generations: SKL, IVB and SNB [1]")
+    # the column named as asked, its values repeating: counted once each
+    vendors = compose("How many vendors were tested?", sources)
+    assert vendors is not None and vendors.text.startswith("3 vendors: Dell, HP and Lenovo")
+
+
+def test_a_column_no_legend_explains_is_not_counted_for_the_long_words():
+    sources = [(1, MATRIX, matrix_table(MATRIX_ROWS))]
+    assert compose("How many CPU architecture generations were tested?", sources) is None

@@ -25,9 +25,11 @@ from collections.abc import Callable, Iterable, Sequence, Set
 from dataclasses import dataclass, field
 
 from core.cell_sentences import cells_sentence, extreme_sentence
+from core.column_legend import legends
 from core.grounding import negated
 from core.limits import MAX_EVIDENCE_WORDS
 from core.list_counts import counted_noun, lists_parts
+from core.page_sections import LEVELS, sections_noun, top_sections
 from core.questions import (
     CONTEXT,
     ENTITY_WEIGHT,
@@ -41,6 +43,7 @@ from core.questions import (
     question_language,
     terms,
 )
+from core.sentence_names import named_in_sentence
 from core.spans import (
     _EMPTY_CELL,
     _NAME,
@@ -81,6 +84,15 @@ _PEOPLE = frozenset(
 )
 # Words that say a name is a group's ("from the AIS team"): the name selects, not the word.
 _GROUPS = frozenset(terms("team teams group company firm firma gruppe unternehmen", STOPWORDS))
+# Words that say where on the page the counted rows or items are ("in the Type 0x2 REL
+# category", "im Abschnitt Teilnehmer"): the name they go with selects the table or list
+# by its heading; the word itself is rarely in the heading and is no condition on rows.
+_PAGE_PARTS = frozenset(
+    terms(
+        "category categories section chapter heading subsection kategorie abschnitt kapitel",
+        STOPWORDS,
+    )
+)
 # Words of the wording that asks for a composition, not conditions on rows or items.
 _WORDING = frozenset(
     terms(
@@ -492,10 +504,12 @@ def _language(profile: QuestionProfile) -> str:
 
 
 def _joined(values: Sequence[str], language: str) -> str:
-    """`a, b and c` (German `und`)."""
+    """`a, b and c` (German `und`); `a; b and c` when a value holds a comma itself
+    ("Repository Maintainer, Source Code Committer" is one section)."""
     if len(values) < 2:
         return "".join(values)
-    return f"{', '.join(values[:-1])} {'und' if language == 'de' else 'and'} {values[-1]}"
+    comma = "; " if any("," in v for v in values) else ", "
+    return f"{comma.join(values[:-1])} {'und' if language == 'de' else 'and'} {values[-1]}"
 
 
 def _cites(numbers: Iterable[int]) -> str:
@@ -538,8 +552,12 @@ def compose(
         noun = counted_noun(profile.text, profile.language)
         if _stated_count(asked, [text for _, _, text in sources], noun):
             return None  # the evidence states the number: a span reads it
-        return count_rows(profile, asked, tables, noun) or count_items(
-            profile, asked, read_lists(sources), noun
+        return (
+            count_rows(profile, asked, tables, noun)
+            or count_items(profile, asked, read_lists(sources), noun)
+            or count_values(profile, asked, tables, noun, [text for _, _, text in sources])
+            or count_sections(profile, sources)
+            or count_named(profile, asked, sources, noun)
         )
     if _MOST.search(profile.text):
         return extreme_row(profile, asked, tables)
@@ -575,7 +593,7 @@ def _content(profile: QuestionProfile, asked: Asked, noun: str) -> set[str]:
     the number and currency of a threshold."""
     numbers = {m.group("number") for m in _THRESHOLD.finditer(profile.text)}
     skip = asked.found(noun) | _WORDING | numbers | _source_terms(profile, asked)
-    skip |= {t for t in asked.terms if _currency(t)} | _GROUPS | asked.unseen
+    skip |= {t for t in asked.terms if _currency(t)} | _GROUPS | _PAGE_PARTS | asked.unseen
     # a compound whose parts are terms too ("AIS-Team": ais, team) is asked by its parts
     skip |= {t for t in asked.terms if "-" in t and set(terms(t.replace("-", " "))) <= asked.terms}
     return set(asked.terms) - skip
@@ -840,6 +858,81 @@ def count_items(
         text = f"{len(chosen)} {_counted(noun, len(chosen))}: {_joined(shown, _language(profile))}"
         return _composed(text, [found.source])
     return None
+
+
+def count_values(
+    profile: QuestionProfile,
+    asked: Asked,
+    tables: Sequence[Table],
+    noun: str,
+    texts: Sequence[str],
+) -> Composed | None:
+    """ "How many X ...?" over a whole table with a column of X, named so or by the legend
+    that spells out its short name ("GEN - Intel CPU architecture generation: ...",
+    `core.column_legend`): the distinct values of that column in the rows that meet the
+    question's conditions, counted and named ("4 Intel CPU architecture generations: SNB,
+    IVB, HSW and SKL"). At least two: one value is read by a span."""
+    wanted = _noun_terms(asked, noun)
+    if not wanted:
+        return None
+    for table in tables:
+        if not table.complete:
+            continue
+        described = legends(texts, table.columns)
+        for column in table.columns:
+            if not wanted <= asked.found(f"{column} {described.get(column, '')}"):
+                continue
+            selected = _selected(profile, asked, table, noun)
+            if selected is None:
+                break
+            first: dict[str, int] = {}
+            for row in selected[0]:
+                value = dict(row.pairs).get(column, "").strip()
+                if value and not _empty(value):
+                    first.setdefault(value, row.source)
+            if len(first) < 2:
+                break
+            values = list(first)
+            text = f"{len(values)} {noun}: {_joined(values, _language(profile))}"
+            return _composed(text, list(dict.fromkeys(first.values())))
+    return None
+
+
+def count_sections(
+    profile: QuestionProfile, sources: Sequence[tuple[int, str, str]]
+) -> Composed | None:
+    """ "How many (major) headings / sections ...?" over the page of the first source: its
+    sections (`core.page_sections.top_sections`), counted and named, each cited by its
+    first source."""
+    noun = sections_noun(profile.text)
+    if not sources or not noun:
+        return None
+    title = sources[0][1].partition(" — ")[0]
+    headed = [(n, h.partition(" — ")[2]) for n, h, _ in sources if h.partition(" — ")[0] == title]
+    sections = top_sections([heading for _, heading in headed])
+    if not sections:
+        return None
+    cited = [next(n for n, h in headed if h == s or h.startswith(s + LEVELS)) for s in sections]
+    names = [s.split(LEVELS)[-1] for s in sections]
+    text = f"{len(names)} {noun}: {_joined(names, _language(profile))}"
+    return _composed(text, cited)
+
+
+def count_named(
+    profile: QuestionProfile, asked: Asked, sources: Sequence[tuple[int, str, str]], noun: str
+) -> Composed | None:
+    """ "How many people X ...?" over the one sentence that names them
+    (`core.sentence_names`): "4 people: A, B, C and D [n]"."""
+    relation = _content(profile, asked, noun) - _PEOPLE
+    found = named_in_sentence(profile, asked.found, relation, sources)
+    if found is None:
+        return None
+    number, names = found
+    noun = noun if set(terms(noun, STOPWORDS)) & _PEOPLE else "people"
+    if _language(profile) == "de" and noun == "people":
+        noun = "Personen"
+    text = f"{len(names)} {_counted(noun, len(names))}: {_joined(names, _language(profile))}"
+    return _composed(text, [number])
 
 
 # The most words of an item's label ("Abstract Section: The RFC should provide ...").

@@ -4,8 +4,9 @@ Retrieval returns the evidences that look most like the question; some questions
 part of the page that does not: the rest of a table whose rows are counted or compared
 (`core.whole_tables`), the page's byline for a question about the page itself
 (`core.page_byline`), the list of the things a count counts (`core.counted_list`) and the
-page's comments for a question on who commented (`core.page_comments`). The assistant and
-the evaluation add them the same way, after the retrieved evidences.
+page's comments for a question on who commented (`core.page_comments`) and the first
+passage of each of the page's sections for a count of its sections (`core.page_sections`).
+The assistant and the evaluation add them the same way, after the retrieved evidences.
 """
 
 from __future__ import annotations
@@ -15,6 +16,7 @@ from collections.abc import Sequence
 from core.counted_list import counted_list
 from core.page_byline import page_byline
 from core.page_comments import page_comments
+from core.page_sections import section_parts
 from core.pages import Evidence
 from core.whole_tables import PageEvidences, table_parts
 
@@ -52,4 +54,5 @@ def page_parts(
         *page_byline(question, evidences, once),
         *counted_list(question, evidences, once),
         *page_comments(question, evidences, once),
+        *section_parts(question, evidences, once),
     ]

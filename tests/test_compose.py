@@ -1164,3 +1164,85 @@ def test_every_row_with_the_asked_value_says_yes_only_over_the_whole_table():
     # two rows of a longer table, both 8G: the rows not found may say otherwise
     found = "\n".join(memory_table().split("\n")[i] for i in (0, 3, 5))
     assert answer(question, [(1, MEMORY, found)]) is None
+
+
+EVENTS = "Input Protocol — Events > Type 0x2 REL: Relative"
+
+
+def event_table(names: tuple[str, ...], table: int) -> str:
+    lines = [f"Table {table}: Code, Name"]
+    for number, name in enumerate(names, start=1):
+        lines.append(f"Row {number} in Table {table}: Code is 0x{number}, and Name is {name}")
+    return "\n".join(lines)
+
+
+@pytest.mark.parametrize(
+    ("question", "expected"),
+    [
+        ("How many events are in the Type 0x2 REL category?", "3 events: REL_X, REL_Y"),
+        ("Wie viele Events gibt es in der Kategorie Type 0x2 REL?", "3 Events: REL_X, REL_Y"),
+    ],
+)
+def test_rows_under_the_heading_of_the_category_a_question_names_are_counted(question, expected):
+    # "category" names where the rows are (the heading), not a condition every row must hold
+    sources = [
+        (1, "Input Protocol — Events > Type 0x1 KEY: Keys", event_table(("KEY_A", "KEY_B"), 1)),
+        (2, EVENTS, event_table(("REL_X", "REL_Y", "REL_WHEEL"), 2)),
+    ]
+    composed = compose(question, sources, GERMAN if question.startswith("Wie") else ())
+    assert composed is not None and composed.text.startswith(expected), composed
+
+
+PROPOSAL = "Virtio on Argo — Background"
+SUPPORTERS = (
+    "The design was reviewed in March. Dana Kim proposed this idea, which has been supported"
+    " in discussions by Omar Haddad and Lena Vogt of Acme, and Priya Rao of Initech."
+)
+
+
+def test_people_named_in_the_sentence_that_says_the_asked_relation_are_counted():
+    question = "How many people supported Dana Kim in this idea? Who were they?"
+    composed = compose(question, [(1, PROPOSAL, SUPPORTERS)])
+    assert composed is not None
+    assert composed.text.startswith("3 people: Omar Haddad, Lena Vogt and Priya Rao [1]")
+
+
+def test_names_in_a_sentence_that_does_not_say_the_asked_relation_are_not_counted():
+    question = "How many people attended the review? Who were they?"
+    assert compose(question, [(1, PROPOSAL, SUPPORTERS)]) is None
+
+
+MATRIX = "Hardware Testing — Results"
+LEGEND = "GEN - CPU architecture generation: SNB (Sandy Bridge), IVB (Ivy Bridge), SKL (Skylake)"
+
+
+def matrix_table(rows: tuple[tuple[str, str, str], ...]) -> str:
+    lines = ["Table 1: Vendor, Model, GEN"]
+    for number, (vendor, model, gen) in enumerate(rows, start=1):
+        lines.append(
+            f"Row {number} in Table 1: Vendor is {vendor}, Model is {model}, and GEN is {gen}"
+        )
+    return "\n".join(lines)
+
+
+MATRIX_ROWS = (
+    ("Dell", "Optiplex 7040", "SKL"),
+    ("Dell", "Optiplex 9020", "IVB"),
+    ("HP", "Elitebook 840", "SKL"),
+    ("Lenovo", "T440", "SNB"),
+)
+
+
+def test_distinct_values_of_the_column_a_legend_names_are_counted():
+    sources = [(1, MATRIX, matrix_table(MATRIX_ROWS)), (2, MATRIX, LEGEND)]
+    composed = compose("How many CPU architecture generations were tested?", sources)
+    assert composed is not None
+    assert composed.text.startswith("3 CPU architecture generations: SKL, IVB and SNB [1]")
+    # the column named as asked, its values repeating: counted once each
+    vendors = compose("How many vendors were tested?", sources)
+    assert vendors is not None and vendors.text.startswith("3 vendors: Dell, HP and Lenovo")
+
+
+def test_a_column_no_legend_explains_is_not_counted_for_the_long_words():
+    sources = [(1, MATRIX, matrix_table(MATRIX_ROWS))]
+    assert compose("How many CPU architecture generations were tested?", sources) is None

@@ -26,6 +26,7 @@ from core.answer import OUT_OF_SCOPE, is_out_of_scope
 from core.count_followup import recounted
 from core.entities import entities, without_entities
 from core.followup import (
+    PERSONAL,
     added_places,
     answered_name,
     bare_name,
@@ -539,9 +540,14 @@ class OfflineCompleter:
             # the answer a pronoun may point at: the one to the question it follows
             last = topic[-1]
             answer = last.answer if anchor == last.completed_question.strip() else ""
+            pointed = anchor  # the question whose answer a pronoun may point at
+            if not answer and set(refs) & PERSONAL and answered_name(last.question, last.answer):
+                # "where does she work?" after "Who is the CEO?", itself shown following up
+                # on an earlier question: "she" is the person that answer names
+                pointed, answer = last.question.strip(), last.answer
             titles = topic_named(topic)
             title = titles[-1].question if titles else ""
-            shown = resolve_references(question, anchor, answer, title) if refs else None
+            shown = resolve_references(question, pointed, answer, title) if refs else None
             if shown is not None:
                 notes["resolved"] = True
             elif is_thin(question) or refs:
@@ -579,7 +585,7 @@ class OfflineCompleter:
                 # followed names the subject, and its terms go first
                 followed.append(Exchange(anchor, anchor))
             carried = self.carried(asked, [*topic_named(topic), *followed], dropped)
-        elif notes.get("resolved") and _took_answered_name(question, anchor, topic, shown):
+        elif notes.get("resolved") and _took_answered_name(question, pointed, topic, shown):
             # "where is she based?" → "where is Karin Vogel based?": it asks about the thing
             # the last answer named, wherever the wiki says it, not about that answer's page
             carried = []
@@ -663,7 +669,7 @@ def _took_answered_name(question: str, anchor: str, topic: Sequence[Exchange], s
     """Whether resolving `question` put in the name the last answer gave (`answered_name`:
     "Karin Vogel" for "Who is the VP Engineering?"), which neither it nor `anchor` says."""
     last = topic[-1]
-    if anchor != last.completed_question.strip():
+    if anchor not in (last.completed_question.strip(), last.question.strip()):
         return False
     named = answered_name(anchor, last.answer)
     return bool(named) and named in shown and named not in question and named not in anchor

@@ -105,6 +105,18 @@ def test_a_thin_follow_up_after_a_thin_one_carries_the_subject_they_follow():
     assert "Slack" in completion.notes["carried"]
 
 
+def test_she_is_the_person_answered_by_a_who_question_shown_following_up():
+    first = "What is the meal allowance in Bristol?"
+    asked = "Who is the CEO?"
+    history = [
+        start(first, "The meal allowance in Bristol is £35 [1]."),
+        ex(asked, following_up(asked, first, "en"), "The CEO is Maren Lindqvist (Berlin) [1]."),
+    ]
+    completion = OfflineCompleter().complete("where does she work?", history)
+    assert completion.question == "where does Maren Lindqvist work?"
+    assert completion.notes["carried"] == []  # the person, wherever the wiki says it
+
+
 def test_a_followup_that_says_what_it_asks_carries_only_the_topics_page():
     # the older turns' words would pull the answer to the rows they asked about
     history = [

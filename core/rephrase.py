@@ -482,6 +482,7 @@ class OfflineCompleter:
             return Completion(question, query, None, notes, prompt=asked_aside)
         results = list(search(question)) if search is not None else []
         anchor = self.anchor(topic)
+        pointed = anchor  # the question whose answer a pronoun may point at
         refs = references(question)
         # "and how many optional ones?" after a count of compulsory fields: no substitution
         # to look for, so none of the searches that find one
@@ -540,7 +541,6 @@ class OfflineCompleter:
             # the answer a pronoun may point at: the one to the question it follows
             last = topic[-1]
             answer = last.answer if anchor == last.completed_question.strip() else ""
-            pointed = anchor  # the question whose answer a pronoun may point at
             if not answer and set(refs) & PERSONAL and answered_name(last.question, last.answer):
                 # "where does she work?" after "Who is the CEO?", itself shown following up
                 # on an earlier question: "she" is the person that answer names

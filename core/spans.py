@@ -1575,14 +1575,7 @@ def numbered_otherwise(profile: QuestionProfile, unit: Unit) -> bool:
     ("Week 1" in its cells for "... in week 3?"): such a row is about another week, however
     many of the question's other words it holds. The words are compared by stem, a German
     question's through its translations ("Woche 2" names the rows' "Week 2")."""
-    # a follow-up's carried topic lists "Woche, 2" for the "Woche 2" its question named
-    carried = " ".join(m.group(1) for m in CONTEXT.finditer(profile.text))
-    asked = {}
-    for word, number in _CARRIED_NUMBERED.findall(carried):
-        # the carried words go untranslated: "Woche" names the rows' "Week" by the glossary
-        for form in (word, *glossary_words(word)[:1]):
-            asked[_word_stem(form)] = number
-    asked.update({_word_stem(w): n for w, n in _NUMBERED.findall(CONTEXT.sub(" ", profile.text))})
+    asked = dict(_asked_numbers(profile.text))
     if not asked:
         return False
     for _, value in unit.pairs:
@@ -1591,6 +1584,21 @@ def numbered_otherwise(profile: QuestionProfile, unit: Unit) -> bool:
             if asked.get(profile.aliases.get(stem, stem), number) != number:
                 return True
     return False
+
+
+@lru_cache(maxsize=1024)
+def _asked_numbers(question: str) -> tuple[tuple[str, str], ...]:
+    """(stem, number) of each numbered thing a question names, read once per question (not
+    once per row `numbered_otherwise` looks at); its own words win over its carried topic's."""
+    # a follow-up's carried topic lists "Woche, 2" for the "Woche 2" its question named
+    carried = " ".join(m.group(1) for m in CONTEXT.finditer(question))
+    asked = {}
+    for word, number in _CARRIED_NUMBERED.findall(carried):
+        # the carried words go untranslated: "Woche" names the rows' "Week" by the glossary
+        for form in (word, *glossary_words(word)[:1]):
+            asked[_word_stem(form)] = number
+    asked.update({_word_stem(w): n for w, n in _NUMBERED.findall(CONTEXT.sub(" ", question))})
+    return tuple(asked.items())
 
 
 def _word_stem(word: str) -> str:

@@ -8,7 +8,9 @@ knows the table whole.
 
 Only questions that compare counts of rows (`core.compose.compares_counts`), count
 things a table's rows may be ("How many RPCs are available?", `counts_rows`) or ask a
-yes/no about every row ("Was the memory always 8G?", `over_rows`) ask for this,
+yes/no about every row ("Was the memory always 8G?", `over_rows`) or ask for the values
+of several rows ("What were the processors used with Dell Haswell?", `asks_several_rows`)
+ask for this,
 and only the tables of which retrieval found at least `MIN_FOUND_ROWS` rows, at most
 `MAX_TABLES` of them, best ranked first, each of at most `MAX_PARTS` parts: a few short
 evidences more, read from the store.
@@ -89,13 +91,10 @@ def table_parts(
 ) -> list[Evidence]:
     """The table evidences to add to `evidences` for `question`: the parts of each table
     found (`_tables_found`) that are not among them already; none when the question neither
-    compares counts of rows nor counts things (`counts_rows`)."""
-    if not (
-        compares_counts(question)
-        or counts_rows(question)
-        or over_rows(question)
-        or asks_several_rows(question)
-    ):
+    compares counts of rows, counts things (`counts_rows`), asks a yes/no of every row
+    (`over_rows`) nor asks for the values of several rows (`asks_several_rows`)."""
+    every = over_rows(question) or asks_several_rows(question)
+    if not (compares_counts(question) or counts_rows(question) or every):
         return []
     given = {evidence.id for evidence in evidences}
     added: list[Evidence] = []
@@ -108,7 +107,6 @@ def table_parts(
             for evidence in pages[page_id]
             if evidence.kind == "table" and _number(evidence.text) == table
         ]
-        every = over_rows(question) or asks_several_rows(question)
         if len(parts) <= (MAX_EVERY_PARTS if every else MAX_PARTS):
             added.extend(part for part in parts if part.id not in given)
     return added

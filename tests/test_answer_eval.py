@@ -97,7 +97,19 @@ def test_decline_objective_penalizes_declines_beyond_five_percent():
     answerable = [{"answerable": True, "declined": i < 2} for i in range(20)]  # 10%
     outside = [{"answerable": False, "declined": True}] * 4
     assert decline_objective(outside + answerable[2:]) == pytest.approx(1.0)
-    assert decline_objective(outside + answerable) == pytest.approx(1.0 - 10 * 0.05)
+    assert decline_objective(outside + answerable) == pytest.approx(1.0 - 0.1 - 10 * 0.05)
+
+
+def test_decline_objective_counts_answerable_declines_within_the_budget():
+    def records(answerable_declined, outside_declined, n_answerable=50, n_outside=40):
+        return [
+            {"answerable": True, "declined": i < answerable_declined} for i in range(n_answerable)
+        ] + [{"answerable": False, "declined": i < outside_declined} for i in range(n_outside)]
+
+    # 1 answerable of 50 (2%) for 1 more out-of-scope of 40 (2.5%): worth it.
+    assert decline_objective(records(1, 21)) > decline_objective(records(0, 20))
+    # 2 of 50 (4%, within the 5% budget) for the same 2.5%: not worth it.
+    assert decline_objective(records(2, 21)) < decline_objective(records(0, 20))
 
 
 def test_calibration_chooses_weights_by_f1_then_thresholds_per_language():

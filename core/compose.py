@@ -583,24 +583,6 @@ def compose(
     return None
 
 
-def compose_count(
-    question: str, sources: Sequence[tuple[int, str, str]], translations: Translations = ()
-) -> Composed | None:
-    """The count `compose` gives a "how many X" question (not one of two asks), or None:
-    for a question that asks something else, the count is not composed here."""
-    if not is_followup(question) and _TWO_ASKS.match(question.strip()):
-        return None
-    profile = profile_question(question, translations)
-    if profile.qtype != "count" or not _COUNTS.search(profile.text):
-        return None
-    if _REASON.search(profile.text) or _ELLIPTIC_YESNO.match(profile.text):
-        return None
-    if _MORE_OR.search(profile.text) and _OR.search(profile.text):
-        return None
-    asked = Asked(profile, [f"{h} {t}" for _, h, t in sources])
-    return _count(profile, asked, read_tables(sources), sources)
-
-
 def _count(
     profile: QuestionProfile,
     asked: Asked,

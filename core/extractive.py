@@ -60,7 +60,7 @@ from core.cell_sentences import (
     subject,
 )
 from core.commenters import commenters
-from core.compose import Composed, about_section, compose, compose_count, listed_under
+from core.compose import about_section, compose, listed_under
 from core.counted_answer import counts_asked
 from core.deciding_clause import asks_every, decides, undecided
 from core.full_names import with_full_name
@@ -100,7 +100,6 @@ from core.spans import (
     best_spans,
     cell_verdict,
     clip_words,
-    counts_items,
     deciding_sentence,
     expansion,
     typed_values,
@@ -204,16 +203,13 @@ class ExtractiveLLM:
         given = [(s.number, s.header, s.text) for s in sources]
         translations = self.translations(question)
         spans = best_spans(question, given, translations, self.weights)
-        if not spans:
-            return [OUT_OF_SCOPE] * n
-        counted = self.counted(question, given, translations)
-        if counted is None and self.declines(question, spans[0][1]):
+        if not spans or self.declines(question, spans[0][1]):
             return [OUT_OF_SCOPE] * n
         said = commenters(question, given)
         if said is not None:  # who commented on a page, and how many: its comments' authors
             return [said] * n
         # Counts, filters and comparisons over rows and lists (deterministic at every T).
-        composed = counted or compose(question, given, translations)
+        composed = compose(question, given, translations)
         if composed is not None:
             return [composed.text] * n
         spelled = expansion(question, given)
@@ -253,24 +249,6 @@ class ExtractiveLLM:
             chosen = max(range(len(spans)), key=keys.__getitem__)
             out.append(render(question, spans, chosen, headings, translations))
         return out
-
-    def counted(
-        self,
-        question: str,
-        sources: Sequence[tuple[int, str, str]],
-        translations: Translations | None = None,
-    ) -> Composed | None:
-        """The count composed for a "how many X" question over the rows or items of a table
-        or list named for X (`core.compose`), which answers whatever the best span's
-        support: a count's words ("how many", "were used") are rarely on the page, so a
-        right count of 13 RPC names held 0.4 of the question's words and was declined.
-        None for other questions, or when the question is about who commented
-        (`core.commenters` answers it)."""
-        if not counts_items(question, "") or commenters(question, sources) is not None:
-            return None
-        if translations is None:
-            translations = self.translations(question)
-        return compose_count(question, sources, translations)
 
     def spans(self, question: str, sources: Sequence[tuple[int, str, str]]):
         """(source number, span) of every source with a span, best first. A German

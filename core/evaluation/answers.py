@@ -200,8 +200,6 @@ def answer_all(
             ]
             spans = llm.spans(question.text, sources)
             record["support"] = spans[0][1].support if spans else 0.0
-            if spans and llm.counted(question.text, sources) is not None:
-                record["support"] = 1.0  # a composed count answers whatever the support
             record["no_span"] = answer.out_of_scope
             record["unscored"] = {m: record[m] for m in _DECLINE_ZEROES}
         records.append(record)

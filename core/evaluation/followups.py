@@ -116,8 +116,6 @@ def replay(assistant: Assistant, conversations: Sequence[Conversation]) -> list[
                 asked = prompt_question(turn)
                 spans = assistant.llm.spans(asked, sources)
                 best: Span | None = spans[0][1] if spans else None
-                # a composed count answers whatever the support (`ExtractiveLLM.counted`)
-                counted = best is not None and assistant.llm.counted(asked, sources) is not None
                 records.append(
                     {
                         "conv_id": conversation.conv_id,
@@ -130,8 +128,8 @@ def replay(assistant: Assistant, conversations: Sequence[Conversation]) -> list[
                         "scored": answerable is False or not outside,
                         "followup": is_followup(asked),
                         "language": question_language(asked),
-                        "support": 1.0 if counted else best.support if best else 0.0,
-                        "topic": 1.0 if counted else best.topic if best else 0.0,
+                        "support": best.support if best else 0.0,
+                        "topic": best.topic if best else 0.0,
                         # Declined whatever the threshold: no span, or the answerer's own
                         # rules (a word the wiki lacks, a span of the wrong kind).
                         "no_span": best is None or turn.out_of_scope,

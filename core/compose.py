@@ -26,6 +26,7 @@ from dataclasses import dataclass, field
 
 from core.cell_sentences import cells_sentence, extreme_sentence
 from core.column_legend import legends
+from core.entities import entities
 from core.grounding import negated
 from core.limits import MAX_EVIDENCE_WORDS
 from core.list_counts import counted_noun, lists_parts
@@ -104,7 +105,18 @@ _WORDING = frozenset(
         " sowohl auch über mehr höher unter weniger niedriger mindestens höchstens höchste"
         " höchsten niedrigste niedrigsten größte größten kleinste kleinsten billigste"
         " billigsten günstigste günstigsten teuerste teuersten schritte schritt als"
-        " passed pass fail failed failure bestanden fehlgeschlagen",
+        " passed pass fail failed failure bestanden fehlgeschlagen"
+        " unique distinct different einzigartige verschiedene unterschiedliche"
+        " use used using verwendet genutzt benutzt eingesetzt",
+        STOPWORDS,
+    )
+)
+# Nouns that name the values of a column as such ("measured launch versions", "Typen"): a
+# count of them counts the column's distinct values, whatever the column is called.
+_VALUE_KINDS = frozenset(
+    terms(
+        "version versions type types kind kinds value values variant variants level levels"
+        " Version Versionen Typ Typen Art Arten Wert Werte Variante Varianten Stufe Stufen",
         STOPWORDS,
     )
 )
@@ -547,18 +559,8 @@ def compose(
             or always_value(profile, asked, tables)
             or other_values(profile, asked, tables)
         )
-    counted = _COUNTS.search(profile.text) if profile.qtype == "count" else None
-    if counted:
-        noun = counted_noun(profile.text, profile.language)
-        if _stated_count(asked, [text for _, _, text in sources], noun):
-            return None  # the evidence states the number: a span reads it
-        return (
-            count_rows(profile, asked, tables, noun)
-            or count_items(profile, asked, read_lists(sources), noun)
-            or count_values(profile, asked, tables, noun, [text for _, _, text in sources])
-            or count_sections(profile, sources)
-            or count_named(profile, asked, sources, noun)
-        )
+    if profile.qtype == "count" and _COUNTS.search(profile.text):
+        return _count(profile, asked, tables, sources)
     if _MOST.search(profile.text):
         return extreme_row(profile, asked, tables)
     filters = (_PASS_WORDS, _FAIL_WORDS, _BOTH)
@@ -579,6 +581,27 @@ def compose(
     if _NUMBERED_ASK.search(profile.text):
         return numbered_section(profile, asked, sources)
     return None
+
+
+def _count(
+    profile: QuestionProfile,
+    asked: Asked,
+    tables: Sequence[Table],
+    sources: Sequence[tuple[int, str, str]],
+) -> Composed | None:
+    """The rows, items, values, sections or named people a "how many" question counts."""
+    noun = counted_noun(profile.text, profile.language)
+    if _stated_count(asked, [text for _, _, text in sources], noun):
+        return None  # the evidence states the number: a span reads it
+    lists = read_lists(sources)
+    return (
+        count_dated_list(profile, lists, noun)
+        or count_rows(profile, asked, tables, noun)
+        or count_items(profile, asked, lists, noun)
+        or count_values(profile, asked, tables, noun, [text for _, _, text in sources])
+        or count_sections(profile, sources)
+        or count_named(profile, asked, sources, noun)
+    )
 
 
 def _conditions(profile: QuestionProfile, asked: Asked, header: str, noun: str) -> set[str]:
@@ -752,17 +775,17 @@ def _selected(
 def count_rows(
     profile: QuestionProfile, asked: Asked, tables: Sequence[Table], noun: str
 ) -> Composed | None:
-    """ "How many X ...?" over the rows of a whole table whose header or columns name X:
-    the rows that meet the question's conditions, counted and named. Over a table of which
-    only some rows were found (at least `MIN_ROWS`), the count is a lower bound: "At least
-    5 teams: ... (from rows 1–6 and 9 of the table found)", and the header or columns must
-    name every word of X ("Build-Standorte": a build table names no sites)."""
+    """ "How many X ...?" over the rows of a whole table (of any length) whose header or
+    columns name every word of X ("build locations": a build configuration table names no
+    locations): the rows that meet the question's conditions, counted and named. Over a
+    table of which only some rows were found (at least `MIN_ROWS`), the count is a lower
+    bound: "At least 5 teams: ... (from rows 1–6 and 9 of the table found)"."""
     language = _language(profile)
     for table in tables:
         naming = asked.found(table.header) | asked.found(" ".join(table.columns))
-        if len(table.rows) < MIN_ROWS or not asked.found(noun) & naming:
+        if not table.complete and len(table.rows) < MIN_ROWS:
             continue
-        if not table.complete and _noun_terms(asked, noun) - naming:
+        if not asked.found(noun) & naming or _noun_terms(asked, noun) - naming:
             continue
         if _amount_column(asked, table, asked.found(noun)):
             continue  # "How many people ...?" over a People column asks for its value
@@ -779,7 +802,8 @@ def count_rows(
         count = f"{len(rows)}"
         if not table.complete:
             count = f"{'Mindestens' if language == 'de' else 'At least'} {count}"
-        text = f"{count} {noun}: {_joined(names, language)}{table.seen(language)}"
+        counted = _counted(noun, len(rows), language)
+        text = f"{count} {counted}: {_joined(names, language)}{table.seen(language)}"
         return _composed(text, [row.source for row in rows])
     return None
 
@@ -855,7 +879,34 @@ def count_items(
         if not chosen or (len(chosen) == 1 and any(c.isdigit() for c in chosen[0])):
             continue  # one item that holds a number states the count itself
         shown = _item_labels(chosen)
-        text = f"{len(chosen)} {_counted(noun, len(chosen))}: {_joined(shown, _language(profile))}"
+        language = _language(profile)
+        text = f"{len(chosen)} {_counted(noun, len(chosen), language)}: {_joined(shown, language)}"
+        return _composed(text, [found.source])
+    return None
+
+
+# A question that names a list it means ("as per the updated list of October 2016").
+_NAMES_LIST = re.compile(r"\b(?:list|liste)\b", re.I)
+
+
+def count_dated_list(
+    profile: QuestionProfile, lists: Sequence[ItemList], noun: str
+) -> Composed | None:
+    """ "As per the list of October 2016, how many X ...?" over the list whose intro line is
+    dated so ("More up to date list 10/13/2016:"): a page that keeps an older and an
+    updated list of the same things names them by their dates, not by the things, so the
+    date says which list is counted, and all its items are (`core.entities` reads both
+    dates; a month matches any day of it)."""
+    if not _NAMES_LIST.search(profile.text):
+        return None
+    dated = {e for e in entities(profile.text) if e.kind == "date" and len(e.value) > 4}
+    for found in lists if dated else ():
+        said = {e for e in entities(found.intro) if e.kind == "date"}
+        if not any(a.matches(b) for a in dated for b in said):
+            continue
+        language = _language(profile)
+        counted = _counted(noun, len(found.items), language)
+        text = f"{len(found.items)} {counted}: {_joined(_item_labels(found.items), language)}"
         return _composed(text, [found.source])
     return None
 
@@ -869,9 +920,11 @@ def count_values(
 ) -> Composed | None:
     """ "How many X ...?" over a whole table with a column of X, named so or by the legend
     that spells out its short name ("GEN - Intel CPU architecture generation: ...",
-    `core.column_legend`): the distinct values of that column in the rows that meet the
-    question's conditions, counted and named ("4 Intel CPU architecture generations: SNB,
-    IVB, HSW and SKL"). At least two: one value is read by a span."""
+    `core.column_legend`; "versions" or "types" of X are the values of a column of X,
+    `_VALUE_KINDS`): the distinct values of that column in the rows that meet the
+    question's conditions (the legend's words are none), counted and named ("4 Intel CPU
+    architecture generations: SNB, IVB, HSW and SKL"). At least two: one value is read by
+    a span."""
     wanted = _noun_terms(asked, noun)
     if not wanted:
         return None
@@ -880,9 +933,12 @@ def count_values(
             continue
         described = legends(texts, table.columns)
         for column in table.columns:
-            if not wanted <= asked.found(f"{column} {described.get(column, '')}"):
+            named = f"{column} {described.get(column, '')}"
+            missing = wanted - asked.found(named)
+            if missing == wanted or missing - _VALUE_KINDS:
                 continue
-            selected = _selected(profile, asked, table, noun)
+            # the legend's words describe the counted column: no conditions on its rows
+            selected = _selected(profile, asked, table, f"{noun} {named}")
             if selected is None:
                 break
             first: dict[str, int] = {}
@@ -931,7 +987,8 @@ def count_named(
     noun = noun if set(terms(noun, STOPWORDS)) & _PEOPLE else "people"
     if _language(profile) == "de" and noun == "people":
         noun = "Personen"
-    text = f"{len(names)} {_counted(noun, len(names))}: {_joined(names, _language(profile))}"
+    language = _language(profile)
+    text = f"{len(names)} {_counted(noun, len(names), language)}: {_joined(names, language)}"
     return _composed(text, [number])
 
 
@@ -961,11 +1018,23 @@ def _noun_terms(asked: Asked, noun: str) -> set[str]:
 _ONE_PERSON = {"people": "person", "persons": "person", "personen": "Person", "leute": "Person"}
 
 
-def _counted(noun: str, count: int) -> str:
-    """The counted noun as a count of `count` reads: "1 person", "7 people"."""
-    if count != 1 or " " in noun:
+def _counted(noun: str, count: int, language: str = "en") -> str:
+    """The counted noun as a count of `count` reads: "1 person", "7 people", "1 build
+    location" (an English plural's last word in the singular; German ones are left)."""
+    if count != 1:
         return noun
-    return _ONE_PERSON.get(noun.lower(), noun)
+    if noun.lower() in _ONE_PERSON:
+        return _ONE_PERSON[noun.lower()]
+    if language == "de":
+        return noun
+    head, _, last = noun.rpartition(" ")
+    if last.endswith(("xes", "ches", "shes", "sses")):
+        last = last[:-2]
+    elif last.endswith("ies"):
+        last = f"{last[:-3]}y"
+    elif re.fullmatch(r"[a-z]+s", last) and not last.endswith(("uses", "ss")):
+        last = last[:-1]  # "statuses", "causes": left as they are
+    return f"{head} {last}".strip()
 
 
 def _label_of(found: ItemList) -> str:

@@ -19,6 +19,12 @@ _COUNTED = re.compile(
 )
 # The counted noun is at most this many words ("distinct statuses", "optionale Elemente").
 NOUN_WORDS = 4
+# Words that ask to count each thing once ("unique measured launch versions"): a count
+# does that anyway, and the pages name the things without them.
+_DISTINCT = frozenset(
+    "unique distinct different separate individual einzigartig einzigartige einzigartigen"
+    " verschiedene verschiedenen unterschiedliche unterschiedlichen eindeutige".split()
+)
 # Nouns that count people: a list of persons' names is what they count.
 PEOPLE = frozenset(
     terms("people persons participants attendees members personen leute teilnehmer", STOPWORDS)
@@ -28,17 +34,24 @@ _PERSON = re.compile(r"^[A-ZÄÖÜ][a-zäöüß'\-]+\s+(?:[A-Z]\.\s*)?[A-ZÄÖÜ
 
 def counted_noun(question: str, language: str) -> str:
     """The noun phrase a "how many" question counts: its words up to a stopword, an English
-    past participle or adverb ("statuses defined"), or in German a word in lower case after
-    the noun (nouns are capitalized: "optionale Elemente sollte"); "" when it names none
-    ("Wenn ja, wie viele?")."""
+    past participle or adverb after the first word ("statuses defined"; "measured launch
+    versions" opens with one as an adjective), or in German a word in lower case after
+    the noun (nouns are capitalized: "optionale Elemente sollte"); words that ask for
+    distinct things ("unique", `_DISTINCT`) are left out; "" when it names none ("Wenn ja,
+    wie viele?")."""
     asked = _COUNTED.search(question)
     words: list[str] = []
-    for raw in asked.group("noun").split() if asked else ():
+    raws = asked.group("noun").split() if asked else []
+    for at, raw in enumerate(raws):
         word = raw.strip(".:!\"'")
         lower = word.lower()
+        if not words and lower in _DISTINCT:
+            continue
         # German adjectives before the noun are in lower case too ("optionale Elemente").
         noun_seen = any(w[:1].isupper() for w in words)
-        verb = lower.endswith(("ed", "ly"))
+        # an English participle opening the noun is its adjective when a noun follows
+        before_noun = not words and at + 1 < len(raws) and raws[at + 1].lower() not in STOPWORDS
+        verb = lower.endswith(("ed", "ly")) and not before_noun
         if language == "de":
             verb = word[:1].islower() and noun_seen
         if lower in STOPWORDS or (verb and len(lower) > 4) or len(words) >= NOUN_WORDS:

@@ -11,7 +11,8 @@ things a table's rows may be ("How many RPCs are available?", `counts_rows`) or 
 yes/no about every row ("Was the memory always 8G?", `over_rows`) or ask for the values
 of several rows ("What were the processors used with Dell Haswell?", `asks_several_rows`)
 ask for this,
-and only the tables of which retrieval found at least `MIN_FOUND_ROWS` rows, at most
+and only the tables of which retrieval found at least `MIN_FOUND_ROWS` rows (or, for a
+count, one row under a heading that names the counted things), at most
 `MAX_TABLES` of them, best ranked first, each of at most `MAX_PARTS` parts: a few short
 evidences more, read from the store.
 """
@@ -26,7 +27,7 @@ from core.compose import compares_counts
 from core.deciding_clause import asks_every
 from core.list_counts import counted_noun
 from core.pages import Evidence
-from core.questions import profile_question, question_language
+from core.questions import STOPWORDS, profile_question, question_language, terms
 from core.spans import counts_items
 
 # Retrieved rows of one table before its other rows are read (set by design: one row may
@@ -75,15 +76,23 @@ def asks_several_rows(question: str) -> bool:
     return profile.plural and profile.qtype in ("what", "version")
 
 
-def _tables_found(evidences: Sequence[Evidence]) -> list[tuple[str, int]]:
+def _tables_found(
+    evidences: Sequence[Evidence], counted: frozenset[str] = frozenset()
+) -> list[tuple[str, int]]:
     """(page id, table number) of the tables with at least `MIN_FOUND_ROWS` retrieved rows,
-    in the order of their best ranked row, at most `MAX_TABLES`."""
+    or with one under a heading that names every term of the `counted` noun (a "Build
+    Locations" table of one row, for "How many build locations ...?"), in the order of
+    their best ranked row, at most `MAX_TABLES`."""
     rows: dict[tuple[str, int], int] = {}
+    headed: set[tuple[str, int]] = set()
     for evidence in evidences:
         for table in _ROW.findall(evidence.text):
             key = (evidence.page_id, int(table))
             rows[key] = rows.get(key, 0) + 1
-    return [key for key, count in rows.items() if count >= MIN_FOUND_ROWS][:MAX_TABLES]
+            if counted and counted <= set(terms(evidence.heading, STOPWORDS)):
+                headed.add(key)
+    found = [key for key, count in rows.items() if count >= MIN_FOUND_ROWS or key in headed]
+    return found[:MAX_TABLES]
 
 
 def table_parts(
@@ -94,12 +103,15 @@ def table_parts(
     compares counts of rows, counts things (`counts_rows`), asks a yes/no of every row
     (`over_rows`) nor asks for the values of several rows (`asks_several_rows`)."""
     every = over_rows(question) or asks_several_rows(question)
-    if not (compares_counts(question) or counts_rows(question) or every):
+    counts = counts_rows(question)
+    if not (compares_counts(question) or counts or every):
         return []
+    noun = counted_noun(question, question_language(question)) if counts else ""
+    counted = frozenset(terms(noun, STOPWORDS))
     given = {evidence.id for evidence in evidences}
     added: list[Evidence] = []
     pages: dict[str, list[Evidence]] = {}
-    for page_id, table in _tables_found(evidences):
+    for page_id, table in _tables_found(evidences, counted):
         if page_id not in pages:
             pages[page_id] = store.get(store.page_evidence_ids(page_id))
         parts = [

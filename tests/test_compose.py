@@ -9,7 +9,7 @@ from __future__ import annotations
 import pytest
 
 from core.answer import build_messages, split_answer
-from core.compose import Composed, amount, compose, read_lists, read_tables
+from core.compose import Composed, _counted, amount, compose, read_lists, read_tables
 from core.extractive import ExtractiveLLM
 from tests.fakes.evidence import make_evidence
 from tests.test_spans import glossary_translations
@@ -1246,3 +1246,105 @@ def test_distinct_values_of_the_column_a_legend_names_are_counted():
 def test_a_column_no_legend_explains_is_not_counted_for_the_long_words():
     sources = [(1, MATRIX, matrix_table(MATRIX_ROWS))]
     assert compose("How many CPU architecture generations were tested?", sources) is None
+
+
+ML_LEGEND = "ML - measured launch. Indicate whether hardware is using TPM 1.2 or TPM 2.0."
+
+
+def ml_table(values: tuple[str, ...]) -> str:
+    lines = ["Table 1: Vendor, Model, ML"]
+    for number, value in enumerate(values, start=1):
+        lines.append(
+            f"Row {number} in Table 1: Vendor is Dell, Model is M{number}, and ML is {value}"
+        )
+    return "\n".join(lines)
+
+
+def test_versions_of_a_column_a_legend_names_are_its_distinct_values():
+    sources = [(1, MATRIX, ml_table(("TPM 2.0", "TPM 1.2", "TPM 2.0"))), (2, MATRIX, ML_LEGEND)]
+    question = "How many unique measured launch versions were used in the hardware tests?"
+    composed = compose(question, sources)
+    assert composed is not None
+    assert composed.text.startswith("2 measured launch versions: TPM 2.0 and TPM 1.2 [1]")
+    # a kind of value alone names no column
+    assert compose("How many versions were used in the hardware tests?", sources) is None
+
+
+def test_the_legends_words_describe_the_counted_column_and_select_no_rows():
+    legend = "GEN - Intel CPU architecture generation: SNB (Sandy Bridge), IVB (Ivy Bridge)"
+    sources = [(1, MATRIX, matrix_table(MATRIX_ROWS)), (2, MATRIX, legend)]
+    composed = compose("How many generations of the Intel CPU architecture were tested?", sources)
+    assert composed is not None
+    assert composed.text.startswith("3 generations: SKL, IVB and SNB [1]")
+
+
+BUILDS = "OpenXT 7.x Builds — Build Locations"
+BUILD_CONFIG = "OpenXT 7.x Builds — Build Configuration"
+
+
+def test_a_whole_table_of_one_row_named_for_the_counted_things_is_counted():
+    location = (
+        "Table 2: Version, Download\n"
+        "Row 1 in Table 2: Version is 7.0.0 nightly, and Download is http://example.org/7/"
+    )
+    config = (
+        "Table 1: Component, Default\n"
+        "Row 1 in Table 1: Component is Ocaml db, and Default is Yes\n"
+        "Row 2 in Table 1: Component is OpenSSL, and Default is Yes\n"
+        "Row 3 in Table 1: Component is Container build, and Default is Yes"
+    )
+    question = "How many build locations were used for OpenXT 7.x builds?"
+    composed = compose(question, [(1, BUILD_CONFIG, config), (2, BUILDS, location)])
+    assert composed is not None
+    assert composed.text.startswith("1 build location: 7.0.0 nightly [2]")
+    # a build table that names no locations is not what is counted
+    assert compose(question, [(1, BUILD_CONFIG, config)]) is None
+
+
+GUEST = "How to Install Guest VMs — Windows 7 guest > Fixing Windows Update"
+OLD_LIST = (
+    "After some testing, the following ones seem to do the trick:\n"
+    "1. KB3102810 (Make Windows Update faster)\n2. KB3020369 (Dependency)\n"
+    "3. KB3161608 (Fixes hangs)\n4. KB3161664 (May not be needed)"
+)
+NEW_LIST = "More up to date list 10/13/2016:\n1. KB3102810\n2. KB3020369\n3. KB3172605"
+
+
+@pytest.mark.parametrize(
+    "question, expected",
+    [
+        (
+            "As per the updated list prepared in October 2016, how many windows update"
+            " patches are needed for a Guest VM?",
+            "3 windows update patches: KB3102810, KB3020369 and KB3172605 [2]",
+        ),
+        (
+            "Wie viele Windows-Update-Patches müssen gemäß der aktualisierten Liste vom"
+            " Oktober 2016 installiert werden?",
+            "3 Windows-Update-Patches: KB3102810, KB3020369 und KB3172605 [2]",
+        ),
+    ],
+)
+def test_the_list_a_count_names_by_its_date_is_counted(question, expected):
+    composed = compose(question, [(1, GUEST, OLD_LIST), (2, GUEST, NEW_LIST)])
+    assert composed is not None
+    assert composed.text.startswith(expected)
+    # another month names no list of these
+    other = question.replace("October", "November").replace("Oktober", "November")
+    assert compose(other, [(1, GUEST, OLD_LIST), (2, GUEST, NEW_LIST)]) is None
+
+
+@pytest.mark.parametrize(
+    "noun, language, expected",
+    [
+        ("build locations", "en", "build location"),
+        ("entries", "en", "entry"),
+        ("patches", "en", "patch"),
+        ("statuses", "en", "statuses"),
+        ("people", "en", "person"),
+        ("Build-Standorte", "de", "Build-Standorte"),
+    ],
+)
+def test_a_count_of_one_names_the_thing_in_the_singular(noun, language, expected):
+    assert _counted(noun, 1, language) == expected
+    assert _counted(noun, 2, language) == noun

@@ -5,9 +5,12 @@ attended?", is read from the store and counted."""
 
 from __future__ import annotations
 
+import pytest
+
 from core.answer import generate
 from core.counted_list import counted_list, list_items
 from core.extractive import ExtractiveLLM
+from core.list_counts import counted_noun
 from core.pages import Evidence
 from tests.fakes.page_store import PageStore, page_evidence
 
@@ -75,3 +78,19 @@ def test_the_added_list_is_counted_by_the_offline_answerer():
     evidences = [DIAL_IN, AGENDA, *counted_list(question, [DIAL_IN, AGENDA], _store())]
     (answer,) = generate(ExtractiveLLM(), question, evidences)
     assert answer.text.split("\n")[0] == ("3 people: Phil White, Kyle Temkin and Earl Wong [3]")
+
+
+@pytest.mark.parametrize(
+    "question, language, noun",
+    [
+        ("How many unique measured launch versions were used?", "en", "measured launch versions"),
+        ("How many distinct statuses can a ticket have?", "en", "statuses"),
+        ("How many failed tests were there?", "en", "failed tests"),
+        ("How many statuses defined in the guide?", "en", "statuses"),
+        ("How many attended the call?", "en", ""),
+        ("Wie viele verschiedene Status kann ein Ticket haben?", "de", "Status"),
+        ("Wie viele optionale Elemente sollte ein RFC haben?", "de", "optionale Elemente"),
+    ],
+)
+def test_the_counted_noun_leaves_out_words_asking_for_distinct_things(question, language, noun):
+    assert counted_noun(question, language) == noun

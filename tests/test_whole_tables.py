@@ -184,3 +184,20 @@ def test_a_question_for_several_rows_reads_the_whole_table():
     assert [e.kind for e in added] == ["table"]
     # one model asked for: the rows found answer
     assert table_parts("Which Dell model was tested first?", found, store) == []
+
+
+def test_a_count_reads_whole_the_one_row_table_its_heading_names():
+    row = "Row 1 in Table 2: Version is 7.0.0 nightly, and Download is http://example.org/7/"
+    table = f"Table 2: Version, Download\n{row}"
+    store = PageStore(
+        page_evidence(1, table, title="Builds", heading="Build Locations", kind="table"),
+        page_evidence(2, row, title="Builds", heading="Build Locations", kind="row"),
+    )
+    found = [store.get(["p1#0002"])[0]]
+    added = table_parts("How many build locations were used?", found, store)
+    assert [e.kind for e in added] == ["table"]
+    assert _answer("How many build locations were used?", [*found, *added]) == (
+        "1 build location: 7.0.0 nightly [1]"
+    )
+    # a heading that does not name the counted things: one row may only share a word
+    assert table_parts("How many download mirrors were used?", found, store) == []

@@ -673,8 +673,14 @@ def _inflections(word: str) -> set[str]:
 def followup_support(support: float, topic: float, topic_weight: float) -> float:
     """The support of a follow-up's span: its own terms' `support` and the carried topic's
     coverage (`Span.topic`), weighted 1 : `topic_weight` (chosen by cross-validation over
-    conversations with out-of-scope follow-ups, `core.evaluation.followups`)."""
-    return (support + topic_weight * topic) / (1 + topic_weight)
+    conversations with out-of-scope follow-ups, `core.evaluation.followups`), rounded to
+    `SUPPORT_DIGITS`: a support exactly at a threshold is not under it by a float's last bit
+    ((0.6 + 2 * 0) / 3 is 0.19999999999999998, which a threshold of 0.2 declined)."""
+    return round((support + topic_weight * topic) / (1 + topic_weight), SUPPORT_DIGITS)
+
+
+SUPPORT_DIGITS = 6
+"""Digits a follow-up's support keeps (far finer than any threshold cross-validation tries)."""
 
 
 def language_threshold(thresholds: Mapping[str, float], language: str) -> float:

@@ -295,6 +295,7 @@ zehn = ten
 zwölf = twelve
 # verbs of questions
 verwendet, genutzt, benutzt, eingesetzt = used use
+nutzung, verwendung = usage use
 archivieren, archiviert = archive archived
 gehandhabt, handhaben = handled handle handling
 enthält, beinhaltet, umfasst = contains includes contain include

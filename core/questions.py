@@ -335,12 +335,24 @@ def question_language(text: str) -> str:
     follow-up carries is a list of content words without stopwords, which would tip a short
     German follow-up to English. The whole text decides only when the question's own words
     do not say German; nor when they are too few to say it, but the question opens with "Was"
-    and a German verb ("Was bedeutet TBOOT?": "was" is a stopword of both languages)."""
+    and a German verb ("Was bedeutet TBOOT?": "was" is a stopword of both languages), or has
+    no function word and a word the glossary knows as German ("Versionsnummern?")."""
     asked = CONTEXT.sub(" ", text)
     own = detect_language(asked)
-    if own == "de" or _opens_german(asked.strip()):
+    if own == "de" or _opens_german(asked.strip()) or _german_words_only(asked):
         return "de"
     return detect_language(text)
+
+
+def _german_words_only(asked: str) -> bool:
+    """Whether a question of content words only (no stopword of either language) has a word
+    the glossary translates into other words (`core.glossary`: "Versionsnummern" → version
+    number; "Version" is the English word itself): its stopwords cannot tell its language,
+    and the carried context's English titles would tip it to English."""
+    words = [w.lower() for w in TOKEN.findall(asked) if w[:1].isalpha()]
+    if not words or any(w in STOPWORDS for w in words):
+        return False
+    return any(glossary_words(w) and w not in glossary_words(w) for w in words)
 
 
 # "Which X" / "what X" (and "what was the X"): the noun phrase after it names what is asked

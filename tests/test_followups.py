@@ -53,6 +53,10 @@ def ask(question: str, llm: ExtractiveLLM) -> str:
         ("Wann? (following up on: Wann wurde BATS eingeführt?)", True, "de"),
         ("Which TPM version had the Dell Optiplex 7040?", False, "en"),
         ("Welche TPM Version hatte der Dell Optiplex 7040?", False, "de"),
+        # no function word to tell it: a word the glossary knows as German does
+        ("Versionsnummern? (context: Build-Location, mehr, 6.x, OpenXT, Builds)", True, "de"),
+        ("Version nos.? (context: OpenXT, 7.x, Builds)", True, "en"),
+        ("Preconditions?", False, "en"),
     ],
 )
 def test_a_followup_is_told_by_its_context_and_its_language_by_its_own_words(
@@ -88,6 +92,8 @@ def test_followup_support_weighs_own_terms_against_the_topic():
     assert followup_support(span.support, span.topic, 0.0) == 0.0
     assert followup_support(span.support, span.topic, 2.0) == pytest.approx(0.6)
     assert followup_support(1.0, 0.0, 1.0) == 0.5
+    # exactly at a threshold is not under it (0.6 / 3 is 0.19999999999999998 in floats)
+    assert followup_support(0.6, 0.0, 2.0) == 0.2
 
 
 def test_settings_configure_the_followup_rule(tmp_path):

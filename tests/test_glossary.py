@@ -31,6 +31,8 @@ from tests.fakes.evidence import make_evidence
         ("übernommen", "adopted"),
         ("bedeutet", "indicates"),
         ("Freigabecheckliste", "checklist"),
+        ("Nutzungsseite", "usage"),
+        ("Nutzungsseite", "page"),
         # modal and build verbs of questions: "Darf jeder ...?", "Kann X kompiliert werden?"
         ("darf", "may"),
         ("dürfen", "allowed"),

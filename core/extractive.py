@@ -739,10 +739,9 @@ def _supporting(
     question's terms, so the verdict comes with what decides it; `chosen` when there is
     none or the answer is no verdict. A sentence that does not decide the question
     (`core.deciding_clause.decides`) gives way to a later one with the same verdict that
-    does, else to one with the other verdict that does; a row whose Yes rests on no
-    pass/fail cell (`_flagged`) gives way to a sentence that decides. Where nothing
-    decides, the sentence closest to the question is shown without a verdict
-    (`_closest`)."""
+    does, else to the sentence closest to the question, shown without a verdict
+    (`_closest`). A row whose Yes rests on no pass/fail cell (`_flagged`) gives way to a
+    sentence that decides, whatever its verdict."""
     profile = profile_question(question)
     answer = spans[chosen][1].answer
     if profile.qtype != "yesno" or answer not in ("Yes", "No"):
@@ -757,20 +756,16 @@ def _supporting(
     first = spans[chosen][1]
     held = _asked_count(profile, first)
 
-    def deciding_clause() -> int | None:
-        # a clause that decides outranks a span whose verdict is a guess, whatever verdict
-        # it gives: "No: DEV events are not subject to Synchronization events" over a
-        # DEV_RESET row whose Yes only says that the row was found
+    if first.kind == "row" and not weak(first) and not _flagged(first):
+        # a clause that decides outranks a row whose Yes only says that it was found,
+        # whatever verdict it gives: "No: DEV events are not subject to Synchronization
+        # events" over a DEV_RESET row
         for position, (_, span) in enumerate(spans[chosen + 1 :], start=chosen + 1):
             if span.kind not in ("sentence", "item") or span.answer not in ("Yes", "No"):
                 continue
             if not weak(span) and _asked_count(profile, span) >= held:
                 return position
-        return None
-
-    if first.kind == "row" and not weak(first) and not _flagged(first):
-        found = deciding_clause()
-        return chosen if found is None else found
+        return chosen
     for shows_nothing in (weak, fragment):  # one that decides, else one that is a clause
         if not shows_nothing(first):
             return chosen
@@ -779,13 +774,9 @@ def _supporting(
                 continue
             if _asked_count(profile, span) >= held:  # at least as much about the question
                 return position
-        if shows_nothing is weak:
-            found = deciding_clause()
-            if found is not None:
-                return found
-            if not fragment(first):
-                closest = profile_question(question, translations)
-                return _closest(closest, spans, chosen, lambda s: fragment(s) or not weak(s))
+        if shows_nothing is weak and not fragment(first):
+            closest = profile_question(question, translations)
+            return _closest(closest, spans, chosen, lambda s: fragment(s) or not weak(s))
     return chosen
 
 
@@ -804,7 +795,9 @@ def _closest(profile, spans: Sequence[tuple[int, Span]], chosen: int, unfit) -> 
 
     best, held = chosen, plain(spans[chosen][1])
     for position, (_, span) in enumerate(spans[chosen + 1 :], start=chosen + 1):
-        if span.kind not in ("sentence", "item") or unfit(span):
+        if span.kind not in ("sentence", "item") or span.answer not in ("Yes", "No"):
+            continue  # a page's own answer line ("Yes: VM display driver ...") reads as one
+        if unfit(span):
             continue
         count = plain(span)
         if count > held:

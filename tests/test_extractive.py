@@ -8,10 +8,11 @@ import pytest
 from core.answer import OUT_OF_SCOPE, build_messages, generate, split_answer
 from core.assistant import make_llm
 from core.combine import CheckedLLM
-from core.extractive import ExtractiveLLM
+from core.extractive import ExtractiveLLM, render
 from core.llm import OpenAILLM
 from core.pages import Evidence
 from core.settings import Settings
+from core.spans import Span
 from tests.fakes.evidence import make_evidence
 
 
@@ -1134,4 +1135,17 @@ def test_an_undecided_yes_no_quotes_the_sentence_closest_to_what_is_asked():
     assert ask(question, evidences=GOVERNANCE) == (
         "The wiki does not say yes or no to this; it says: Structure of the Board: 7"
         " positions on the board. [2]"
+    )
+
+
+def test_an_undecided_yes_no_never_quotes_a_page_answer_line_as_its_own_verdict():
+    # the page's own "Yes: ..." (its answer to another question) holds more of the question
+    # than the first span, which decides nothing; quoted, it would read as this reply's Yes
+    first = Span("No", "A user unplugs a monitor; the driver can't respond.", 2.0, 0.7, "sentence")
+    line = "Yes: the driver will map each guest display to the host's video memory."
+    spans = [(1, first), (2, Span(line, line, 1.0, 0.6, "sentence"))]
+    question = "Can a guest have more displays than the host after hot switching unplugs a monitor?"
+    assert render(question, spans, 0) == (
+        "The wiki does not say yes or no to this; it says: A user unplugs a monitor; the"
+        " driver can't respond. [1]"
     )

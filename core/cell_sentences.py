@@ -58,9 +58,14 @@ def row_cells(row: str) -> list[tuple[str, str]]:
     return cells
 
 
+# Marks that end a header and point at a footnote below the table ("Repro?**", "Result*").
+_MARKS = re.compile(r"(?<=\w)[?*†]+(?=\s*(?:/|$))")
+
+
 def column_words(column: str) -> str:
     """A column header as words: a header path "UEFI / OTA upgrade" read "UEFI OTA
     upgrade" (a sub-header that repeats its group is said once)."""
+    column = _MARKS.sub("", column)  # "OXT-243 Repro?**": its footnote marks are no words
     parts = [p.strip() for p in column.split(" / ") if p.strip()]
     words: list[str] = []
     for part in parts:
@@ -211,14 +216,35 @@ _WORD = re.compile(r"^[^\W\d_]+$")
 def cells_sentence(about: str, cells: Sequence[tuple[str, str]], language: str) -> str:
     """Several cells of one row as a sentence: "For {about}, {a} is {x} and {b} is {y}."
     ("Für {about} gilt: {a} ist {x} und {b} ist {y}."); without `about` the cells alone
-    ("{a} is {x} and {b} is {y}.")."""
-    verb = "ist" if language == "de" else "is"
-    said = _joined([f"{column_words(c)} {verb} {_value(v)}" for c, v in cells], language)
+    ("{a} is {x} and {b} is {y}."); cells of one value together (`_grouped`)."""
+    said = _joined(_grouped(cells, language), language)
     if not about:
         return f"{said[:1].upper()}{said[1:]}."
     if language == "de":
         return f"Für {about} gilt: {said}."
     return f"For {about}, {said}."
+
+
+def _grouped(cells: Sequence[tuple[str, str]], language: str) -> list[str]:
+    """Cells said as "{a} is {x}", those with one value together ("INST, ML and ML/S3 are
+    all Y", "… sind alle Y"; two "both", "beide"), in the order of their first cell: a
+    matrix row says the same mark under many columns, and repeating it reads as a dump.
+    A column named twice ("Y/N") keeps its cells apart."""
+    columns: dict[str, list[str]] = {}
+    for column, value in cells:
+        columns.setdefault(_value(value), []).append(column_words(column))
+    said = []
+    for value, names in columns.items():
+        if len(set(names)) < len(names) or len(names) == 1:
+            verb = "ist" if language == "de" else "is"
+            said += [f"{name} {verb} {value}" for name in names]
+        elif language == "de":
+            every = "beide" if len(names) == 2 else "alle"
+            said.append(f"{_joined(names, language)} sind {every} {value}")
+        else:
+            every = "both" if len(names) == 2 else "all"
+            said.append(f"{_joined(names, language)} are {every} {value}")
+    return said
 
 
 def lowered(sentence: str) -> str:

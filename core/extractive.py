@@ -82,6 +82,7 @@ from core.phrasing import (
 )
 from core.questions import (
     CONTEXT,
+    ENTITY_WEIGHT,
     QUESTION_WORDS,
     STOPWORDS,
     Translations,
@@ -102,6 +103,7 @@ from core.spans import (
     clip_words,
     deciding_sentence,
     expansion,
+    problem_column,
     typed_values,
 )
 from core.spelling import edits1, language_word
@@ -738,12 +740,14 @@ def _supporting(
 ) -> int:
     """For a Yes or No whose span only restates the question's own words ("Debian jessie
     x64 from PXE" for "was the installation of Debian jessie x64 successful?") or is no
-    clause (`_no_clause`), the next span with the same verdict that says more (a row with
-    its result cell) and holds at least as many of the question's terms, so the verdict
-    comes with what decides it; `chosen` when there is none or the answer is no verdict.
-    A sentence that does not decide the question (`core.deciding_clause.decides`) gives way
-    to a later one with the same verdict that does. The verdict is the chosen span's: only
-    its support changes."""
+    clause (`_no_clause`; an editor's note in brackets is one), the next span with the same
+    verdict that says more (a row with its result cell) and holds at least as many of the
+    question's terms, so the verdict comes with what decides it; `chosen` when there is
+    none or the answer is no verdict. A sentence that does not decide the question
+    (`core.deciding_clause.decides`) gives way to a later one with the same verdict that
+    does, else to the sentence closest to the question, shown without a verdict
+    (`_closest`). A row whose Yes rests on no pass/fail cell (`_flagged`) gives way to a
+    sentence that decides, whatever its verdict."""
     profile = profile_question(question)
     answer = spans[chosen][1].answer
     if profile.qtype != "yesno" or answer not in ("Yes", "No"):
@@ -755,18 +759,74 @@ def _supporting(
     def weak(span: Span) -> bool:
         return fragment(span) or not _decided(question, span, translations)
 
-    if not weak(spans[chosen][1]):
+    first = spans[chosen][1]
+    held = _asked_count(profile, first)
+
+    if first.kind == "row" and not weak(first) and not _flagged(first):
+        # a clause that decides outranks a row whose Yes only says that it was found,
+        # whatever verdict it gives: "No: DEV events are not subject to Synchronization
+        # events" over a DEV_RESET row
+        for position, (_, span) in enumerate(spans[chosen + 1 :], start=chosen + 1):
+            if span.kind not in ("sentence", "item") or span.answer not in ("Yes", "No"):
+                continue
+            if not weak(span) and _asked_count(profile, span) >= held:
+                return position
         return chosen
-    held = _asked_count(profile, spans[chosen][1])
     for shows_nothing in (weak, fragment):  # one that decides, else one that is a clause
-        if not shows_nothing(spans[chosen][1]):
+        if not shows_nothing(first):
             return chosen
         for position, (_, span) in enumerate(spans[chosen + 1 :], start=chosen + 1):
             if span.answer != answer or shows_nothing(span):
                 continue
             if _asked_count(profile, span) >= held:  # at least as much about the question
                 return position
+        if shows_nothing is weak and not fragment(first):
+            closest = profile_question(question, translations)
+            return _closest(closest, spans, chosen, lambda s: fragment(s) or not weak(s))
     return chosen
+
+
+def _closest(profile, spans: Sequence[tuple[int, Span]], chosen: int, unfit) -> int:
+    """Where no span decides a yes/no question, the sentence or item closest to it: the
+    one holding the most of its plain (non-name) terms, what it asks of its subject, the
+    earliest of equals ("Structure of the Governance Board: 7 positions on the board."
+    before "Discuss the RFC on the monthly OpenXT community call." for "Were changes to the
+    board structure discussed ...?"), so the reply says what the wiki says of that rather
+    than of something else. A span that decides (with fewer of the question's terms), or
+    is no clause, is `unfit`: it would read as a verdict, or say nothing."""
+
+    def plain(span: Span) -> int:
+        held = profile.asked_in(frozenset(terms(span.whole or span.unit)))
+        return sum(1 for term in held if profile.terms.get(term, 0.0) < ENTITY_WEIGHT)
+
+    best, held = chosen, plain(spans[chosen][1])
+    for position, (_, span) in enumerate(spans[chosen + 1 :], start=chosen + 1):
+        if span.kind not in ("sentence", "item") or span.answer not in ("Yes", "No"):
+            continue  # a page's own answer line ("Yes: VM display driver ...") reads as one
+        if unfit(span):
+            continue
+        count = plain(span)
+        if count > held:
+            best, held = position, count
+    return best
+
+
+def _flagged(span: Span) -> bool:
+    """Whether a row span's verdict rests on a pass/fail-like cell (`_verdict_cells` without
+    its label) or on a cell that denies what is asked (its No); a row found for the
+    question's terms says Yes only because it was found."""
+    if span.kind != "row":
+        return False
+    if span.answer == "No":
+        return True
+    label_value = span.label.partition(": ")[2]
+    if label_value and cell_verdict(label_value) is not None:
+        return True
+    return any(
+        len(value.split()) <= VERDICT_CELL_WORDS
+        and any(_flag(w) is not None for w in value.split())
+        for _, value in row_cells(span.whole or span.unit)
+    )
 
 
 def _decided(question: str, span: Span, translations: Translations = ()) -> bool:
@@ -786,6 +846,8 @@ def _asked_count(profile, span: Span) -> int:
 # (a word with a path, a variable or a URL in it).
 _OPEN_END = re.compile(r"[,:;]\s*$")
 _BRACKETED = re.compile(r"^\s*[\[(<{]")
+# An editor's note, a whole sentence in brackets: "<< Document needs significant work. >>".
+_NOTE = re.compile(r"^\s*(?:<<|\[|\()\s*[A-ZÄÖÜ][^<>\[\]()]*\w[^<>\[\]()]*[.!]\s*(?:>>|\]|\))\s*$")
 _CODE_WORD = re.compile(r"\\\S|\$\w|://|^-{1,2}\w|^\S+=|\w/\w+/")
 HEADING_WORDS = 8
 
@@ -802,7 +864,7 @@ def _no_clause(span: Span) -> bool:
     words = text.split()
     if not words:
         return True
-    if _OPEN_END.search(text) or _BRACKETED.match(text):
+    if _OPEN_END.search(text) or (_BRACKETED.match(text) and not _NOTE.match(text)):
         return True
     if any(_CODE_WORD.search(w) for w in words[:4]):
         return True
@@ -947,6 +1009,7 @@ def _row_verdict(profile, span: Span, number: int, language: str, heading: str) 
         return _cite(verdict(yes, lowered(said), language), number)
     said = _deciding_cell(span, language, heading)
     if said:
+        said = _problem_said(span, said, language)
         return _cite(verdict(span.answer == "Yes", lowered(said), language), number)
     clause = f"{span.label} ({span.row_key})" if span.row_key else span.label
     said = "" if clause else row_line(profile, span.unit, language, span.answer == "Yes")
@@ -954,6 +1017,24 @@ def _row_verdict(profile, span: Span, number: int, language: str, heading: str) 
         return _cite(said, number)
     clause = clause or clip_words(span.unit.replace("; ", ", "), 16)
     return f"{verdict(span.answer == 'Yes', clip_words(clause, 30), language)} [{number}]"
+
+
+_PROBLEM_SHOWED = {
+    "en": ("so the problem did not occur", "so the problem occurred"),
+    "de": ("das Problem trat also nicht auf", "das Problem trat also auf"),
+}
+
+
+def _problem_said(span: Span, said: str, language: str) -> str:
+    """A deciding cell's sentence with what it means when its column records a problem
+    (`core.spans.problem_column`) and so gives the opposite of its own Yes or No ("No: the
+    OXT-243 Repro for HP 8300 is Yes, so the problem occurred."); else `said` unchanged."""
+    column, _, value = span.label.partition(": ")
+    showed = cell_verdict(value)
+    if showed is None or not problem_column(column) or showed == span.answer:
+        return said
+    words = _PROBLEM_SHOWED["de" if language == "de" else "en"][showed == "Yes"]
+    return f"{said.rstrip('.')}, {words}."
 
 
 def _cite(sentence: str, number: int) -> str:

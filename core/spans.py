@@ -921,6 +921,8 @@ def _row_answer(profile: QuestionProfile, unit: Unit, words: int) -> str:
         # asked ("Did not run performance tests"); otherwise the row, found for the
         # question's terms, says yes (as a sentence without a negation does).
         verdict = _asked_verdict(profile, chosen[0][1]) if chosen else None
+        if verdict is not None and asks_success(profile.text) and problem_column(chosen[0][0]):
+            verdict = "No" if verdict == "Yes" else "Yes"  # "Repro?: Yes": it failed
         if verdict is None and _denying_cell(profile, unit):
             return "No"
         if verdict is None and chosen and _predicate_elsewhere(profile, unit, chosen[0]):
@@ -1140,6 +1142,30 @@ def _contradicts(profile: QuestionProfile, unit: Unit) -> bool:
         if said & opposite and not said & word:
             return True
     return False
+
+
+# A column that records whether a problem showed ("OXT-243 Repro?", "Crash", "Fehler"): its
+# Yes is a failure of what was tested.
+_PROBLEM_COLUMN = re.compile(
+    r"\b(?:repro\w*|reproduc\w*|bugs?|crash\w*|errors?|regressions?|fehler\w*|absturz)\b",
+    re.IGNORECASE,
+)
+_PASS_PAIR = 1  # the pass/fail pair of `_OPPOSITES`
+_SUCCESS = re.compile(r"\b(?:work|works|worked|succeed|succeeded|funktioniert\w*)\b", re.I)
+
+
+def problem_column(column: str) -> bool:
+    """Whether a table column records whether a problem showed (`_PROBLEM_COLUMN`)."""
+    return _PROBLEM_COLUMN.search(column) is not None
+
+
+def asks_success(question: str) -> bool:
+    """Whether a yes/no question asks whether something passed or worked ("Did the
+    configuration pass the OXT-243 Repro test?"), not whether it failed: a Yes in a column
+    that records a problem (`problem_column`) answers it No."""
+    return (_PASS_PAIR, 0) in asked_sides(question) or (
+        _SUCCESS.search(question) is not None and not asked_sides(question)
+    )
 
 
 def _asked_verdict(profile: QuestionProfile, value: str) -> str | None:

@@ -241,3 +241,25 @@ def test_the_row_with_the_extreme_amount_is_said_with_its_column(
 def test_an_item_of_a_cell_is_said_with_its_column_and_row(language, expected):
     item = "Issues with switcher keys OXT-1569"
     assert item_sentence(item, "Notes / Test Data", "Dell", language) == expected
+
+
+@pytest.mark.parametrize(
+    ("cells", "language", "expected"),
+    [
+        (
+            [("INST", "Y"), ("ML", "Y"), ("ML/S3", "Y")],
+            "en",
+            "For Dell E7450, INST, ML and ML/S3 are all Y.",
+        ),
+        ([("INST", "Y"), ("ML", "N")], "de", "Für Dell E7450 gilt: INST ist Y und ML ist N."),
+        (
+            [("INST", "Y"), ("FF", "L"), ("ML", "Y")],
+            "de",
+            "Für Dell E7450 gilt: INST und ML sind beide Y und FF ist L.",
+        ),
+        # one column twice ("Y/N") reads as two cells, not as "Y/N and Y/N"
+        ([("Y/N", "Yes"), ("Y/N", "Yes")], "en", "For Dell E7450, Y/N is Yes and Y/N is Yes."),
+    ],
+)
+def test_cells_of_one_mark_are_said_together(cells, language, expected):
+    assert cells_sentence("Dell E7450", cells, language) == expected

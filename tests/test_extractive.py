@@ -8,10 +8,11 @@ import pytest
 from core.answer import OUT_OF_SCOPE, build_messages, generate, split_answer
 from core.assistant import make_llm
 from core.combine import CheckedLLM
-from core.extractive import ExtractiveLLM
+from core.extractive import ExtractiveLLM, render
 from core.llm import OpenAILLM
 from core.pages import Evidence
 from core.settings import Settings
+from core.spans import Span
 from tests.fakes.evidence import make_evidence
 
 
@@ -446,8 +447,9 @@ def test_a_yes_no_on_a_table_row_says_the_row_and_the_deciding_cells():
         " and ML is Y",
         "Release 6.0 hardware testing",
     )
+    # cells with one mark are said together, not "INST is Y and ML is Y"
     assert ask("Did the system with Dell E7450 work?", evidences=[row]) == (
-        "Yes: for Dell E7450, INST is Y and ML is Y [1]."
+        "Yes: for Dell E7450, INST and ML are both Y [1]."
     )
 
 
@@ -1044,3 +1046,106 @@ def test_overtime_is_a_word_of_its_own_not_hours():
     question = "Werden Überstunden der Tester ausbezahlt oder mit Freizeit ausgeglichen?"
     assert {"overtime", "leisure"} <= set(llm.unknown_words(question))
     assert llm.unknown_words("Wie viele Stunden arbeiten die Tester?") == []
+
+
+XENMOU = [
+    ev(
+        1,
+        "Row 4 in Table 2: Code is 0x3, Name is DEV_RESET, and Description is This indicates"
+        " that device <value> is no longer valid. If <value> is -1 then all devices are"
+        " invalid; such an event is used on start up.",
+        "XENMOU2 Specification",
+        "DEV: Device",
+    ),
+    ev(
+        2,
+        "These events describe actions relating to the device. DEV events are not subject"
+        " to Synchronization events.",
+        "XENMOU2 Specification",
+        "DEV: Device",
+    ),
+]
+
+
+def test_a_clause_that_decides_a_yes_no_outranks_a_row_found_for_its_words():
+    """A row with no pass/fail cell says Yes only because it was found; a later sentence
+    that holds what is asked decides, with its own verdict."""
+    question = "Are events like DEV_RESET subject to synchronization events?"
+    assert ask(question, evidences=XENMOU) == (
+        "No: DEV events are not subject to Synchronization events. [2]"
+    )
+
+
+REPRO = [
+    ev(
+        1,
+        "Row 2 in Table 1: Machine is HP 8300, Graphics Card(s) is AMD Firepro W600,"
+        " and OXT-243 Repro?** is Yes",
+        "GPU Passthrough",
+    )
+]
+
+
+@pytest.mark.parametrize(
+    ("question", "expected"),
+    [
+        (
+            "Did the HP 8300 with AMD Firepro W600 pass the OXT-243 Repro test?",
+            "No: the OXT-243 Repro for HP 8300, AMD Firepro W600 is Yes, so the problem"
+            " occurred [1].",
+        ),
+        (
+            "Hat der HP 8300 mit AMD Firepro W600 den OXT-243 Repro Test bestanden?",
+            "Nein: OXT-243 Repro für HP 8300, AMD Firepro W600 ist Yes, das Problem trat also"
+            " auf [1].",
+        ),
+    ],
+)
+def test_a_yes_in_a_column_that_records_a_problem_fails_a_pass_question(question, expected):
+    # "Repro?: Yes" says the bug showed: the configuration did not pass; the header's
+    # footnote marks ("?**") are no words of the reply
+    assert ask(question, evidences=REPRO) == expected
+
+
+DRAFT = [
+    ev(1, "Revision History of this Document", "Tech1: OpenXT Platform Architecture"),
+    ev(2, "<< Document needs significant work. >>", "Tech1: OpenXT Platform Architecture"),
+    ev(3, "Additional detail is available in the Platform Properties document.", "Tech1"),
+]
+
+
+def test_an_undecided_yes_no_quotes_the_editors_note_not_a_heading():
+    # a note in brackets is a sentence of the page, the closest one to "finalized"
+    assert ask("Is the Tech1 architecture document finalized?", evidences=DRAFT) == (
+        "The wiki does not say yes or no to this; it says: << Document needs significant"
+        " work. >> [2]"
+    )
+
+
+GOVERNANCE = [
+    ev(1, "Discuss the OpenXT RFC on the monthly OpenXT call.", "Governance", "Process"),
+    ev(2, "Structure of the Board: 7 positions on the board.", "Governance"),
+]
+
+
+def test_an_undecided_yes_no_quotes_the_sentence_closest_to_what_is_asked():
+    # neither decides; the first ranks for the name it shares ("OpenXT"), the second holds
+    # more of what is asked (the board's structure): it is what the wiki says of it
+    question = "Were changes to the board structure discussed in the OpenXT draft?"
+    assert ask(question, evidences=GOVERNANCE) == (
+        "The wiki does not say yes or no to this; it says: Structure of the Board: 7"
+        " positions on the board. [2]"
+    )
+
+
+def test_an_undecided_yes_no_never_quotes_a_page_answer_line_as_its_own_verdict():
+    # the page's own "Yes: ..." (its answer to another question) holds more of the question
+    # than the first span, which decides nothing; quoted, it would read as this reply's Yes
+    first = Span("No", "A user unplugs a monitor; the driver can't respond.", 2.0, 0.7, "sentence")
+    line = "Yes: the driver will map each guest display to the host's video memory."
+    spans = [(1, first), (2, Span(line, line, 1.0, 0.6, "sentence"))]
+    question = "Can a guest have more displays than the host after hot switching unplugs a monitor?"
+    assert render(question, spans, 0) == (
+        "The wiki does not say yes or no to this; it says: A user unplugs a monitor; the"
+        " driver can't respond. [1]"
+    )

@@ -102,12 +102,12 @@ HARDWARE_ROW = (
         (
             "Did the system with Dell E7450 work well?",
             True,
-            "Yes: for Dell E7450, INST is Y and ML is Y.",
+            "Yes: for Dell E7450, INST and ML are both Y.",
         ),
         (
             "Funktionierte das System mit Dell E7450 gut?",
             True,
-            "Ja: für Dell E7450 gilt: INST ist Y und ML ist Y.",
+            "Ja: für Dell E7450 gilt: INST und ML sind beide Y.",
         ),
         # a row dump: the cells the question asks about, said of its name
         (

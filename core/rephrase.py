@@ -32,6 +32,7 @@ from core.followup import (
     bare_name,
     clarification,
     content_words,
+    definite_noun,
     following_up,
     is_elliptical,
     is_following_up,
@@ -47,7 +48,7 @@ from core.followup import (
 )
 from core.lexical import ENGLISH_STOPWORDS, GERMAN_STOPWORDS, detect_language, tokenize
 from core.list_counts import counted_noun
-from core.new_subject import aside, unseen_subject
+from core.new_subject import aside, codes, unseen_subject
 from core.topic_search import Focus
 
 log = logging.getLogger(__name__)
@@ -414,7 +415,11 @@ class OfflineCompleter:
         folds): EN 0.886 -> 0.876, DE 0.848 -> 0.848 ("How to add and test a USB device?"
         leaves its topic's page in both languages); a code the question names that the topic
         says or the found page's title does not (`core.new_subject.codes`) keeps it on its
-        topic ("How many were from the AIS team?"; in sample EN 0.886 -> 0.895)."""
+        topic ("How many were from the AIS team?"; in sample EN 0.886 -> 0.895). A question
+        whose one word of its own is a code ("Who is the CEO?" after a travel question) names
+        its subject by the found evidence's text too: its title ("Team Directory") and
+        heading ("Leadership") need not say it, and shown following up on the topic it was
+        searched with the topic's words and answered from the topic's page."""
         titles = {title for e in topic for title in e.titles}
         top = results[0].evidence
         if not titles or top.title in titles or needs_topic(question) or references(question):
@@ -427,7 +432,12 @@ class OfflineCompleter:
         if not pages:
             return []  # the topic's pages say nothing near it: too little to compare
         said = [*pages, *titles, *(f"{e.question} {e.answer}" for e in topic)]
-        return unseen_subject(question, language, said, f"{top.title} {top.heading}")
+        found = f"{top.title} {top.heading}"
+        if is_thin(question) and codes(content_words(question)):
+            # its one word is a code ("Who is the CEO?"): it names the thing it asks about,
+            # and the text the question finds first alone names it as well as a title would
+            found = f"{found} {top.text}"
+        return unseen_subject(question, language, said, found)
 
     def changed(
         self,
@@ -589,6 +599,11 @@ class OfflineCompleter:
             # "where is she based?" → "where is Karin Vogel based?": it asks about the thing
             # the last answer named, wherever the wiki says it, not about that answer's page
             carried = []
+        elif definite_noun(question, anchor):
+            # "what happened to the old channel?" after "Which Slack channel does the
+            # Payments team use?": the channel spoken of, so the question it follows says
+            # which (its terms first), with the page the topic is on
+            carried = self.carried(asked, [*topic_named(topic), Exchange(anchor, anchor)], dropped)
         else:
             # it says what it asks: only the page the topic is on comes with it
             carried = self.carried(asked, topic_named(topic), dropped)

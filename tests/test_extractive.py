@@ -8,7 +8,7 @@ import pytest
 from core.answer import OUT_OF_SCOPE, build_messages, generate, split_answer
 from core.assistant import make_llm
 from core.combine import CheckedLLM
-from core.extractive import ExtractiveLLM
+from core.extractive import ExtractiveLLM, asked_in_place
 from core.llm import OpenAILLM
 from core.pages import Evidence
 from core.settings import Settings
@@ -1044,3 +1044,17 @@ def test_overtime_is_a_word_of_its_own_not_hours():
     question = "Werden Überstunden der Tester ausbezahlt oder mit Freizeit ausgeglichen?"
     assert {"overtime", "leisure"} <= set(llm.unknown_words(question))
     assert llm.unknown_words("Wie viele Stunden arbeiten die Tester?") == []
+
+
+@pytest.mark.parametrize(
+    ("question", "column", "expected"),
+    [
+        ("Is Whit Monday a holiday in Bristol?", "Bristol", True),
+        ("Ist Pfingstmontag im Büro Berlin frei?", "Büro Berlin", True),
+        ("Is the Bristol office open on Whit Monday?", "Bristol", False),
+        ("How many desks are there in total?", "Desks", False),
+        ("Which column is in bristol?", "bristol", False),  # a header in lower case names no place
+    ],
+)
+def test_a_column_the_question_asks_in_is_a_place(question, column, expected):
+    assert asked_in_place(question, column) is expected

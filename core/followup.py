@@ -628,9 +628,10 @@ def references(text: str) -> list[str]:
 
 
 # Words before a final "one" that make it no stand-in for an earlier noun ("which one",
-# "the one", "no one", "number one", "at one").
+# "the one", "no one", "number one", "at one", "the next one").
 _NOT_ONE_OF_A_KIND = frozenset(
-    "which the this that each every any no some another other number at".split()
+    """which the this that each every any no some another other number at next last first
+    new old same only""".split()
 )
 
 
@@ -655,9 +656,8 @@ def is_thin(text: str) -> bool:
 def needs_topic(text: str) -> bool:
     """Whether `text` cannot be answered without an earlier turn: it is elliptical, or it
     points back ("What does it stand for?", "Wofür steht das?") or asks about "the X" with
-    nothing else of its own ("What was the reason?"). An "and" before a whole question
-    with words of its own ("and how many days can I carry over?") is no ellipsis."""
-    if is_elliptical(text) and not _whole_after_and(text):
+    nothing else of its own ("What was the reason?")."""
+    if is_elliptical(text):
         return True
     refs = references(text)
     own = [w for w in content_words(text) if w.lower() != "one" or "one" not in refs]
@@ -675,7 +675,7 @@ def needs_topic(text: str) -> bool:
     )
 
 
-def _whole_after_and(text: str) -> bool:
+def whole_after_and(text: str) -> bool:
     """Whether `text` is "and"/"und" before a whole question opened by a question word
     ("and how many days can I carry over?") with at least two words of its own. One opened
     by a verb ("And is there a parking allowance for the lab?") still leans on the turn

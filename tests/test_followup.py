@@ -23,6 +23,7 @@ from core.followup import (
     substitute,
     substitutions,
     table_rows,
+    whole_after_and,
     without_conjunction,
 )
 
@@ -390,10 +391,7 @@ def test_references(question, refs):
         ("What is BuildBot used for?", False, False),
         ("How many weeks of parental leave do we get?", False, False),
         ("And is there a parking allowance for the lab?", True, True),
-        # a whole question after "and", with words of its own, stands alone
-        ("and how many days can I carry over?", True, False),
-        ("und wie viele Tage kann ich übertragen?", True, False),
-        ("and how?", True, True),
+        ("and how many days can I carry over?", True, True),
         ("Which machines were tested with both legacy and EFI for OXT 9.0.2?", False, False),
     ],
 )
@@ -635,3 +633,17 @@ def test_the_thing_an_earlier_question_counts(question, expected):
 )
 def test_a_definite_noun_the_earlier_question_names(question, previous, expected):
     assert definite_noun(question, previous) == expected
+
+
+@pytest.mark.parametrize(
+    ("question", "expected"),
+    [
+        ("and how many days can I carry over?", True),
+        ("und wie viele Tage kann ich übertragen?", True),
+        ("and how?", False),  # no words of its own
+        ("And is there a parking allowance for the lab?", False),  # opened by a verb
+        ("and in week 3?", False),
+    ],
+)
+def test_an_and_before_a_whole_question(question, expected):
+    assert whole_after_and(question) is expected

@@ -93,6 +93,14 @@ NEW_USER = [
         ["the Bristol"],
     ),
     (("Which team owns the Billing Service runbook?",), ["Payments"], ["#team-payments"]),
+    # after a declined turn, an "and"-question the wiki says all of is answered; one it
+    # says only part of is declined with its topic
+    (
+        ("What is the parental leave policy?", "and how many days can I carry over?"),
+        ["5 unused days", "31 March"],
+        [],
+    ),
+    (("What is the parental leave policy?", "and how is the bonus calculated?"), ["DECLINED"], []),
     (
         ("Welches Team kümmert sich um Billing?", "Wer leitet das Team?"),
         ["Payments", "Chloe Whitfield"],

@@ -124,7 +124,10 @@ def subject(
         return _value(opening), column_words(column), False
     cells = row_cells(row)
     first = cells[0][0] if cells else ""
-    key = ", ".join(naming_keys([_value(k) for k in row_key.split(", ") if k.strip()]))
+    keys = naming_keys([_value(k) for k in row_key.split(", ") if k.strip()])
+    if keys and all(_handle(k) for k in keys) and cells and first != column:
+        keys = []  # "#team-payments" matched "team": the row's own name says which row
+    key = ", ".join(keys)
     if key:
         return column, key, bool(first) and first == column
     if cells and first != column:
@@ -139,18 +142,29 @@ _AMOUNT = re.compile(r"^[\d€£$]")
 def naming_keys(keys: Sequence[str]) -> list[str]:
     """The cells of a row key (`core.spans.Span.row_key`) that name the row: a cell whose
     words another key cell already holds ("#sre" beside "Site Reliability (SRE)") and an
-    amount beside a named cell ("50,000 requests" beside "Starter") are left out; they
-    matched a word of the question but glued into the subject they read as a row dump
-    ("The People for Site Reliability (SRE), #sre")."""
+    amount beside a named cell ("50,000 requests" beside "Starter") are left out, and so is
+    a channel or tag sharing a word with a cell before it ("#team-firmware" after "Robot
+    Firmware"); they matched a word of the question but glued into the subject they read
+    as a row dump ("The People for Site Reliability (SRE), #sre")."""
     words = [set(_words(k)) for k in keys]
     kept = [
         key
         for i, key in enumerate(keys)
         if not any(i != j and words[i] < words[j] for j in range(len(keys)))
         and not (words[i] and any(words[i] == words[j] for j in range(i)))
+        and not (_handle(key) and any(_long(words[i]) & words[j] for j in range(i)))
     ]
     named = [key for key in kept if not _AMOUNT.match(key)]
     return named or kept
+
+
+def _handle(key: str) -> bool:
+    """A channel, mention or tag written as one token ("#team-firmware", "@sre")."""
+    return key[:1] in "#@" and " " not in key
+
+
+def _long(words: set[str]) -> set[str]:
+    return {w for w in words if len(w) >= 4}
 
 
 def _words(text: str) -> list[str]:
@@ -158,16 +172,32 @@ def _words(text: str) -> list[str]:
 
 
 def cell_sentence(
-    value: str, column: str, about: str, language: str, *, names_row: bool = False
+    value: str,
+    column: str,
+    about: str,
+    language: str,
+    *,
+    names_row: bool = False,
+    place: bool = False,
 ) -> str:
     """One cell said as a sentence: "The {column} for {about} is {value}." ("{Column} für
     {about} ist {value}."), a sentence-like value quoted after "reads" ("lautet",
     `sentence_like`); with `names_row` (the value is the row's name, `about` the cells
     that picked it) "The {column} with {about} is {value}."; without `about` "The {column}
-    is {value}."."""
+    is {value}.". A value that counts the column's own noun ("Desks: 26 desks") is what
+    its row has: "{About} has {value}." ("{About} hat {value}."). With `place` (the column
+    is a place the question asks in: "Is Whit Monday a holiday in Bristol?") "In
+    {column}, {about} is {value}." ("In {column} ist {about} {value}.")."""
     words = column_words(column)
     value = _value(value)
     left, right = QUOTES["de" if language == "de" else "en"]
+    has = "hat" if language == "de" else "has"
+    if about and not names_row and counts_column(value, words):
+        return f"{about[:1].upper()}{about[1:]} {has} {value}."
+    if about and not names_row and place and not sentence_like(value):
+        if language == "de":
+            return f"In {words} ist {about} {value}."
+        return f"In {words}, {about} is {value}."
     if language == "de":
         link = f" {'mit' if names_row else 'für'} {about}" if about else ""
         if sentence_like(value):
@@ -177,6 +207,21 @@ def cell_sentence(
     if sentence_like(value):
         return f"The {words}{link} reads {left}{value}{right}."
     return f"The {words}{link} is {value}."
+
+
+# A value that opens with a count and the noun it counts ("26 desks, book in Deskbird").
+_COUNT_OF = re.compile(r"^\d[\d,.]*\s+([^\W\d_]+)")
+
+
+def counts_column(value: str, column: str) -> bool:
+    """Whether `value` opens with a count of the noun `column` names ("26 desks" under
+    "Desks"), singular or plural: said as a column and a value it says the noun twice
+    ("The Desks for Bristol is 26 desks")."""
+    found = _COUNT_OF.match(value)
+    if not found:
+        return False
+    noun, header = found.group(1).lower(), column.lower()
+    return noun.rstrip("s") == header.rstrip("s") and " " not in header
 
 
 def item_sentence(item: str, column: str, about: str, language: str) -> str:
@@ -250,7 +295,7 @@ def _grouped(cells: Sequence[tuple[str, str]], language: str) -> list[str]:
 def lowered(sentence: str) -> str:
     """A sentence continued after "Yes:"/"No:": its frame word in lower case ("The" →
     "the", "For" → "for"); a page's word (a name, a column) stays as written."""
-    for frame in ("The ", "For ", "Für "):
+    for frame in ("The ", "For ", "Für ", "In "):
         if sentence.startswith(frame):
             return frame.lower() + sentence[len(frame) :]
     return sentence

@@ -7,7 +7,8 @@ turn's subject. When every turn of the topic it follows was declined, the wiki l
 subject, and so the answer to the follow-up: it is declined too, where its own words
 ("signs", "off") would otherwise find some span on an unrelated page. A follow-up that says
 what it asks ("Which TPM versions are supported?") is judged on its own words as before,
-and so is any follow-up once a turn of its topic was answered.
+and so is any follow-up once a turn of its topic was answered, or one the completer asked
+on its own (`core.rephrase.OfflineCompleter.stands_after_declines`).
 """
 
 from __future__ import annotations
@@ -25,6 +26,8 @@ def follows_declined_topic(question: str, history: Sequence[Exchange], notes: Ma
     its topic and every turn of that topic was declined."""
     if notes.get("topic_start") is not False or not needs_topic(question):
         return False
+    if notes.get("after_declined"):
+        return False  # it says all it asks, on a page of its own (`stands_after_declines`)
     topic = current_topic(history)
     return bool(topic) and all(is_out_of_scope(e.answer) for e in topic)
 

@@ -945,7 +945,8 @@ def headline(
         value = span.answer.removeprefix(f"{span.label}: ")
         row = span.whole or span.unit
         column, about, names_row = subject(row, span.label, span.row_key, heading, language)
-        said = cell_sentence(value, column, about, language, names_row=names_row)
+        place = asked_in_place(profile.text, column)
+        said = cell_sentence(value, column, about, language, names_row=names_row, place=place)
         return _cite(said, number)
     if span.kind == "row" and not span.parts and len(span.answer.split("; ")) >= ROW_DUMP:
         said = answering_cell(
@@ -1007,7 +1008,7 @@ def _row_verdict(profile, span: Span, number: int, language: str, heading: str) 
     if named:  # the column the question spells out ("audio" for AUD) decides
         yes, said = named
         return _cite(verdict(yes, lowered(said), language), number)
-    said = _deciding_cell(span, language, heading)
+    said = _deciding_cell(span, language, heading, profile.text)
     if said:
         said = _problem_said(span, said, language)
         return _cite(verdict(span.answer == "Yes", lowered(said), language), number)
@@ -1085,7 +1086,7 @@ def _flag(value: str) -> str | None:
     return cell_verdict(value)
 
 
-def _deciding_cell(span: Span, language: str, heading: str) -> str:
+def _deciding_cell(span: Span, language: str, heading: str, question: str) -> str:
     """The cell that decides a yes/no answered by a row (`span.label`, "Column: value"),
     said as a sentence about its row ("the UEFI OTA upgrade 8.0.1 → 9.0.0 for Dell
     OptiPlex 7060 is Fail OXT-1654."); "" when the label is no cell of the row."""
@@ -1093,8 +1094,23 @@ def _deciding_cell(span: Span, language: str, heading: str) -> str:
     for column, value in row_cells(row):
         if span.label == f"{column}: {value}":
             said, about, names_row = subject(row, column, span.row_key, heading, language)
-            return cell_sentence(value, said, about, language, names_row=names_row)
+            place = asked_in_place(question, said)
+            return cell_sentence(value, said, about, language, names_row=names_row, place=place)
     return ""
+
+
+# A preposition of place before a name ("in Bristol", "im Büro", "at HQ").
+_PLACE_BEFORE = r"\b(?:in|at|im|am|bei)\s+"
+
+
+def asked_in_place(question: str, column: str) -> bool:
+    """Whether `question` asks in the place `column` names ("Is Whit Monday a holiday in
+    Bristol?" of the column "Bristol"): a column named that way is a place, not the thing
+    the cell is ("the Bristol for Whit Monday")."""
+    if not column or not column[:1].isupper():
+        return False
+    pattern = _PLACE_BEFORE + re.escape(column) + r"\b"
+    return re.search(pattern, question, re.IGNORECASE) is not None
 
 
 def _item_said(profile, span: Span, language: str, heading: str) -> str:

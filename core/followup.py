@@ -622,7 +622,17 @@ def references(text: str) -> list[str]:
             following = words[position + 1] if position + 1 < len(words) else ""
             if not following or (following not in STOPWORDS and not following.endswith("ed")):
                 found.append(word)
+        elif word == "one" and last and previous not in _NOT_ONE_OF_A_KIND:
+            found.append(word)  # "how do I book one?": one of the things asked about before
     return found
+
+
+# Words before a final "one" that make it no stand-in for an earlier noun ("which one",
+# "the one", "no one", "number one", "at one", "the next one").
+_NOT_ONE_OF_A_KIND = frozenset(
+    """which the this that each every any no some another other number at next last first
+    new old same only""".split()
+)
 
 
 _BE = frozenset("is was isn't wasn't would will ist war wäre".split())
@@ -649,10 +659,11 @@ def needs_topic(text: str) -> bool:
     nothing else of its own ("What was the reason?")."""
     if is_elliptical(text):
         return True
-    own = content_words(text)
+    refs = references(text)
+    own = [w for w in content_words(text) if w.lower() != "one" or "one" not in refs]
     if len(own) > 1:
         return False
-    if references(text):
+    if refs:
         return True
     lowered = f" {text.lower()} "
     return (
@@ -662,6 +673,18 @@ def needs_topic(text: str) -> bool:
             f" {article} {own[0].lower()}" in lowered for article in ("the", "der", "die", "das")
         )
     )
+
+
+def whole_after_and(text: str) -> bool:
+    """Whether `text` is "and"/"und" before a whole question opened by a question word
+    ("and how many days can I carry over?") with at least two words of its own. One opened
+    by a verb ("And is there a parking allowance for the lab?") still leans on the turn
+    before ("the lab")."""
+    found = _CONJUNCTION.match(text)
+    if found is None or len(content_words(text)) < 2:
+        return False
+    opener = words_of(text[found.end() :])[:1]
+    return bool(opener) and opener[0].lower() in QUESTION_WORDS
 
 
 # --------------------------------------------------------------------------- references
@@ -803,6 +826,55 @@ def asked_noun(question: str) -> str:
     return noun
 
 
+# "how many desks", "a desk": the thing an earlier question counts or names one of.
+_HOW_MANY = re.compile(r"\bhow many\s+([^\W\d_]+)", re.I)
+_INDEFINITE = re.compile(r"\b(?:a|an)\s+([^\W\d_]+)", re.I)
+
+
+def counted_thing(question: str) -> str:
+    """One of the things an earlier question is about, with its article, for a final "one"
+    of a follow-up ("how do I book one?" after "How many desks does the Bristol office
+    have?" or "Where can I book a desk?" → "a desk"): the noun it counts, else the first
+    noun after "a"/"an", else the noun it asks which of; "" when it names none."""
+    found = _HOW_MANY.search(question) or _INDEFINITE.search(question)
+    noun = found.group(1) if found else asked_noun(question)
+    if not noun or noun.lower() in STOPWORDS or noun.lower() in QUESTION_WORDS:
+        return ""
+    lower = noun.lower()
+    if lower.endswith("ies") and len(lower) > 4:
+        noun = noun[:-3] + "y"
+    elif lower.endswith("s") and not lower.endswith("ss") and len(lower) > 3:
+        noun = noun[:-1]
+    article = "an" if noun[:1].lower() in "aeiou" else "a"
+    return f"{article} {noun}"
+
+
+_DEFINITE = frozenset("the der die das den dem des".split())
+
+
+def definite_noun(question: str, previous: str) -> str:
+    """The noun a follow-up names with a definite article that the earlier question names
+    too ("the old channel" after "Which Slack channel does the Payments team use?", "das
+    Team" after "Welches Team kümmert sich um Billing?"): the article says it is the one
+    spoken of, so the earlier question says which; "" when there is none."""
+    earlier = {_singular(w.lower()) for w in words_of(previous)}
+    words = words_of(question)
+    for position, word in enumerate(words):
+        if word.lower() not in _DEFINITE:
+            continue
+        for noun in words[position + 1 : position + 3]:
+            lower = noun.lower()
+            if lower in STOPWORDS or lower in QUESTION_WORDS:
+                break
+            if _singular(lower) in earlier:
+                return noun
+    return ""
+
+
+def _singular(word: str) -> str:
+    return word[:-1] if word.endswith("s") and not word.endswith("ss") else word
+
+
 # Nouns for a wiki page: "this document" is the page the conversation's answers cite.
 PAGE_NOUNS = frozenset("document doc page article dokument seite artikel".split())
 
@@ -888,6 +960,11 @@ def resolve_references(
             if not thing:
                 return None
             edits.append((token.start(), token.end(), f"{thing}'s" if word == "its" else thing))
+        elif word == "one" and following is None:
+            noun = counted_thing(previous)
+            if not noun:
+                return None
+            edits.append((token.start(), token.end(), noun))
         elif word in PLURAL or word in PERSONAL:
             put = group if word in PLURAL else person
             if not put:
@@ -949,7 +1026,7 @@ def clarification(question: str, language: str) -> str:
     german = language == "de"
     ask = _ASK_WHOLE["de" if german else "en"]
     refs = references(question)
-    if refs and len(content_words(question)) <= 1:
+    if refs and len([w for w in content_words(question) if w.lower() not in refs]) <= 1:
         word = refs[0]
         if german:
             return f"Worauf bezieht sich „{word}“? {ask}"

@@ -99,6 +99,19 @@ def unseen_subject(
     return unseen
 
 
+# Words of asking for an amount ("how many", "wie viele"), no word of the subject.
+_AMOUNT = frozenset("many much viele viel".split())
+
+
+def says_all(question: str, language: str, text: str) -> bool:
+    """Whether `text` says every word of `question`'s own (at least one), a German word by
+    its glossary words too: the question asks about what `text` is about."""
+    stems = set(tokenize(text))
+    words = [w for w in content_words(question) if not w.isdigit() and w.lower() not in _AMOUNT]
+    german = language == "de"
+    return bool(words) and all(_said(_forms(w, german), stems) for w in words)
+
+
 def _after_said_names(question: str, topic_stems: set[str], german: bool) -> set[str]:
     """The lower-case words right after a name the topic says ("team" in "How many were
     from the AIS team?" after an attendee list of AIS people): the kind of thing the name

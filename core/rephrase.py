@@ -32,6 +32,7 @@ from core.followup import (
     bare_name,
     clarification,
     content_words,
+    definite_noun,
     following_up,
     is_elliptical,
     is_following_up,
@@ -43,11 +44,12 @@ from core.followup import (
     resolve_references,
     substitute,
     substitutions,
+    whole_after_and,
     without_conjunction,
 )
 from core.lexical import ENGLISH_STOPWORDS, GERMAN_STOPWORDS, detect_language, tokenize
 from core.list_counts import counted_noun
-from core.new_subject import aside, unseen_subject
+from core.new_subject import aside, codes, says_all, unseen_subject
 from core.topic_search import Focus
 
 log = logging.getLogger(__name__)
@@ -226,6 +228,11 @@ def current_topic(history: Sequence[Exchange]) -> list[Exchange]:
     return list(history[start:])
 
 
+# The evidences a follow-up's own search finds first (its own top 5) that may say all of
+# an "and"-question after declined turns (`OfflineCompleter.stands_after_declines`).
+SAYS_ALL_AMONG = 5
+
+
 class OfflineCompleter:
     """Question completion without a language model.
 
@@ -314,15 +321,31 @@ class OfflineCompleter:
         self.own_turns = own_turns
 
     @staticmethod
-    def stands_after_declines(question: str, topic: Sequence[Exchange]) -> bool:
+    def stands_after_declines(
+        question: str, topic: Sequence[Exchange], results: Sequence[Any] = ()
+    ) -> bool:
         """Whether `question` is asked on its own because every turn of the current topic
         was declined and it says what it asks (nothing points back, not too thin): the
         declined turns name no page to follow, and answering it as their follow-up declined
         it with them ("Can I take a taxi at 23:00?" after an off-topic question). Its search
         still carries the topic's questions: they may name its subject ("is everyone allowed
-        to create new tickets?" after a declined question on JIRA tickets)."""
-        if needs_topic(question) or is_thin(question) or references(question):
+        to create new tickets?" after a declined question on JIRA tickets).
+        An "and" before a whole wh-question of its own (`core.followup.whole_after_and`)
+        stands too when the evidence it finds first alone (`results`) says all its words
+        ("and how many days can I carry over?" after a declined question on parental
+        leave: "Up to 5 unused days can be carried over", among the first `SAYS_ALL_AMONG`
+        evidences it finds alone); one the wiki says only part of
+        ("And how is the bonus calculated?" after declined performance reviews) is declined
+        with its topic."""
+        if is_thin(question) or references(question):
             return False
+        if needs_topic(question):
+            language = detect_language(question)
+            found = [r.evidence.text for r in results[:SAYS_ALL_AMONG]]
+            if not whole_after_and(question) or not any(
+                says_all(question, language, text) for text in found
+            ):
+                return False
         return all(is_out_of_scope(e.answer) for e in topic)
 
     def topic(self, history: Sequence[Exchange]) -> list[Exchange]:
@@ -414,7 +437,11 @@ class OfflineCompleter:
         folds): EN 0.886 -> 0.876, DE 0.848 -> 0.848 ("How to add and test a USB device?"
         leaves its topic's page in both languages); a code the question names that the topic
         says or the found page's title does not (`core.new_subject.codes`) keeps it on its
-        topic ("How many were from the AIS team?"; in sample EN 0.886 -> 0.895)."""
+        topic ("How many were from the AIS team?"; in sample EN 0.886 -> 0.895). A question
+        whose one word of its own is a code ("Who is the CEO?" after a travel question) names
+        its subject by the found evidence's text too: its title ("Team Directory") and
+        heading ("Leadership") need not say it, and shown following up on the topic it was
+        searched with the topic's words and answered from the topic's page."""
         titles = {title for e in topic for title in e.titles}
         top = results[0].evidence
         if not titles or top.title in titles or needs_topic(question) or references(question):
@@ -427,7 +454,12 @@ class OfflineCompleter:
         if not pages:
             return []  # the topic's pages say nothing near it: too little to compare
         said = [*pages, *titles, *(f"{e.question} {e.answer}" for e in topic)]
-        return unseen_subject(question, language, said, f"{top.title} {top.heading}")
+        found = f"{top.title} {top.heading}"
+        if is_thin(question) and codes(content_words(question)):
+            # its one word is a code ("Who is the CEO?"): it names the thing it asks about,
+            # and the text the question finds first alone names it as well as a title would
+            found = f"{found} {top.text}"
+        return unseen_subject(question, language, said, found)
 
     def changed(
         self,
@@ -589,6 +621,11 @@ class OfflineCompleter:
             # "where is she based?" → "where is Karin Vogel based?": it asks about the thing
             # the last answer named, wherever the wiki says it, not about that answer's page
             carried = []
+        elif definite_noun(question, anchor):
+            # "what happened to the old channel?" after "Which Slack channel does the
+            # Payments team use?": the channel spoken of, so the question it follows says
+            # which (its terms first), with the page the topic is on
+            carried = self.carried(asked, [*topic_named(topic), Exchange(anchor, anchor)], dropped)
         else:
             # it says what it asks: only the page the topic is on comes with it
             carried = self.carried(asked, topic_named(topic), dropped)
@@ -607,7 +644,7 @@ class OfflineCompleter:
             # the name it replaced ("and in Bristol?" after Hamburg: a sentence naming both
             # cities would outscore Bristol's own row)
             suffix = ""
-        if not subs and recount is None and self.stands_after_declines(question, topic):
+        if not subs and recount is None and self.stands_after_declines(question, topic, results):
             # nothing to follow: it is asked on its own, its search still near the topic
             shown, asked, suffix = question, question, ""
             notes["after_declined"] = True

@@ -953,7 +953,10 @@ KEY_WORDS = 6
 
 def _row_key(profile: QuestionProfile, unit: Unit, column: str) -> str:
     """The cells of a row, other than `column`'s, that say which row is meant: short values
-    holding the question's terms, not pass/fail marks."""
+    holding the question's terms, not pass/fail marks. A term of `column`'s own name is the
+    thing asked for, not which row: "#team-payments" holds "team" of "Which team owns the
+    Billing Service runbook?" but says nothing of the row the runbook picks."""
+    asked = frozenset(terms(column))
     keys = [
         value
         for name, value in unit.pairs
@@ -961,7 +964,7 @@ def _row_key(profile: QuestionProfile, unit: Unit, column: str) -> str:
         and value
         and len(value.split()) <= KEY_WORDS
         and cell_verdict(value) is None
-        and profile.asked_in(frozenset(terms(value)))
+        and profile.asked_in(frozenset(terms(value)) - asked)
     ]
     return ", ".join(dict.fromkeys(keys[:3]))
 

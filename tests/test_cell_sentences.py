@@ -110,6 +110,43 @@ def test_a_cell_is_said_of_its_row_and_column(value, column, about, language, na
 
 
 @pytest.mark.parametrize(
+    ("value", "column", "about", "language", "expected"),
+    [
+        # a value counting the column's own noun: what the row has
+        (
+            "26 desks, book in Deskbird",
+            "Desks",
+            "Bristol",
+            "en",
+            "Bristol has 26 desks, book in Deskbird.",
+        ),
+        ("26 desks", "Desks", "Bristol", "de", "Bristol hat 26 desks."),
+        ("1 desk", "Desks", "Lab", "en", "Lab has 1 desk."),
+        # a count of another noun: the column frame
+        ("12 robots", "Desks", "Lab", "en", "The Desks for Lab is 12 robots."),
+        ("9", "People", "Robot Firmware", "en", "The People for Robot Firmware is 9."),
+    ],
+)
+def test_a_count_of_the_columns_noun_is_what_the_row_has(value, column, about, language, expected):
+    assert cell_sentence(value, column, about, language) == expected
+
+
+@pytest.mark.parametrize(
+    ("place", "language", "expected"),
+    [
+        (True, "en", "In Bristol, Whit Monday (Pfingstmontag) is Normal day."),
+        (True, "de", "In Bristol ist Whit Monday (Pfingstmontag) Normal day."),
+        (False, "en", "The Bristol for Whit Monday (Pfingstmontag) is Normal day."),
+    ],
+)
+def test_a_column_named_as_a_place_is_said_as_where(place, language, expected):
+    said = cell_sentence(
+        "Normal day", "Bristol", "Whit Monday (Pfingstmontag)", language, place=place
+    )
+    assert said == expected
+
+
+@pytest.mark.parametrize(
     ("row", "column", "key", "heading", "expected"),
     [
         # the question named the row
@@ -204,6 +241,7 @@ def test_a_row_text_is_read_as_cells_with_a_value_holding_semicolons():
         ("The TPM is 2.0.", "the TPM is 2.0."),
         ("Für Dell gilt: INST ist Y.", "für Dell gilt: INST ist Y."),
         ("TPM für Dell ist 2.0.", "TPM für Dell ist 2.0."),  # a page's word stays
+        ("In Bristol, Whit Monday is Normal day.", "in Bristol, Whit Monday is Normal day."),
     ],
 )
 def test_a_sentence_after_yes_or_no_keeps_the_pages_words(sentence, expected):

@@ -347,6 +347,39 @@ CONVERSATIONS = {
             ("5 business days",),
         ),
     ],
+    # a short question that names its own subject by a code the topic never says is asked
+    # on its own, not shown following up on the topic ("Who is the CEO?")
+    "thin-code-starts-a-topic": [
+        T("What's the hotel limit in Amsterdam?", facts=("€190",)),
+        T("Who is the CEO?", facts=("Maren Lindqvist",), new_topic=True),
+        T("where does she work?", "where does Maren Lindqvist work?", ("Berlin",)),
+    ],
+    "thin-code-after-a-release-question": [
+        T("When is code freeze?", page="Release Process"),
+        T("Who is the CEO?", facts=("Maren Lindqvist",), new_topic=True),
+    ],
+    # after a declined turn, "and" before a whole question with its own subject is answered
+    "after-a-declined-turn": [
+        T("What is the parental leave policy?"),
+        T("and how many days can I carry over?", facts=("5", "31 March")),
+    ],
+    # a final "one" is one of the things the question before counted
+    "book-one": [
+        T("How many desks does the Bristol office have?", facts=("26 desks",)),
+        T("how do I book one?", "how do I book a desk?", ("Deskbird",)),
+        NEW,
+        T("how do I book one?", clarify="What does “one” refer to? Please ask the whole question."),
+    ],
+    # "das Team" is the team the question before asked about
+    "definite-noun-de": [
+        T("Wie viele Leute arbeiten im Team Payments?", page="Team Directory"),
+        T("Welchen Slack-Kanal nutzt das Team?", facts=("#team-payments",)),
+    ],
+    # "Essen" (food) names the meals column in German
+    "travel-de-essen": [
+        T("Wie hoch ist das Hotellimit in Berlin?", facts=("€150",)),
+        T("und für Essen?", "Wie hoch ist das Limit für Essen in Berlin?", ("€28",)),
+    ],
     "offices-de": [
         T("Wie lautet die Adresse des Büros in Berlin?", facts=("Köpenicker Straße",)),
         T("und in Bristol?", "Wie lautet die Adresse des Büros in Bristol?", ("Harbour Yard",)),

@@ -8,7 +8,7 @@ import pytest
 from core.answer import OUT_OF_SCOPE, build_messages, generate, split_answer
 from core.assistant import make_llm
 from core.combine import CheckedLLM
-from core.extractive import ExtractiveLLM, render
+from core.extractive import ExtractiveLLM, asked_in_place, render
 from core.llm import OpenAILLM
 from core.pages import Evidence
 from core.settings import Settings
@@ -1149,3 +1149,17 @@ def test_an_undecided_yes_no_never_quotes_a_page_answer_line_as_its_own_verdict(
         "The wiki does not say yes or no to this; it says: A user unplugs a monitor; the"
         " driver can't respond. [1]"
     )
+
+
+@pytest.mark.parametrize(
+    ("question", "column", "expected"),
+    [
+        ("Is Whit Monday a holiday in Bristol?", "Bristol", True),
+        ("Ist Pfingstmontag im Büro Berlin frei?", "Büro Berlin", True),
+        ("Is the Bristol office open on Whit Monday?", "Bristol", False),
+        ("How many desks are there in total?", "Desks", False),
+        ("Which column is in bristol?", "bristol", False),  # a header in lower case names no place
+    ],
+)
+def test_a_column_the_question_asks_in_is_a_place(question, column, expected):
+    assert asked_in_place(question, column) is expected

@@ -8,6 +8,8 @@ import pytest
 from core.followup import (
     added_places,
     clarification,
+    counted_thing,
+    definite_noun,
     following_up,
     header_core,
     is_elliptical,
@@ -21,6 +23,7 @@ from core.followup import (
     substitute,
     substitutions,
     table_rows,
+    whole_after_and,
     without_conjunction,
 )
 
@@ -388,6 +391,7 @@ def test_references(question, refs):
         ("What is BuildBot used for?", False, False),
         ("How many weeks of parental leave do we get?", False, False),
         ("And is there a parking allowance for the lab?", True, True),
+        ("and how many days can I carry over?", True, True),
         ("Which machines were tested with both legacy and EFI for OXT 9.0.2?", False, False),
     ],
 )
@@ -553,3 +557,93 @@ def test_a_name_before_a_german_noun_is_replaced_and_the_noun_kept():
     subs = substitutions("Und BAH?", previous, {}, wiki)
     assert [(s.old.text, s.new.text) for s in subs] == [("AIS", "BAH")]
     assert substitute(previous, "Und BAH?", subs) == "Wie viele Personen aus dem BAH-Team?"
+
+
+@pytest.mark.parametrize(
+    ("followup", "previous", "resolved"),
+    [
+        # a final "one" is one of the things the earlier question counted or named
+        (
+            "how do I book one?",
+            "How many desks does the Bristol office have?",
+            "how do I book a desk?",
+        ),
+        ("how do I book one?", "Where can I book a desk in Bristol?", "how do I book a desk?"),
+        ("Can I get one?", "Which laptops do engineers get?", "Can I get a laptop?"),
+        ("Where do I order one?", "How many licenses are there?", "Where do I order a license?"),
+        # nothing counted or named: left as it is
+        ("how do I book one?", "Who is the CEO?", None),
+    ],
+)
+def test_a_final_one_is_one_of_the_earlier_things(followup, previous, resolved):
+    assert resolve_references(followup, previous) == resolved
+
+
+@pytest.mark.parametrize(
+    ("question", "refs"),
+    [
+        ("how do I book one?", ["one"]),
+        ("Which one?", []),
+        ("Is there no one?", []),
+        ("Is one enough for two people?", []),  # not the last word
+    ],
+)
+def test_a_final_one_points_back(question, refs):
+    assert references(question) == refs
+
+
+def test_a_final_one_with_no_topic_needs_one():
+    assert needs_topic("how do I book one?")
+    assert not needs_topic("how do I book a desk?")
+    expected = "What does “one” refer to? Please ask the whole question."
+    assert clarification("how do I book one?", "en") == expected
+
+
+@pytest.mark.parametrize(
+    ("question", "expected"),
+    [
+        ("How many desks does the Berlin office have?", "a desk"),
+        ("Where can I book an office?", "an office"),
+        ("Which policies apply?", "a policy"),
+        ("Who is the CEO?", ""),
+    ],
+)
+def test_the_thing_an_earlier_question_counts(question, expected):
+    assert counted_thing(question) == expected
+
+
+@pytest.mark.parametrize(
+    ("question", "previous", "expected"),
+    [
+        (
+            "what happened to the old channel?",
+            "Which Slack channel does the Payments team use?",
+            "channel",
+        ),
+        (
+            "Welchen Slack-Kanal nutzt das Team?",
+            "Wie viele Leute arbeiten im Team Payments?",
+            "Team",
+        ),
+        ("Who leads the teams?", "Which team owns tern-os?", "teams"),
+        # a noun the earlier question does not name
+        ("What is the deadline?", "Which Slack channel does the Payments team use?", ""),
+        ("Who owns a channel?", "Which Slack channel does the Payments team use?", ""),
+    ],
+)
+def test_a_definite_noun_the_earlier_question_names(question, previous, expected):
+    assert definite_noun(question, previous) == expected
+
+
+@pytest.mark.parametrize(
+    ("question", "expected"),
+    [
+        ("and how many days can I carry over?", True),
+        ("und wie viele Tage kann ich übertragen?", True),
+        ("and how?", False),  # no words of its own
+        ("And is there a parking allowance for the lab?", False),  # opened by a verb
+        ("and in week 3?", False),
+    ],
+)
+def test_an_and_before_a_whole_question(question, expected):
+    assert whole_after_and(question) is expected

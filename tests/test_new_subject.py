@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from core.new_subject import aside, codes, unseen_subject
+from core.new_subject import aside, codes, says_all, unseen_subject
 
 ROTATION = [
     "On-Call Rotation and Escalation",
@@ -152,3 +152,16 @@ def test_the_kind_word_after_a_name_the_topic_says_is_no_new_subject(question, l
 )
 def test_an_aside_is_the_question_without_its_opening(question, expected):
     assert aside(question) == expected
+
+
+@pytest.mark.parametrize(
+    ("question", "language", "expected"),
+    [
+        ("and how many days can I carry over?", "en", True),
+        ("And how is the bonus calculated?", "en", False),  # "bonus" is not said
+        ("und wie viele Tage kann ich übertragen?", "de", True),  # by the glossary's words
+    ],
+)
+def test_a_text_that_says_all_a_question_asks(question, language, expected):
+    text = "Up to 5 unused days can be carried over into the next year. Costs are calculated."
+    assert says_all(question, language, text) is expected

@@ -100,6 +100,10 @@ def test_no_count_statement(question, value, language):
         # two cells that name the row together: both kept
         (["Week 1", "Payments"], ["Week 1", "Payments"]),
         (["€190"], ["€190"]),
+        # a channel sharing a word with the row's name before it: left out
+        (["Robot Firmware", "#team-firmware"], ["Robot Firmware"]),
+        # a channel that shares no word with the other key: kept
+        (["Week 2", "#payments-de"], ["Week 2", "#payments-de"]),
     ],
 )
 def test_the_key_cells_that_name_a_row(keys, expected):
@@ -309,3 +313,14 @@ def test_a_counted_list_of_plain_items_keeps_them():
 def test_a_clause_with_a_slash_is_no_command(clause):
     spans = [(1, _span("Yes", clause)), (2, _span("Yes", "The architecture document exists."))]
     assert render("Is the architecture document finalized?", spans, 0) == f"Yes: {clause} [1]"
+
+
+@pytest.mark.parametrize("language", ["en", "de"])
+def test_a_row_keyed_by_a_channel_alone_is_named_by_its_first_cell(language):
+    # "#team-payments" matched "team" of "Wer leitet das Team?": the row's name says which
+    row = "Team: Payments; Lead: Chloe Whitfield; Slack channel: #team-payments; People: 4"
+    assert subject(row, "Lead", "#team-payments", "Teams", language) == (
+        "Lead",
+        "Payments",
+        False,
+    )

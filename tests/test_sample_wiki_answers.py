@@ -84,6 +84,28 @@ NEW_USER = [
     (("How big is the SRE team?",), ["5"], ["Site Reliability"]),
     # a how-many question the wiki has no count for
     (("Wie viele Schreibtische hat das Büro in Bristol?",), ["DECLINED"], ["Bristol"]),
+    # a row said as a colleague says it: what the row has, where, and named by its own
+    # name, not by a cell that only shares a word with the question's column
+    (("How many desks does the Berlin office have?",), ["has 48 desks"], ["The Desks"]),
+    (
+        ("Is Whit Monday a holiday in Bristol?",),
+        ["No:", "in Bristol", "Normal day"],
+        ["the Bristol"],
+    ),
+    (("Which team owns the Billing Service runbook?",), ["Payments"], ["#team-payments"]),
+    # after a declined turn, an "and"-question the wiki says all of is answered; one it
+    # says only part of is declined with its topic
+    (
+        ("What is the parental leave policy?", "and how many days can I carry over?"),
+        ["5 unused days", "31 March"],
+        [],
+    ),
+    (("What is the parental leave policy?", "and how is the bonus calculated?"), ["DECLINED"], []),
+    (
+        ("Welches Team kümmert sich um Billing?", "Wer leitet das Team?"),
+        ["Payments", "Chloe Whitfield"],
+        ["#team-payments"],
+    ),
 ]
 
 

@@ -1,5 +1,9 @@
 """The lifecycle every fake server shares: a `ThreadingHTTPServer` on 127.0.0.1, on a free
-port, serving from a daemon thread; usable as a context manager."""
+port, serving from a daemon thread; usable as a context manager.
+
+Its handlers write the headers and the body of a response in two sends; with Nagle's
+algorithm on, the body waits for the client's delayed ACK of the headers (about 40 ms on
+Linux) on every keep-alive request, so Nagle is switched off (TCP_NODELAY)."""
 
 from __future__ import annotations
 
@@ -26,7 +30,9 @@ class LocalServer:
 
     def start(self) -> Self:
         """Listen on a free port in a daemon thread."""
-        self._server = ThreadingHTTPServer(("127.0.0.1", 0), self.handler_class())
+        handler = self.handler_class()
+        no_delay = type(handler.__name__, (handler,), {"disable_nagle_algorithm": True})
+        self._server = ThreadingHTTPServer(("127.0.0.1", 0), no_delay)
         self._server.daemon_threads = True
         self._thread = threading.Thread(
             target=self._server.serve_forever, kwargs={"poll_interval": 0.05}, daemon=True

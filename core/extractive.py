@@ -664,11 +664,16 @@ def _known_form(english: Sequence[str], known: Collection[str]) -> bool:
 
 
 def _inflections(word: str) -> set[str]:
-    """A word and the forms a wiki may use instead (plural, past, -ing, without them)."""
-    forms = {word, f"{word}s", f"{word}es", f"{word}ed", f"{word}d"}
+    """A word and the forms a wiki may use instead (plural, past, -ing, without them; a
+    final consonant's "y" as "ie": "carry" is known from "carried" over)."""
+    forms = {word, f"{word}s", f"{word}es", f"{word}ed", f"{word}d", f"{word}ing"}
     for ending in ("s", "es", "ed", "d", "ing", "ly"):
         if word.endswith(ending) and len(word) - len(ending) >= 3:
             forms.add(word[: -len(ending)])
+    if len(word) >= 4 and word.endswith("y") and word[-2] not in "aeiou":
+        forms |= {f"{word[:-1]}ies", f"{word[:-1]}ied"}
+    if len(word) >= 6 and word[-3:] in ("ies", "ied"):
+        forms |= {f"{word[:-3]}y", f"{word[:-3]}ies", f"{word[:-3]}ied"}
     return forms
 
 

@@ -62,6 +62,13 @@ _LIST_MARKER = re.compile(r"^\s*(?:[-*•]|\d+[.)])\s+(?:\[[ x]\]\s+)?")
 SENTENCE_END = re.compile(r"(?<=[.!?])(?<!\b\d\.)(?<!\b\d\d\.)\s+(?=[A-Z0-9\"'(\[])")
 # "How many" asks to count items (unlike "how much" or "how long").
 _COUNTS_ITEMS = re.compile(r"\b(how many|number of|wie viele|wieviele|anzahl)\b", re.IGNORECASE)
+# "How many can I carry over?": a modal straight after "how many" asks an allowance, a
+# measure whose unit the conversation named ("days"), not the number of a list's items
+# ("How many were from the AIS team?" still counts).
+_ALLOWANCE = re.compile(
+    r"\b(?:how many|wie viele)\s+(?:can|could|may|might|must|should|kann|könnte|darf|muss|soll)\b",
+    re.IGNORECASE,
+)
 # Units of measure, English and German: "how many days / Urlaubstage / weeks" asks a
 # measure where the evidence states a number with that unit ("25 days of annual leave").
 _MEASURE_UNITS = (
@@ -84,7 +91,7 @@ def counts_items(question: str, text: str) -> bool:
     """Whether a question counts the items of a list ("how many teams"), not a measure the
     evidence `text` states with the asked unit ("Wie viele Urlaubstage ...?" over "25 days
     of annual leave"; "how many holidays" over a list of holidays still counts)."""
-    if not _COUNTS_ITEMS.search(question):
+    if not _COUNTS_ITEMS.search(question) or _ALLOWANCE.search(question):
         return False
     asked = _ASKS_MEASURE.search(question)
     if not asked:
@@ -927,6 +934,8 @@ def _row_answer(profile: QuestionProfile, unit: Unit, words: int) -> str:
             return "No"
         if verdict is None and chosen and _predicate_elsewhere(profile, unit, chosen[0]):
             return "No"
+        if verdict is None and chosen and _closed_when_asked_open(profile, chosen[0][1]):
+            return "No"
         return verdict or ("No" if _contradicts(profile, unit) else "Yes")
     if not chosen:
         return clip_clause(unit.text, words)
@@ -1013,6 +1022,30 @@ def _predicate_elsewhere(profile: QuestionProfile, unit: Unit, cell: tuple[str, 
     if not noun or noun & set(terms(cell[1])):
         return False
     return any(noun & set(terms(value)) for name, value in unit.pairs if (name, value) != cell)
+
+
+# "Is the office open on Whit Monday?" asks the opposite of what a "Public holiday" cell
+# says; English and German, in lower case and unhyphenated ("Open XT", "open-source" ask
+# nothing of the kind).
+_ASKS_OPEN = re.compile(
+    r"(?<![\w-])(?:open|opened|working day|work day|geöffnet|offen|Arbeitstag)(?![\w-])"
+)
+_SAYS_CLOSED = re.compile(
+    r"\b(?:holiday|bank holiday|closed|day off|days off|shutdown|geschlossen|feiertag"
+    r"|betriebsferien)\b",
+    re.IGNORECASE,
+)
+
+
+def _closed_when_asked_open(profile: QuestionProfile, value: str) -> bool:
+    """Whether a yes/no question asks if something is open (a working day) and the asked
+    cell says it is closed: "Is the office open on Whit Monday in Berlin?" over "Berlin:
+    Public holiday" is a No, though the row was found for the question's words."""
+    return bool(
+        _ASKS_OPEN.search(profile.text)
+        and not _NEGATION.search(profile.text)
+        and _SAYS_CLOSED.search(value)
+    )
 
 
 def _denying_cell(profile: QuestionProfile, unit: Unit) -> tuple[str, str] | None:

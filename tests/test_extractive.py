@@ -894,6 +894,23 @@ def test_short_acronym_plurals_are_not_judged_unknown(question, unknown):
 
 
 @pytest.mark.parametrize(
+    ("question", "unknown"),
+    [
+        ("How many can I carry over?", []),  # the wiki says "carried over"
+        ("Who applies the patch?", []),  # "applied"
+        ("Which carrying case?", []),
+        ("How many bodies?", ["bodies"]),  # "body" is in no form on the wiki
+    ],
+)
+def test_a_word_is_known_from_its_y_and_ing_forms(question, unknown):
+    """A new user asked "and how many can I carry over?" on a wiki that says "Up to 5 unused
+    days can be carried over": "carry" was judged a word the wiki lacks and declined."""
+    vocabulary = {"carried", "applied", "patch", "carry", "case", "over"}
+    llm = ExtractiveLLM(vocabulary=lambda: vocabulary, glossary=True)
+    assert llm.unknown_words(question) == unknown
+
+
+@pytest.mark.parametrize(
     "question",
     [
         "How much host RAM did the Dell XE2 with the FirePro V5900 have?",
@@ -1163,3 +1180,42 @@ def test_an_undecided_yes_no_never_quotes_a_page_answer_line_as_its_own_verdict(
 )
 def test_a_column_the_question_asks_in_is_a_place(question, column, expected):
     assert asked_in_place(question, column) is expected
+
+
+def test_how_many_with_a_modal_asks_an_allowance_not_a_count_of_the_list():
+    """ "and how many can I carry over?" after an annual-leave question was answered with the
+    whole leave list as a count and declined; the item that says the allowance answers."""
+    leave = ev(
+        1,
+        "- Germany: 28 days of annual leave per year, plus public holidays in Berlin.\n"
+        "- United Kingdom: 25 days of annual leave per year, plus bank holidays.\n"
+        "- Up to 5 unused days can be carried over into the next year.\n"
+        "- Book leave in Personio at least two weeks ahead.",
+        "Offices and Public Holidays",
+        "Annual leave",
+    )
+    question = "and how many can I carry over? (context: days, annual, leave, Germany)"
+    (answer,) = generate(ExtractiveLLM(), question, [leave])
+    assert answer.text.startswith("Up to 5 unused days can be carried over")
+    (count,) = generate(ExtractiveLLM(), "How many countries are listed?", [leave])
+    assert "5 unused" not in count.text
+
+
+@pytest.mark.parametrize(
+    ("question", "expected"),
+    [
+        ("Is the office open on Whit Monday in Berlin?", "No"),
+        ("Is the office open on Whit Monday in Bristol?", "Yes"),
+        ("Ist das Büro am Pfingstmontag in Berlin geöffnet?", "Nein"),
+    ],
+)
+def test_open_asked_of_a_holiday_cell_is_no(question, expected):
+    holidays = ev(
+        1,
+        "Row 1 in Table 1: Date is Mon 24 May 2027, Holiday is Whit Monday (Pfingstmontag),"
+        " Berlin is Public holiday, and Bristol is Normal day",
+        "Offices and Public Holidays",
+        "Public holidays",
+    )
+    (answer,) = generate(ExtractiveLLM(glossary=True), question, [holidays])
+    assert answer.text.startswith(expected), answer.text

@@ -50,6 +50,10 @@ from tests.fakes.evidence import make_evidence
         ("Standardanschluss", "port"),
         ("Planungstreffen", "planning"),
         ("Validierungsteam", "validation"),
+        # holidays by their German names, as an office calendar asked about in German
+        ("Ostermontag", "easter"),
+        ("Karfreitag", "friday"),
+        ("Heiligabend", "christmas"),
     ],
 )
 def test_inflected_forms_find_their_entry(word, expected):

@@ -93,6 +93,16 @@ NEW_USER = [
         ["the Bristol"],
     ),
     (("Which team owns the Billing Service runbook?",), ["Payments"], ["#team-payments"]),
+    # "how many" straight before a modal asks the allowance the conversation is about, not
+    # the number of items of the list it is in
+    (
+        ("How many days of annual leave do I get in Germany?", "and how many can I carry over?"),
+        ["5 unused days"],
+        [],
+    ),
+    # "open" asked of a holiday is a No, in English and German (the holiday's German name)
+    (("Is the office open on Whit Monday in Berlin?",), ["No:", "Public holiday"], []),
+    (("Ist das Büro am Pfingstmontag in Berlin geöffnet?",), ["Nein", "Public holiday"], []),
     # after a declined turn, an "and"-question the wiki says all of is answered; one it
     # says only part of is declined with its topic
     (

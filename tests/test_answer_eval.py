@@ -176,3 +176,14 @@ def test_eval_options():
     assert args.answers and args.folds == 5
     assert args.out_of_scope == str(OUT_OF_SCOPE_QUESTIONS)
     assert json.loads(OUT_OF_SCOPE_QUESTIONS.read_text())["questions"]
+
+
+def test_summary_reports_the_share_of_replies_with_f1_of_a_half_or_more():
+    records = [
+        record("c1", "en", 0.9, True, f1=0.8),
+        record("c2", "en", 0.9, True, f1=0.5),
+        record("c3", "en", 0.9, True, f1=0.2),
+        {**record("c4", "en", 0.9, True, f1=0.0), "declined": True},
+        record("o1", "en", 0.1, False, f1=0.0),
+    ]
+    assert summarize_answers(records)["f1_half"] == pytest.approx(0.5)

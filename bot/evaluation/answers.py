@@ -34,6 +34,7 @@ from core.settings import Settings
 
 COLUMNS = (
     ("F1", "f1"),
+    ("F1≥0.5", "f1_half"),
     ("F1 top1", "base_f1"),
     ("TokR", "recall"),
     ("TokR top1", "base_recall"),

@@ -301,12 +301,19 @@ def calibrate(
     )
 
 
+F1_ANSWERED = 0.5
+"""Token F1 from which a reply counts as answering (`summarize_answers`' `f1_half`)."""
+
+
 def summarize_answers(records: Sequence[dict]) -> dict:
-    """Figures of a set of records: answer metrics and median words over the answerable
-    questions, their decline rate, and decline recall over the out-of-scope ones."""
+    """Figures of a set of records: answer metrics, the share with F1 ≥ `F1_ANSWERED` and
+    median words over the answerable questions, their decline rate, and decline recall
+    over the out-of-scope ones."""
     answerable = [r for r in records if r["answerable"]]
     outside = [r for r in records if not r["answerable"]]
     out = {m: round(mean([float(r[m]) for r in answerable]), 4) for m in ANSWER_METRICS}
+    # the share a reader would call answered (a declined reply scores 0)
+    out["f1_half"] = round(mean([float(r["f1"] >= F1_ANSWERED) for r in answerable]), 4)
     answered = [r for r in answerable if not r["declined"]]
     for key in ("words", "reply_words"):
         out[key] = float(statistics.median([r[key] for r in answered])) if answered else 0.0

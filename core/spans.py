@@ -1199,9 +1199,8 @@ def asks_success(question: str) -> bool:
     """Whether a yes/no question asks whether something passed or worked ("Did the
     configuration pass the OXT-243 Repro test?"), not whether it failed: a Yes in a column
     that records a problem (`problem_column`) answers it No."""
-    return (_PASS_PAIR, 0) in asked_sides(question) or (
-        _SUCCESS.search(question) is not None and not asked_sides(question)
-    )
+    sides = asked_sides(question)
+    return (_PASS_PAIR, 0) in sides or (_SUCCESS.search(question) is not None and not sides)
 
 
 def _asked_verdict(profile: QuestionProfile, value: str) -> str | None:
